@@ -1,0 +1,29 @@
+"""gulbara: a fast, exact legal-move generator for Gul Bara (rosespring backgammon).
+
+>>> import gulbara
+>>> ends = gulbara.stage_ends(gulbara.START_CODE, gulbara.WHITE, [6, 5])
+>>> [str(play) for play in ends]
+['24/18 24/19', '24/13']
+"""
+
+from gulbara._backend import BACKEND_NAME, START_CODE, Position
+from gulbara.board import Board
+from gulbara.errors import (GulBaraError, IllegalPlayError, InvalidDiceError,
+                            InvalidNotationError, InvalidPositionError,
+                            InvalidRulesError, InvalidSeatError)
+from gulbara.play import (BLACK, WHITE, Play, StageEnds, format_steps,
+                          parse_notation, stage_ends)
+from gulbara.rules import DEFAULT_RULES, PRESETS, Rules
+
+__version__ = "0.1.0"
+
+#: The 21 distinct rolls, non-doubles larger die first (RULES §10.2).
+ROLLS = tuple((a, b) for a in range(6, 0, -1) for b in range(a, 0, -1))
+
+__all__ = [
+    "BACKEND_NAME", "START_CODE", "WHITE", "BLACK", "ROLLS",
+    "Board", "Play", "Position", "StageEnds", "Rules", "DEFAULT_RULES", "PRESETS",
+    "stage_ends", "format_steps", "parse_notation",
+    "GulBaraError", "InvalidPositionError", "InvalidSeatError", "InvalidDiceError",
+    "InvalidNotationError", "IllegalPlayError", "InvalidRulesError",
+]

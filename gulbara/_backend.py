@@ -1,0 +1,28 @@
+"""Choose the generator behind the Python API.
+
+The compiled core (``gulbara._movegen``) is the default. Setting the
+environment variable ``GULBARA_BACKEND=reference`` before ``gulbara`` is
+imported switches the whole package onto the naive pure-Python reference
+(``gulbara._reference``), which implements the same contract
+(``docs/backend.md``).
+"""
+
+import os
+
+BACKEND_NAME = os.environ.get("GULBARA_BACKEND", "core").strip().lower() or "core"
+
+if BACKEND_NAME in ("reference", "ref", "python", "pure"):
+    from gulbara import _reference as backend
+    BACKEND_NAME = "reference"
+elif BACKEND_NAME in ("core", "cython", "native"):
+    from gulbara import _movegen as backend
+    BACKEND_NAME = "core"
+else:
+    raise ImportError(
+        f"GULBARA_BACKEND must be 'core' or 'reference', got {os.environ['GULBARA_BACKEND']!r}")
+
+Position = backend.Position
+START_CODE = backend.START_CODE
+raw_stage_ends = backend.stage_ends
+
+__all__ = ["BACKEND_NAME", "backend", "Position", "START_CODE", "raw_stage_ends"]

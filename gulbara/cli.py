@@ -1,0 +1,127 @@
+"""The ``gulbara`` command line.
+
+* ``gulbara ends``: the engine protocol. Reads JSON lines
+  ``{"position": code, "seat": s, "dice": [...]}`` on stdin and writes one
+  JSON line per request in the test vectors' case format, or
+  ``{"error": "..."}`` for a malformed request.
+* ``gulbara moves DICE... [--position CODE] [--seat S]``: the board and the
+  legal plays of one stage, in notation.
+"""
+
+import argparse
+import json
+import sys
+from typing import List, Optional, TextIO
+
+from gulbara._backend import START_CODE, raw_stage_ends
+from gulbara.errors import GulBaraError
+from gulbara.play import StageEnds
+
+__all__ = ["main", "answer_request", "ends_as_case"]
+
+
+def ends_as_case(code: str, ends) -> dict:
+    """One stage's result in the vectors' case format.
+
+    >>> from gulbara import stage_ends
+    >>> case = ends_as_case(START_CODE, stage_ends(START_CODE, 0, [6, 5]))
+    >>> case["playableDice"], case["ends"][1]
+    (2, {'position': 'G:,,,,,,,,,,,-15,1,,,,,,,,,,,14|0,0|0,0', 'steps': [[24, 6], [18, 5]], 'end': 'none'})
+    """
+    raw = ends._raw if isinstance(ends, StageEnds) else ends
+    return {
+        "position": code,
+        "seat": raw.seat,
+        "dice": list(raw.dice),
+        "playableDice": raw.playable_dice,
+        "ends": [
+            {
+                "position": raw.code(i),
+                "steps": [list(step) for step in raw.steps(i)],
+                "end": "borneOff" if raw.ends_game(i) else "none",
+            }
+            for i in range(len(raw))
+        ],
+    }
+
+
+def answer_request(line: str) -> str:
+    """Answer one line of the engine protocol with one JSON line (no newline)."""
+    try:
+        request = json.loads(line)
+    except ValueError as exc:
+        return _error(f"invalid JSON: {exc}")
+    if not isinstance(request, dict):
+        return _error("a request is a JSON object with position, seat and dice")
+    missing = [key for key in ("position", "seat", "dice") if key not in request]
+    if missing:
+        return _error(f"missing {', '.join(missing)} in request")
+    code, seat, dice = request["position"], request["seat"], request["dice"]
+    try:
+        if not isinstance(dice, list):
+            raise TypeError("dice must be a JSON array of numbers 1..6")
+        ends = raw_stage_ends(code, seat, dice)
+    except (GulBaraError, TypeError) as exc:
+        return _error(str(exc))
+    return json.dumps(ends_as_case(code, ends), separators=(",", ":"), ensure_ascii=False)
+
+
+def _error(message: str) -> str:
+    return json.dumps({"error": message}, ensure_ascii=False)
+
+
+def run_ends(stdin: TextIO, stdout: TextIO) -> int:
+    for line in stdin:
+        if not line.strip():
+            continue
+        stdout.write(answer_request(line) + "\n")
+        stdout.flush()
+    return 0
+
+
+def run_moves(args, stdout: TextIO) -> int:
+    from gulbara.board import Board
+
+    try:
+        board = Board.from_code(args.position, turn=args.seat)
+        ends = board.stage_ends(args.dice)
+    except GulBaraError as exc:
+        print(f"gulbara: {exc}", file=sys.stderr)
+        return 2
+    colour = "White" if args.seat == 0 else "Black"
+    dice = "-".join(map(str, ends.dice))
+    print(board.ascii(), file=stdout)
+    print(f"\n{colour} to play {dice}: {len(ends)} distinct ends, "
+          f"{ends.playable_dice} dice playable", file=stdout)
+    for i, play in enumerate(ends, 1):
+        note = "  (wins the game)" if play.ends_game else ""
+        print(f"{i:>4}. {str(play):<28} {play.code}{note}", file=stdout)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gulbara", description="Fast, exact legal-move generator for Gul Bara.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser(
+        "ends", help="engine protocol: JSON-lines stage requests on stdin, answers on stdout",
+        description="Read {\"position\": code, \"seat\": s, \"dice\": [...]} lines on stdin; "
+                    "write one JSON answer per line (the test vectors' case format).")
+    moves = sub.add_parser("moves", help="show the legal plays of one stage",
+                           description="Show the board and the legal plays of one stage.")
+    moves.add_argument("dice", nargs="+", type=int, help="the stage's dice, e.g. 6 4 or 3 3 3 3")
+    moves.add_argument("--position", "-p", default=START_CODE, help="position code (default: start)")
+    moves.add_argument("--seat", "-s", type=int, choices=(0, 1), default=0,
+                       help="side to move: 0 White (default), 1 Black")
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "ends":
+        return run_ends(sys.stdin, sys.stdout)
+    return run_moves(args, sys.stdout)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""The exceptions gulbara raises on bad input.
+
+Every one is a :class:`ValueError` subclass, and its message names the
+offending input.
+
+>>> from gulbara.errors import InvalidPositionError
+>>> issubclass(InvalidPositionError, ValueError)
+True
+"""
+
+__all__ = [
+    "GulBaraError",
+    "InvalidPositionError",
+    "InvalidSeatError",
+    "InvalidDiceError",
+    "InvalidNotationError",
+    "IllegalPlayError",
+    "InvalidRulesError",
+]
+
+
+class GulBaraError(ValueError):
+    """Base class of every error gulbara raises for bad input."""
+
+
+class InvalidPositionError(GulBaraError):
+    """A position code (RULES §9.1) or a board array that is not a valid position."""
+
+
+class InvalidSeatError(GulBaraError):
+    """A seat that is neither 0 (White) nor 1 (Black)."""
+
+
+class InvalidDiceError(GulBaraError):
+    """Dice that do not form a stage (RULES §3.1)."""
+
+
+class InvalidNotationError(GulBaraError):
+    """Text that cannot be read as a play in backgammon notation (RULES §9.3)."""
+
+
+class IllegalPlayError(GulBaraError):
+    """A play that is not legal in the position and stage it was given for."""
+
+
+class InvalidRulesError(GulBaraError):
+    """An unknown option or option value of :class:`gulbara.Rules` (RULES §8)."""

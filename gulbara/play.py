@@ -1,0 +1,410 @@
+"""Plays, the lazy sequence of a stage's ends, and backgammon notation (RULES §9.3).
+
+>>> ends = stage_ends(START_CODE, WHITE, [6, 4])
+>>> len(ends), ends.playable_dice
+(2, 2)
+>>> [str(play) for play in ends]
+['24/18 24/20', '24/14']
+>>> ends.parse("24/20 20/14") == ends[1]
+True
+>>> format_steps([(13, 6), (13, 6)])
+'13/7(2)'
+"""
+
+import re
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
+
+from gulbara._backend import START_CODE, Position, raw_stage_ends
+from gulbara.errors import IllegalPlayError, InvalidNotationError, InvalidPositionError
+
+__all__ = [
+    "WHITE", "BLACK", "Step", "Play", "StageEnds", "stage_ends",
+    "format_steps", "parse_notation", "EMPTY_PLAY_NOTATION",
+]
+
+WHITE = 0
+BLACK = 1
+
+#: A step ``(from, die)`` in the mover's own numbering (RULES §2.1).
+Step = Tuple[int, int]
+
+#: What gulbara writes for the empty play (RULES §3.6); "", "-" and "(no play)" are read too.
+EMPTY_PLAY_NOTATION = "pass"
+_EMPTY_PLAY_TEXTS = {"", "-", "pass", "(no play)", "no play"}
+
+_MOVE_TOKEN = re.compile(r"(\d+|off|bar)((?:/(?:\d+|off|bar)\*?)+)(?:\((\d+)\))?")
+
+
+class Play:
+    """One legal choice of a stage: its canonical steps and the position it leaves.
+
+    ``steps`` is a tuple of ``(from, die)`` in the mover's numbering, ``code``
+    the end position (``None`` for a play read from notation without a
+    position), ``ends_game`` whether it bears off the mover's last checker.
+    Plays are immutable and hashable.
+
+    >>> Play(((24, 6), (24, 4)))
+    Play(((24, 6), (24, 4)))
+    >>> str(Play(((6, 6),)))
+    '6/off'
+    """
+
+    __slots__ = ("_steps", "_code", "_ends_game")
+
+    def __init__(self, steps: Sequence[Step] = (), code: Optional[str] = None,
+                 ends_game: bool = False) -> None:
+        self._steps = tuple((int(f), int(d)) for f, d in steps)
+        self._code = code
+        self._ends_game = bool(ends_game)
+
+    @classmethod
+    def from_notation(cls, text: str) -> "Play":
+        """Read a play whose every move is a single die, e.g. ``'24/18 24/20'`` or ``'13/7(2)'``.
+
+        Moves that span several dice (``24/14``) or bear off with an unknown
+        die need the stage: use :meth:`StageEnds.parse` or
+        :meth:`gulbara.Board.push_notation` for those.
+
+        >>> Play.from_notation("13/7(2)").steps
+        ((13, 6), (13, 6))
+        """
+        steps = []
+        for path in parse_notation(text):
+            for start, end in zip(path, path[1:]):
+                if end == 0 or not 1 <= start - end <= 6:
+                    raise InvalidNotationError(
+                        f"move {start}/{'off' if end == 0 else end} in {text!r} does not name one "
+                        f"die; read it against a stage with StageEnds.parse")
+                steps.append((start, start - end))
+        return cls(steps)
+
+    @property
+    def steps(self) -> Tuple[Step, ...]:
+        return self._steps
+
+    @property
+    def code(self) -> Optional[str]:
+        return self._code
+
+    @property
+    def ends_game(self) -> bool:
+        return self._ends_game
+
+    def is_empty(self) -> bool:
+        """Whether this is the empty play (nothing could move, RULES §3.6)."""
+        return not self._steps
+
+    def notation(self) -> str:
+        """The play in backgammon notation (RULES §9.3)."""
+        return format_steps(self._steps)
+
+    __str__ = notation
+
+    def __repr__(self) -> str:
+        args = [repr(self._steps)]
+        if self._code is not None:
+            args.append(f"code={self._code!r}")
+        if self._ends_game:
+            args.append("ends_game=True")
+        return f"Play({', '.join(args)})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Play):
+            return NotImplemented
+        return (self._steps, self._code, self._ends_game) == (
+            other._steps, other._code, other._ends_game)
+
+    def __hash__(self) -> int:
+        return hash((self._steps, self._code, self._ends_game))
+
+    def __setattr__(self, name, value):
+        if name in Play.__slots__ and not hasattr(self, name):
+            object.__setattr__(self, name, value)
+        else:
+            raise AttributeError("Play is immutable")
+
+
+class StageEnds(Sequence[Play]):
+    """The legal choices of one stage: its distinct ends in canonical order (RULES §3.7-3.8).
+
+    A lazy sequence: ``len``, indexing, iteration and ``in`` build
+    :class:`Play` objects only for the ends asked for.
+    """
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw) -> None:
+        self._raw = raw
+
+    @property
+    def seat(self) -> int:
+        """The side that plays the stage."""
+        return self._raw.seat
+
+    @property
+    def dice(self) -> Tuple[int, ...]:
+        """The stage's dice, larger first."""
+        return self._raw.dice
+
+    @property
+    def playable_dice(self) -> int:
+        """How many dice every legal play uses; a game-ending play counts as all (RULES §3.4)."""
+        return self._raw.playable_dice
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def _play(self, i: int) -> Play:
+        raw = self._raw
+        return Play(raw.steps(i), raw.code(i), raw.ends_game(i))
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._play(k) for k in range(*i.indices(len(self._raw)))]
+        n = len(self._raw)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"stage end index out of range ({n} ends)")
+        return self._play(i)
+
+    def __iter__(self) -> Iterator[Play]:
+        for i in range(len(self._raw)):
+            yield self._play(i)
+
+    def __contains__(self, item) -> bool:
+        try:
+            return self.find(item) is not None
+        except (InvalidNotationError, TypeError):
+            return False
+
+    def codes(self) -> List[str]:
+        """The end position codes, in order."""
+        raw = self._raw
+        return [raw.code(i) for i in range(len(raw))]
+
+    def find(self, item: Union[Play, str, Sequence[Step]]) -> Optional[Play]:
+        """The end that ``item`` reaches if it is a legal play of this stage, else ``None``.
+
+        ``item`` is a :class:`Play`, a notation string or a list of steps, in
+        any legal order (the canonical :class:`Play` is returned).
+        """
+        index = self._find_index(item)
+        return None if index < 0 else self._play(index)
+
+    def parse(self, text: str) -> Play:
+        """The legal play that notation ``text`` describes; raises if there is none.
+
+        Lenient in what it reads: moves in any order, a checker's moves joined
+        (``24/14``) or split (``24/18 18/14``), ``(n)`` repeats, ``off`` in any
+        case, and ``pass`` / ``-`` / ``""`` for the empty play.
+        """
+        index = self._find_index(text)
+        if index < 0:
+            legal = ", ".join(repr(str(p)) for p in self[:12])
+            more = "" if len(self) <= 12 else f" ... ({len(self)} in all)"
+            raise IllegalPlayError(
+                f"{text!r} is not a legal play of {'-'.join(map(str, self.dice))} for "
+                f"{'White' if self.seat == WHITE else 'Black'}; legal: {legal}{more}")
+        return self._play(index)
+
+    def _find_index(self, item) -> int:
+        raw = self._raw
+        if isinstance(item, Play):
+            if item.code is not None:
+                try:
+                    return raw.index(Position.from_code(item.code))
+                except InvalidPositionError:
+                    return -1
+            return self._index_of_steps(item.steps)
+        if isinstance(item, str):
+            return self._index_of_paths(parse_notation(item), item)
+        return self._index_of_steps([tuple(step) for step in item])
+
+    def _index_of_steps(self, steps) -> int:
+        """Index of the end reached by ``steps`` if they form a legal play, else -1."""
+        raw = self._raw
+        start = raw.start()
+        try:
+            end = start.apply_steps(raw.seat, steps)
+        except IllegalPlayError:
+            return -1
+        dice = list(raw.dice)
+        for _, die in steps:
+            if die not in dice:
+                return -1
+            dice.remove(die)
+        if len(steps) != raw.playable_dice:
+            if not (steps and end.borne_off(raw.seat) == 15 and len(steps) < raw.playable_dice):
+                return -1
+        return raw.index(end)
+
+    def _index_of_paths(self, paths, text: str) -> int:
+        """Index of the end that the checker paths of a notation reach, else -1.
+
+        The notation is taken as the position it leaves (RULES §3.7), and its
+        moves must be made of distinct dice of the stage.
+        """
+        raw = self._raw
+        start = raw.start()
+        if not paths:
+            return 0 if raw.playable_dice == 0 else -1
+        seat = raw.seat
+        points = list(start.points())
+        off = [start.borne_off(0), start.borne_off(1)]
+        sign = 1 if seat == WHITE else -1
+        hops = []
+        for path in paths:
+            first, last = path[0], path[-1]
+            q = _white_point(seat, first)
+            if points[q - 1] * sign <= 0:
+                return -1
+            points[q - 1] -= sign
+            if last == 0:
+                off[seat] += 1
+            else:
+                q = _white_point(seat, last)
+                if points[q - 1] * sign < 0:
+                    return -1
+                points[q - 1] += sign
+            hops.extend(zip(path, path[1:]))
+        if not _dice_cover(hops, list(raw.dice)):
+            return -1
+        try:
+            end = Position.from_points(points, off[0], off[1])
+        except InvalidPositionError:
+            return -1
+        return raw.index(end)
+
+    def __repr__(self) -> str:
+        return (f"<StageEnds seat={self.seat} dice={self.dice} "
+                f"playable_dice={self.playable_dice} ends={len(self)}>")
+
+
+def _white_point(seat: int, point: int) -> int:
+    """A seat's own point in White's numbering (RULES §1.3)."""
+    return point if seat == WHITE else ((point + 11) % 24) + 1
+
+
+def _dice_cover(hops, dice) -> bool:
+    """Whether each hop (from, to) can be made of its own dice of the stage."""
+    if not hops:
+        return True
+    (start, end), rest = hops[0], hops[1:]
+    distance = start - end
+    options = set()
+    n = len(dice)
+    for mask in range(1, 1 << n):
+        chosen = [dice[i] for i in range(n) if mask >> i & 1]
+        total = sum(chosen)
+        if end == 0:
+            ok = total >= start and total - max(chosen) < start
+        else:
+            ok = total == distance
+        if ok:
+            options.add(tuple(sorted(chosen)))
+    for chosen in options:
+        left = list(dice)
+        for die in chosen:
+            left.remove(die)
+        if _dice_cover(rest, left):
+            return True
+    return False
+
+
+def parse_notation(text: str) -> List[List[int]]:
+    """Read notation into checker paths (lists of points in the mover's numbering, 0 = off).
+
+    >>> parse_notation("24/18 24/20")
+    [[24, 18], [24, 20]]
+    >>> parse_notation("13/7(2) 6/OFF")
+    [[13, 7], [13, 7], [6, 0]]
+    >>> parse_notation("pass")
+    []
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"notation must be a str, not {type(text).__name__}")
+    cleaned = text.strip().lower()
+    if cleaned in _EMPTY_PLAY_TEXTS:
+        return []
+    paths: List[List[int]] = []
+    for token in re.split(r"[\s,;]+", cleaned):
+        if not token:
+            continue
+        match = _MOVE_TOKEN.fullmatch(token)
+        if not match:
+            raise InvalidNotationError(f"cannot read {token!r} in {text!r} as a move like '24/18'")
+        names = [match.group(1)] + match.group(2).replace("*", "").split("/")[1:]
+        path = []
+        for k, name in enumerate(names):
+            if name == "bar":
+                raise InvalidNotationError(f"there is no bar in Gul Bara: {token!r} in {text!r}")
+            if name == "off":
+                if k != len(names) - 1:
+                    raise InvalidNotationError(f"'off' must end a move: {token!r} in {text!r}")
+                path.append(0)
+                continue
+            point = int(name)
+            if not 1 <= point <= 24:
+                raise InvalidNotationError(f"point {point} is not 1..24 in {text!r}")
+            path.append(point)
+        if path[0] == 0:
+            raise InvalidNotationError(f"a move cannot start off the board: {token!r} in {text!r}")
+        for a, b in zip(path, path[1:]):
+            if b >= a:
+                raise InvalidNotationError(
+                    f"checkers move to lower points: {token!r} in {text!r}")
+        repeat = int(match.group(3)) if match.group(3) else 1
+        if not 1 <= repeat <= 15:
+            raise InvalidNotationError(f"repeat count ({repeat}) must be 1..15 in {text!r}")
+        paths.extend(list(path) for _ in range(repeat))
+    return paths
+
+
+def format_steps(steps: Sequence[Step]) -> str:
+    """Canonical notation of a play's steps (RULES §9.3).
+
+    A checker that moves again from where it landed is written as one move
+    (``24/14``); equal moves are counted (``13/7(2)``); moves keep the order of
+    their first steps; ``off`` marks a bear-off; the empty play is ``pass``.
+
+    >>> format_steps([(24, 6), (18, 4)])
+    '24/14'
+    >>> format_steps([(6, 6), (5, 6)])
+    '6/off 5/off'
+    >>> format_steps([])
+    'pass'
+    """
+    paths: List[List[int]] = []
+    for frm, die in steps:
+        target = max(frm - die, 0)
+        for path in paths:
+            if path[-1] == frm:
+                path.append(target)
+                break
+        else:
+            paths.append([frm, target])
+    if not paths:
+        return EMPTY_PLAY_NOTATION
+    counts: dict = {}
+    for path in paths:
+        move = (path[0], path[-1])
+        counts[move] = counts.get(move, 0) + 1
+    words = []
+    for (start, end), count in counts.items():
+        word = f"{start}/{'off' if end == 0 else end}"
+        words.append(word if count == 1 else f"{word}({count})")
+    return " ".join(words)
+
+
+def stage_ends(code: str, seat: int, dice: Sequence[int]) -> StageEnds:
+    """The legal choices of one stage (RULES §3): its distinct ends, in canonical order.
+
+    ``code`` is a position code (RULES §9.1), ``seat`` 0 (White) or 1 (Black),
+    ``dice`` a stage: two different dice or one to four equal dice.
+
+    >>> ends = stage_ends(START_CODE, BLACK, [6, 6, 6, 6])
+    >>> len(ends), str(ends[0]), ends[0].code
+    (1, '24/18(4)', 'G:,,,,,-4,,,,,,-11,,,,,,,,,,,,15|0,0|0,0')
+    """
+    return StageEnds(raw_stage_ends(code, seat, dice))

@@ -1,0 +1,115 @@
+"""Rule options as data: the frozen :class:`Rules` dataclass (RULES §8).
+
+>>> Rules()
+Rules(escalation=True, exempt_rolls=3, exempt_counting='per_player', remainder='to_opponent', unstarted_chain='lost', opening='starter_plays_opening_pair', mars=True, stuck_limit=100, match_target=3)
+>>> Rules(remainder="lost").remainder
+'lost'
+>>> Rules(remainder="later")
+Traceback (most recent call last):
+...
+gulbara.errors.InvalidRulesError: Rules.remainder must be one of 'to_opponent', 'lost'; got 'later'
+"""
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Dict, Mapping, Optional
+
+from gulbara.errors import InvalidRulesError
+
+__all__ = ["Rules", "DEFAULT_RULES", "PRESETS"]
+
+_CHOICES = {
+    "exempt_counting": ("per_player", "game_wide"),
+    "remainder": ("to_opponent", "lost"),
+    "unstarted_chain": ("lost", "to_opponent"),
+    "opening": ("starter_plays_opening_pair", "starter_rerolls"),
+}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The options of a Gul Bara rule set (RULES §8); the default is RULES §1-7.
+
+    * ``escalation``: doubles after the exempt rolls escalate (RULES §4.2).
+    * ``exempt_rolls``: how many first rolls are exempt from escalation (>= 0).
+    * ``exempt_counting``: ``"per_player"`` or ``"game_wide"`` (RULES §4.5).
+    * ``remainder``: ``"to_opponent"`` (RULES §5) or ``"lost"``.
+    * ``unstarted_chain``: ``"lost"`` (RULES §5.2) or ``"to_opponent"``.
+    * ``opening``: ``"starter_plays_opening_pair"`` (RULES §6) or ``"starter_rerolls"``.
+    * ``mars``: a game won before the loser bore off any checker scores 2 (RULES §7.1).
+    * ``stuck_limit``: rolls in a row without a move that end the game as a draw
+      (RULES §7.2), or ``None`` for no limit.
+    * ``match_target``: points that win a match (RULES §7.3).
+    """
+
+    escalation: bool = True
+    exempt_rolls: int = 3
+    exempt_counting: str = "per_player"
+    remainder: str = "to_opponent"
+    unstarted_chain: str = "lost"
+    opening: str = "starter_plays_opening_pair"
+    mars: bool = True
+    stuck_limit: Optional[int] = 100
+    match_target: int = 3
+
+    def __post_init__(self) -> None:
+        for name in ("escalation", "mars"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise InvalidRulesError(f"Rules.{name} must be True or False; got {value!r}")
+        for name, choices in _CHOICES.items():
+            value = getattr(self, name)
+            if value not in choices:
+                options = ", ".join(repr(c) for c in choices)
+                raise InvalidRulesError(f"Rules.{name} must be one of {options}; got {value!r}")
+        _check_int("exempt_rolls", self.exempt_rolls, 0)
+        _check_int("match_target", self.match_target, 1)
+        if self.stuck_limit is not None:
+            _check_int("stuck_limit", self.stuck_limit, 1)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Rules":
+        """Rules from a mapping of option names; unknown names raise ``InvalidRulesError``.
+
+        >>> Rules.from_dict({"escalation": False}).escalation
+        False
+        """
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise InvalidRulesError(f"unknown Rules option(s): {', '.join(map(repr, unknown))}")
+        return cls(**dict(data))
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The options as a plain dict (for JSON records)."""
+        return asdict(self)
+
+    @classmethod
+    def preset(cls, name: str) -> "Rules":
+        """A named rule set: one of :data:`PRESETS`.
+
+        >>> Rules.preset("plain-doubles").escalation
+        False
+        """
+        try:
+            return PRESETS[name]
+        except KeyError:
+            raise InvalidRulesError(
+                f"unknown Rules preset {name!r}; known: {', '.join(sorted(PRESETS))}") from None
+
+
+def _check_int(name: str, value: Any, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidRulesError(f"Rules.{name} must be an int >= {minimum}; got {value!r}")
+    if value < minimum:
+        raise InvalidRulesError(f"Rules.{name} must be >= {minimum}; got {value!r}")
+
+
+DEFAULT_RULES = Rules()
+
+#: Named rule sets: the default (Bulgarian) one and common variants of RULES §8.
+PRESETS: Dict[str, Rules] = {
+    "bulgarian": DEFAULT_RULES,
+    "plain-doubles": Rules(escalation=False),
+    "remainder-lost": Rules(remainder="lost"),
+    "game-wide-exemption": Rules(exempt_counting="game_wide", opening="starter_rerolls"),
+}
