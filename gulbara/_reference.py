@@ -424,9 +424,10 @@ def _every_play(start, seat, dice):
     """Every play of the stage (RULES §3.2), including the empty one and every
     prefix, as a list of (steps, end position) pairs.
 
-    Each die of ``dice`` is a distinct object, so equal dice are tried in
-    every order. A branch stops when every die is used, when no die can be
-    played, or when the mover's 15th checker is off (RULES §3.3).
+    At each step every unused die value is tried on every point (equal dice
+    are interchangeable, so one try per distinct value covers every order).
+    A branch stops when every die is used, when no die can be played, or when
+    the mover's 15th checker is off (RULES §3.3).
     """
     plays = []
 
@@ -434,18 +435,18 @@ def _every_play(start, seat, dice):
         plays.append((steps, position))
         if position.borne_off(seat) == CHECKERS_PER_SIDE:
             return  # RULES §3.3: the game is over; no step may follow.
-        for die_index in unused:
-            die = dice[die_index]
-            rest = tuple(index for index in unused if index != die_index)
+        for die in sorted(set(unused), reverse=True):
+            rest = list(unused)
+            rest.remove(die)
             for from_point in range(NUMBER_OF_POINTS, 0, -1):
                 if position._step_problem(seat, from_point, die) is None:
                     extend(
                         position._after_step(seat, from_point, die),
                         steps + ((from_point, die),),
-                        rest,
+                        tuple(rest),
                     )
 
-    extend(start, (), tuple(range(len(dice))))
+    extend(start, (), tuple(dice))
     return plays
 
 
