@@ -1,4 +1,4 @@
-"""Benchmark set-up: ``from positions import SUITE`` and a header naming what is measured.
+"""Benchmark set-up: ``from bench_positions import SUITE`` and a header naming what is measured.
 
 The benchmarks are outside the default test paths; run them by name:
 ``python3 -m pytest benchmarks/`` (timed) or ``pytest benchmarks --benchmark-disable``

@@ -1,4 +1,4 @@
-"""Stage enumeration benchmarks over the fixed suite of ``positions.py`` (STYLE §7).
+"""Stage enumeration benchmarks over the fixed suite of ``bench_positions.py`` (STYLE §7).
 
 One benchmark call is one pass over the whole suite: 12 positions x the 15
 non-double rolls (180 stage calls) or x the 6 doubles as four dice (72 calls).
@@ -15,7 +15,7 @@ import pytest
 
 import gulbara
 from gulbara import _movegen, _reference
-from positions import (DOUBLE_JOBS, DOUBLE_STAGES, DOUBLE_TOTAL, NONDOUBLE_JOBS,
+from bench_positions import (DOUBLE_JOBS, DOUBLE_STAGES, DOUBLE_TOTAL, NONDOUBLE_JOBS,
                        NONDOUBLE_ROLLS, NONDOUBLE_TOTAL, SUITE)
 
 

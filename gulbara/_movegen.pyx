@@ -447,10 +447,13 @@ cdef int read_dice(object dice, uint8_t* out) except -1:
     """Check ``dice`` is a stage (RULES §3.1); store it larger first; return its size."""
     cdef int n, i
     if type(dice) is not list and type(dice) is not tuple:
-        if isinstance(dice, (str, bytes)) or not hasattr(dice, "__len__"):
+        if isinstance(dice, (str, bytes, bytearray)) or not hasattr(dice, "__iter__"):
             raise TypeError(f"dice must be a sequence of ints, not {type(dice).__name__}")
         dice = tuple(dice)
     n = len(dice)
+    for die in dice:
+        if type(die) is not int and (isinstance(die, bool) or not hasattr(type(die), "__index__")):
+            raise TypeError(f"dice must be ints, got {die!r} in {list(dice)!r}")
     if n < 1 or n > MAX_STAGE_DICE:
         raise InvalidDiceError(
             f"a stage is two different dice or one to four equal dice, got {len(dice)} dice: {list(dice)!r}")
@@ -607,7 +610,11 @@ cdef int read_code(object code, Pos* out) except -1:
     if type(code) is not str:
         if not isinstance(code, str):
             raise TypeError(f"a position code must be a str, not {type(code).__name__}")
-    s = PyUnicode_AsUTF8AndSize(code, &n)
+    try:
+        s = PyUnicode_AsUTF8AndSize(code, &n)
+    except UnicodeError:
+        raise InvalidPositionError(
+            f"a position code is ASCII text, got {code[:120]!r}") from None
     err = parse_code(s, n, out, &where)
     if err:
         raise code_error(code, err, where)
@@ -845,7 +852,7 @@ cdef class Ends:
         self.end_pos(i, &p)
         return wrap(&p)
 
-    def index(self, Position position):
+    def index(self, Position position not None):
         """The index of the end equal to ``position``, or -1."""
         cdef Key96 key = pos_mover_key(&position.pos, self.seat_)
         cdef int other = 1 - self.seat_, i

@@ -74,11 +74,20 @@ def _check_seat(seat):
     return seat
 
 
+def _read_count(token):
+    """An integer token as a count (a huge one is capped: it is an error anyway)."""
+    sign = -1 if token.startswith("-") else 1
+    digits = token.lstrip("+-").lstrip("0") or "0"
+    return sign * (999999 if len(digits) > 6 else int(digits))
+
+
 def _check_dice(dice):
     """Return the stage's dice as a tuple in descending order (RULES §3.1).
 
     A stage is either two different dice or one to four equal dice.
     """
+    if isinstance(dice, (str, bytes, bytearray)):
+        raise TypeError(f"dice must be a sequence of ints, not {type(dice).__name__}: {dice!r}")
     try:
         given = list(dice)
     except TypeError:
@@ -227,7 +236,7 @@ class Position:
             if token == "":
                 counts.append(0)  # an empty token is an empty point
             elif _INTEGER_TOKEN.fullmatch(token):
-                counts.append(int(token))  # "0", "+0", "-0" read as empty
+                counts.append(_read_count(token))  # "0", "+0", "-0" read as empty
             elif _TWO_COLOUR_TOKEN.fullmatch(token):
                 raise InvalidPositionError(
                     f"point {number} holds both colours: {token!r}"
@@ -249,7 +258,7 @@ class Position:
             raise InvalidPositionError(
                 f"borne-off section must be two integers 0..15: {off_section!r}"
             )
-        off_white, off_black = (int(token) for token in off_tokens)
+        off_white, off_black = (_read_count(token) for token in off_tokens)
         return cls(counts, off_white, off_black)
 
     # -- immutability and identity ------------------------------------------
@@ -395,7 +404,7 @@ class Position:
             try:
                 from_point, die = step
             except (TypeError, ValueError):
-                raise IllegalPlayError(
+                raise TypeError(
                     f"step {number} {step!r} is not a (from, die) pair"
                 ) from None
             from_point = _check_int(from_point, "step point")

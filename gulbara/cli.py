@@ -49,7 +49,7 @@ def answer_request(line: str) -> str:
     """Answer one line of the engine protocol with one JSON line (no newline)."""
     try:
         request = json.loads(line)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         return _error(f"invalid JSON: {exc}")
     if not isinstance(request, dict):
         return _error("a request is a JSON object with position, seat and dice")

@@ -32,7 +32,7 @@ Step = Tuple[int, int]
 EMPTY_PLAY_NOTATION = "pass"
 _EMPTY_PLAY_TEXTS = {"", "-", "pass", "(no play)", "no play"}
 
-_MOVE_TOKEN = re.compile(r"(\d+|off|bar)((?:/(?:\d+|off|bar)\*?)+)(?:\((\d+)\))?")
+_MOVE_TOKEN = re.compile(r"(\d{1,3}|off|bar)((?:/(?:\d{1,3}|off|bar)\*?)+)(?:\((\d{1,3})\))?")
 
 
 class Play:
@@ -211,12 +211,10 @@ class StageEnds(Sequence[Play]):
     def _find_index(self, item) -> int:
         raw = self._raw
         if isinstance(item, Play):
-            if item.code is not None:
-                try:
-                    return raw.index(Position.from_code(item.code))
-                except InvalidPositionError:
-                    return -1
-            return self._index_of_steps(item.steps)
+            index = self._index_of_steps(item.steps)
+            if item.code is not None and index >= 0 and raw.code(index) != item.code:
+                return -1
+            return index
         if isinstance(item, str):
             return self._index_of_paths(parse_notation(item), item)
         return self._index_of_steps([tuple(step) for step in item])
@@ -242,8 +240,9 @@ class StageEnds(Sequence[Play]):
     def _index_of_paths(self, paths, text: str) -> int:
         """Index of the end that the checker paths of a notation reach, else -1.
 
-        The notation is taken as the position it leaves (RULES §3.7), and its
-        moves must be made of distinct dice of the stage.
+        The notation is taken as the position it leaves (RULES §3.7): its net
+        effect, whatever the order of its moves, and its moves must be made of
+        distinct dice of the stage.
         """
         raw = self._raw
         start = raw.start()
@@ -255,19 +254,19 @@ class StageEnds(Sequence[Play]):
         sign = 1 if seat == WHITE else -1
         hops = []
         for path in paths:
-            first, last = path[0], path[-1]
-            q = _white_point(seat, first)
-            if points[q - 1] * sign <= 0:
-                return -1
-            points[q - 1] -= sign
-            if last == 0:
+            points[_white_point(seat, path[0]) - 1] -= sign
+            if path[-1] == 0:
                 off[seat] += 1
             else:
-                q = _white_point(seat, last)
-                if points[q - 1] * sign < 0:
-                    return -1
-                points[q - 1] += sign
+                points[_white_point(seat, path[-1]) - 1] += sign
             hops.extend(zip(path, path[1:]))
+        before = start.points()
+        for q in range(24):
+            # Only the mover's checkers may change, and never onto the opponent's points.
+            if before[q] * sign < 0 and points[q] != before[q]:
+                return -1
+            if before[q] * sign >= 0 and points[q] * sign < 0:
+                return -1
         if not _dice_cover(hops, list(raw.dice)):
             return -1
         try:

@@ -1,0 +1,151 @@
+"""Time the stage generator against the naive reference, in one process, and print a table.
+
+    python3 benchmarks/report.py [--rounds 7]
+
+Over the fixed suite of ``bench_positions.py`` (12 positions x the 15 non-double
+rolls, and x the 6 doubles as four dice), it first checks that every API
+returns the hard-coded totals, then times, round by round and side by side:
+
+* core (public API): ``gulbara.stage_ends(code, seat, dice)``;
+* core (Board): ``Board.stage_ends(dice)`` on boards parsed beforehand;
+* core (raw): ``gulbara._movegen.stage_ends(code, seat, dice)``;
+* reference: ``gulbara._reference.stage_ends(code, seat, dice)``.
+
+Each figure is the median over the rounds of (pass time / stage calls per
+pass), in microseconds per call, including the loop and ``len()``. The
+ratio is reference / core (public API). Absolute times move with the machine;
+the ratios are the signal (PERFORMANCE.md).
+"""
+
+import argparse
+import importlib.util
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+if importlib.util.find_spec("gulbara") is None:
+    # Not installed: use the checkout (built with ``setup.py build_ext --inplace``).
+    sys.path.insert(1, str(HERE.parent))
+
+import gulbara  # noqa: E402
+from gulbara import _movegen, _reference  # noqa: E402
+from bench_positions import (DOUBLE_JOBS, DOUBLE_STAGES, DOUBLE_TOTAL,  # noqa: E402
+                       NONDOUBLE_JOBS, NONDOUBLE_ROLLS, NONDOUBLE_TOTAL, SUITE)
+
+TARGET_US_PER_CALL = 5.0     # non-double stage, public API
+TARGET_SPEEDUP = 50.0        # reference / core (public API), non-double
+
+
+def count_with(stage_ends, jobs):
+    total = 0
+    for code, seat, dice in jobs:
+        total += len(stage_ends(code, seat, dice))
+    return total
+
+
+def count_boards(jobs):
+    total = 0
+    for board, dice in jobs:
+        total += len(board.stage_ends(dice))
+    return total
+
+
+def board_jobs(stages):
+    boards = [gulbara.Board.from_code(entry.code, entry.seat) for entry in SUITE]
+    return tuple((board, dice) for board in boards for dice in stages)
+
+
+def time_pass(func, number):
+    """Seconds per call of ``func()``, over ``number`` back-to-back calls."""
+    start = time.perf_counter()
+    for _ in range(number):
+        func()
+    return (time.perf_counter() - start) / number
+
+
+def calibrate(func, target=0.05):
+    """How many passes make about ``target`` seconds."""
+    number = 1
+    while True:
+        if time_pass(func, number) * number >= target:
+            return number
+        number *= 2
+
+
+def measure(kind, jobs, bjobs, total, rounds):
+    """Median microseconds per stage call for each API; each round times all of them."""
+    variants = {
+        "public": lambda: count_with(gulbara.stage_ends, jobs),
+        "board": lambda: count_boards(bjobs),
+        "raw": lambda: count_with(_movegen.stage_ends, jobs),
+        "reference": lambda: count_with(_reference.stage_ends, jobs),
+    }
+    for name, func in variants.items():
+        got = func()
+        if got != total:
+            sys.exit(f"{kind}: {name} counted {got} ends, the suite says {total}")
+    numbers = {name: (1 if name == "reference" else calibrate(func))
+               for name, func in variants.items()}
+    samples = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, func in variants.items():
+            samples[name].append(time_pass(func, numbers[name]) / len(jobs) * 1e6)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=7,
+                        help="timed rounds per figure (median taken); default 7")
+    args = parser.parse_args(argv)
+    if gulbara.BACKEND_NAME != "core":
+        sys.exit(f"GULBARA_BACKEND selects {gulbara.BACKEND_NAME!r}: unset it to time the core")
+
+    print(f"gulbara {gulbara.__version__} ({Path(gulbara.__file__).parent}), "
+          f"Python {platform.python_version()} on {platform.machine()}, "
+          f"{os.cpu_count()} CPUs, {args.rounds} rounds, medians")
+    print()
+    rows = [
+        ("non-double rolls", NONDOUBLE_JOBS, board_jobs(NONDOUBLE_ROLLS), NONDOUBLE_TOTAL),
+        ("doubles as 4 dice", DOUBLE_JOBS, board_jobs(DOUBLE_STAGES), DOUBLE_TOTAL),
+    ]
+    results = []
+    for label, jobs, bjobs, total in rows:
+        results.append(measure(label, jobs, bjobs, total, args.rounds))
+    noop = lambda code, seat, dice: ()  # noqa: E731
+    overhead = statistics.median(
+        time_pass(lambda: count_with(noop, NONDOUBLE_JOBS), 200) / len(NONDOUBLE_JOBS) * 1e6
+        for _ in range(args.rounds))
+
+    print("| us per stage call | calls | core (public API) | core (Board) | core (raw) "
+          "| reference | reference / core |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for (label, jobs, _, _), r in zip(rows, results):
+        print(f"| {label} | {len(jobs)} | {r['public']:.2f} | {r['board']:.2f} | {r['raw']:.2f} "
+              f"| {r['reference']:.1f} | {r['reference'] / r['public']:.0f}x |")
+    print()
+    print(f"counts checked (every API, before timing): {NONDOUBLE_TOTAL} ends over "
+          f"{len(SUITE)} positions x {len(NONDOUBLE_ROLLS)} non-double rolls "
+          f"({NONDOUBLE_TOTAL / len(NONDOUBLE_JOBS):.1f} per call); {DOUBLE_TOTAL} over "
+          f"{len(SUITE)} x {len(DOUBLE_STAGES)} doubles "
+          f"({DOUBLE_TOTAL / len(DOUBLE_JOBS):.1f} per call)")
+    print(f"harness share of each figure (loop, a no-op call and len()): "
+          f"{overhead:.2f} us per call")
+    nd = results[0]
+    ok_time = nd["public"] <= TARGET_US_PER_CALL
+    ok_ratio = nd["reference"] / nd["public"] >= TARGET_SPEEDUP
+    print(f"target: non-double stage via the public API <= {TARGET_US_PER_CALL:g} us: "
+          f"{nd['public']:.2f} us, {'met' if ok_time else 'NOT MET'}")
+    print(f"target: >= {TARGET_SPEEDUP:g}x the reference (non-double, public API): "
+          f"{nd['reference'] / nd['public']:.0f}x, {'met' if ok_ratio else 'NOT MET'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
