@@ -60,9 +60,11 @@ def test_moves_file_lines_byte_for_byte():
         assert answer_request(request_line(case)) == line
 
 
-def test_gulbara_ends_command_answers_every_request():
+def test_gulbara_ends_command_answers_every_request(tmp_path):
     requests = "".join(request_line(case) + "\n" for case in CASES)
+    # Run outside the source tree so the installed package is the one imported.
     result = subprocess.run([sys.executable, "-m", "gulbara", "ends"], input=requests,
-                            capture_output=True, text=True, timeout=120, check=True)
+                            capture_output=True, text=True, timeout=120, check=True,
+                            cwd=tmp_path)
     answers = result.stdout.splitlines()
     assert answers == [expected_line(case) for case in CASES]
