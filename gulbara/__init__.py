@@ -8,9 +8,11 @@
 
 from gulbara._backend import BACKEND_NAME, START_CODE, Position
 from gulbara.board import Board
+from gulbara.chains import ChainEnds, ChainOutcome, chain_ends, remainder_ends
 from gulbara.errors import (GulBaraError, IllegalPlayError, InvalidDiceError,
                             InvalidNotationError, InvalidPositionError,
-                            InvalidRulesError, InvalidSeatError)
+                            InvalidRulesError, InvalidSeatError,
+                            EnumerationLimitError)
 from gulbara.play import (BLACK, WHITE, Play, StageEnds, format_steps,
                           parse_notation, stage_ends)
 from gulbara.rules import DEFAULT_RULES, PRESETS, Rules
@@ -24,6 +26,7 @@ __all__ = [
     "BACKEND_NAME", "START_CODE", "WHITE", "BLACK", "ROLLS",
     "Board", "Play", "Position", "StageEnds", "Rules", "DEFAULT_RULES", "PRESETS",
     "stage_ends", "format_steps", "parse_notation",
+    "chain_ends", "remainder_ends", "ChainEnds", "ChainOutcome", "EnumerationLimitError",
     "GulBaraError", "InvalidPositionError", "InvalidSeatError", "InvalidDiceError",
     "InvalidNotationError", "IllegalPlayError", "InvalidRulesError",
 ]

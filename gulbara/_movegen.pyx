@@ -12,8 +12,8 @@ implements the same contract and is the oracle this module is tested against.
 (1, ((24, 6), (24, 6), (24, 6), (24, 6)))
 """
 
-from libc.stdint cimport uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport malloc, free
+from libc.stdint cimport uint8_t, int8_t, int32_t, uint32_t, uint64_t
+from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 
@@ -23,7 +23,7 @@ from gulbara._types cimport (Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS,
 from operator import index as _index
 
 from gulbara.errors import (InvalidPositionError, InvalidSeatError,
-                            InvalidDiceError, IllegalPlayError)
+                            InvalidDiceError, IllegalPlayError, EnumerationLimitError)
 
 cdef extern from *:
     """
@@ -40,6 +40,41 @@ cdef extern from *:
     #endif
     """
     int bit_length "gulbara_bit_length"(unsigned int m) noexcept nogil
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define gulbara_prefetch(p) __builtin_prefetch((p), 1, 1)
+    #else
+    #define gulbara_prefetch(p) ((void)0)
+    #endif
+    """
+    void prefetch "gulbara_prefetch"(const void* p) noexcept nogil
+
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
+    /* A big table: 2 MiB aligned and, where the kernel offers it, backed by
+       huge pages (fewer page faults and TLB misses in random probing). */
+    static void* gulbara_big_alloc(size_t size) {
+    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        if (size >= ((size_t)4 << 20)) {
+            void* p = NULL;
+            size_t rounded = (size + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+            if (posix_memalign(&p, (size_t)2 << 20, rounded) == 0) {
+                madvise(p, rounded, MADV_HUGEPAGE);
+                return p;
+            }
+            return NULL;
+        }
+    #endif
+        return malloc(size);
+    }
+    """
+    void* big_alloc "gulbara_big_alloc"(size_t size) noexcept nogil
 
 START_CODE = "G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0"
 
@@ -866,3 +901,731 @@ cdef class Ends:
 
     def __repr__(self):
         return f"<Ends seat={self.seat_} dice={self.dice_} playable_dice={self.playable} n={self.n}>"
+
+
+# ---------------------------------------------------------------------------
+# Whole chains and remainders (RULES §4.3-4.4, §5)
+# ---------------------------------------------------------------------------
+#
+# A chain is a sequence of stages. The enumeration keeps the frontier of
+# distinct positions after every stage in an open-addressing hash set keyed by
+# the exact packed position (the opponent never moves within a chain, so the
+# mover's 96-bit key is the whole position), and expands each frontier
+# position with the stage generator above. Outcomes are kept in a second set
+# keyed by (end position, tag), where the tag says why and where the chain
+# stopped, which determines the remainder (RULES §5.1).
+
+cdef enum:
+    STOP_COMPLETE = 0     # every stage played in full (or the remainder played out)
+    STOP_STALLED = 1      # a stage not played in full: the chain stops (RULES §4.4)
+    STOP_UNSTARTED = 2    # not even one die of the first stage (RULES §5.2)
+    STOP_GAME_OVER = 3    # the mover bore off its last checker (RULES §5.5)
+
+# Bytes held per distinct position: a 16-byte key, a 4-byte tag, and about
+# 16 bytes of hash-table slots at the table's highest load.
+CHAIN_BYTES_PER_END = 36
+
+
+cdef enum:
+    POOL_BLOCKS = 16
+
+
+# Big tables are taken from and given back to a per-run pool, so the pages a
+# freed table used are reused by the next one (no fresh page faults).
+ctypedef struct Pool:
+    void* blocks[POOL_BLOCKS]
+    size_t sizes[POOL_BLOCKS]
+    int n
+
+
+cdef void* pool_take(Pool* pool, size_t size) noexcept nogil:
+    cdef int i, best = -1
+    cdef void* block
+    if pool != NULL:
+        for i in range(pool.n):
+            if pool.sizes[i] >= size and (best < 0 or pool.sizes[i] < pool.sizes[best]):
+                best = i
+        if best >= 0:
+            block = pool.blocks[best]
+            pool.n -= 1
+            pool.blocks[best] = pool.blocks[pool.n]
+            pool.sizes[best] = pool.sizes[pool.n]
+            return block
+    return big_alloc(size)
+
+
+cdef void pool_give(Pool* pool, void* block, size_t size) noexcept nogil:
+    if block == NULL:
+        return
+    if pool == NULL or pool.n == POOL_BLOCKS:
+        free(block)
+        return
+    pool.blocks[pool.n] = block
+    pool.sizes[pool.n] = size
+    pool.n += 1
+
+
+cdef void pool_release(Pool* pool) noexcept nogil:
+    cdef int i
+    for i in range(pool.n):
+        free(pool.blocks[i])
+    pool.n = 0
+
+
+ctypedef struct KeySet:
+    uint64_t* slots       # open addressing, (k0, k1) pairs inline; k1 == EMPTY_K1: free
+    Py_ssize_t mask       # number of slots - 1 (a power of two minus one)
+    Py_ssize_t size
+    uint64_t* k0          # dense copies, in slot order, after keyset_compact
+    uint64_t* k1
+    Pool* pool
+
+
+cdef uint64_t EMPTY_K1 = <uint64_t>0xFFFFFFFFFFFFFFFFULL
+
+
+cdef inline uint64_t key_hash(uint64_t a, uint64_t b) noexcept nogil:
+    return mix64(a ^ (b * <uint64_t>0x9E3779B97F4A7C15ULL))
+
+
+cdef int keyset_init(KeySet* s, Py_ssize_t room, Pool* pool=NULL) noexcept nogil:
+    cdef Py_ssize_t slots = 64, i
+    while slots < 2 * room:
+        slots *= 2
+    s.pool = pool
+    s.slots = <uint64_t*>pool_take(pool, 2 * slots * sizeof(uint64_t))
+    s.mask = slots - 1
+    s.size = 0
+    s.k0 = NULL
+    s.k1 = NULL
+    if s.slots == NULL:
+        return -1
+    for i in range(slots):
+        s.slots[2 * i + 1] = EMPTY_K1
+    return 0
+
+
+cdef void keyset_free(KeySet* s) noexcept nogil:
+    if s.slots != NULL:
+        pool_give(s.pool, s.slots, 2 * (s.mask + 1) * sizeof(uint64_t))
+    free(s.k0)
+    free(s.k1)
+    s.slots = NULL
+    s.k0 = NULL
+    s.k1 = NULL
+    s.size = 0
+
+
+cdef inline void keyset_place(uint64_t* slots, Py_ssize_t mask, uint64_t a, uint64_t b) noexcept nogil:
+    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b) & <uint64_t>mask)
+    while slots[2 * h + 1] != EMPTY_K1:
+        h = (h + 1) & mask
+    slots[2 * h] = a
+    slots[2 * h + 1] = b
+
+
+cdef int keyset_grow(KeySet* s) noexcept nogil:
+    cdef Py_ssize_t old_slots = s.mask + 1, slots = 2 * old_slots, i
+    cdef uint64_t* fresh = <uint64_t*>pool_take(s.pool, 2 * slots * sizeof(uint64_t))
+    if fresh == NULL:
+        return -1
+    for i in range(slots):
+        fresh[2 * i + 1] = EMPTY_K1
+    for i in range(old_slots):
+        if s.slots[2 * i + 1] != EMPTY_K1:
+            keyset_place(fresh, slots - 1, s.slots[2 * i], s.slots[2 * i + 1])
+    pool_give(s.pool, s.slots, 2 * old_slots * sizeof(uint64_t))
+    s.slots = fresh
+    s.mask = slots - 1
+    return 0
+
+
+cdef inline int keyset_add(KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
+    """Insert (a, b): 1 if new, 0 if already there, -1 when out of memory."""
+    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b) & <uint64_t>s.mask)
+    cdef uint64_t* slot
+    while True:
+        slot = s.slots + 2 * h
+        if slot[1] == EMPTY_K1:
+            break
+        if slot[0] == a and slot[1] == b:
+            return 0
+        h = (h + 1) & s.mask
+    slot[0] = a
+    slot[1] = b
+    s.size += 1
+    if 2 * s.size > s.mask + 1:
+        if keyset_grow(s):
+            return -1
+    return 1
+
+
+cdef int keyset_compact(KeySet* s) noexcept nogil:
+    """Copy the keys into dense arrays (slot order) and drop the table."""
+    cdef Py_ssize_t i, n = 0
+    s.k0 = <uint64_t*>malloc((s.size + 1) * sizeof(uint64_t))
+    s.k1 = <uint64_t*>malloc((s.size + 1) * sizeof(uint64_t))
+    if s.k0 == NULL or s.k1 == NULL:
+        return -1
+    for i in range(s.mask + 1):
+        if s.slots[2 * i + 1] != EMPTY_K1:
+            s.k0[n] = s.slots[2 * i]
+            s.k1[n] = s.slots[2 * i + 1]
+            n += 1
+    pool_give(s.pool, s.slots, 2 * (s.mask + 1) * sizeof(uint64_t))
+    s.slots = NULL
+    return 0
+
+
+cdef inline uint64_t make_tag(int stop, int number, int played) noexcept nogil:
+    return <uint64_t>(stop | (number << 4) | (played << 8))
+
+
+cdef inline uint64_t key_k1(Key96 key, uint64_t tag) noexcept nogil:
+    return <uint64_t>key.hi | (tag << 32)
+
+
+ctypedef struct ChainSink:
+    KeySet* following     # positions that go on to the next stage
+    KeySet* outcomes
+    int number
+    int count
+    bint last_stage
+    Py_ssize_t leaves
+    int error
+
+
+cdef void gen_load(Gen* g, Key96 key, uint32_t blocked) noexcept nogil:
+    """Set the generator's mover from a packed key (the opponent's mask given)."""
+    cdef int q, k, total = 0
+    cdef uint32_t mask = 0
+    for q in range(1, 17):
+        k = (key.lo >> (4 * (q - 1))) & 15
+        g.c[q] = k
+        total += k
+        if k:
+            mask |= (<uint32_t>1) << (q - 1)
+    for q in range(17, 25):
+        k = (key.hi >> (4 * (q - 17))) & 15
+        g.c[q] = k
+        total += k
+        if k:
+            mask |= (<uint32_t>1) << (q - 1)
+    g.mask = mask
+    g.off = N_CHECKERS - total
+    g.blocked = blocked
+    g.klo = key.lo
+    g.khi = key.hi
+
+
+cdef void chain_dfs(Gen* g, int die, int depth, int max_from, ChainSink* sink) noexcept nogil:
+    """The plays of a stage of equal dice that use every die or end the game,
+    straight into the chain's sets (the same source order as gen_equal_dice)."""
+    cdef uint32_t sources = g.mask & (((<uint32_t>1) << max_from) - 1)
+    cdef int frm, added
+    while sources:
+        frm = bit_length(sources)
+        sources &= ~((<uint32_t>1) << (frm - 1))
+        if not gen_can_step(g, frm, die):
+            continue
+        gen_do(g, frm, die)
+        if g.off == N_CHECKERS:
+            sink.leaves += 1
+            added = keyset_add(sink.outcomes, g.klo,
+                               g.khi | (make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32))
+        elif depth + 1 == sink.count:
+            sink.leaves += 1
+            if sink.last_stage:
+                added = keyset_add(sink.outcomes, g.klo,
+                                   g.khi | (make_tag(STOP_COMPLETE, sink.number, sink.count) << 32))
+            else:
+                added = keyset_add(sink.following, g.klo, g.khi)
+        else:
+            added = 0
+            chain_dfs(g, die, depth + 1, frm, sink)
+        if added < 0:
+            sink.error = 1
+        gen_undo(g, frm, die)
+
+
+cdef bint gen_has_full_play(Gen* g, int die, int count, int depth, int max_from) noexcept nogil:
+    """Whether some play of ``count`` equal dice uses them all or ends the game."""
+    cdef uint32_t sources = g.mask & (((<uint32_t>1) << max_from) - 1)
+    cdef int frm
+    cdef bint found = False
+    while sources and not found:
+        frm = bit_length(sources)
+        sources &= ~((<uint32_t>1) << (frm - 1))
+        if not gen_can_step(g, frm, die):
+            continue
+        gen_do(g, frm, die)
+        found = (g.off == N_CHECKERS or depth + 1 == count
+                 or gen_has_full_play(g, die, count, depth + 1, frm))
+        gen_undo(g, frm, die)
+    return found
+
+
+cdef enum:
+    BATCH = 64
+
+
+cdef int flush_batch(KeySet** tables, uint64_t* k0, uint64_t* k1, uint8_t* which,
+                     int n) noexcept nogil:
+    """Insert a batch of keys, prefetching their home slots first."""
+    cdef int j, added
+    cdef KeySet* t
+    cdef Py_ssize_t h
+    for j in range(n):
+        t = tables[which[j]]
+        h = <Py_ssize_t>(key_hash(k0[j], k1[j]) & <uint64_t>t.mask)
+        prefetch(t.slots + 2 * h)
+    for j in range(n):
+        if keyset_add(tables[which[j]], k0[j], k1[j]) < 0:
+            return -1
+    return 0
+
+
+cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
+                      Py_ssize_t max_ends) noexcept nogil:
+    """Expand positions that can play the whole stage, one step at a time,
+    merging equal positions after every step. Takes ownership of ``layer``.
+
+    New keys are inserted in batches whose hash slots are prefetched first:
+    the tables outgrow the caches, and the misses then overlap."""
+    cdef KeySet following
+    cdef KeySet* tables[3]
+    cdef uint64_t b0[BATCH + 32]
+    cdef uint64_t b1[BATCH + 32]
+    cdef uint8_t which[BATCH + 32]
+    cdef int n_batch = 0
+    cdef Gen g
+    cdef Key96 key
+    cdef Py_ssize_t i
+    cdef int k, frm, err = 0
+    cdef uint32_t sources
+    cdef uint64_t over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
+    cdef uint64_t done_tag = make_tag(STOP_COMPLETE, sink.number, sink.count) << 32
+    tables[1] = sink.following
+    tables[2] = sink.outcomes
+    for k in range(sink.count):
+        if k + 1 < sink.count and keyset_init(&following, layer.size * 2, layer.pool):
+            keyset_free(layer)
+            return CHAIN_NO_MEMORY
+        tables[0] = &following
+        for i in range(layer.mask + 1):
+            if layer.slots[2 * i + 1] == EMPTY_K1:
+                continue
+            key.lo = layer.slots[2 * i]
+            key.hi = <uint32_t>layer.slots[2 * i + 1]
+            gen_load(&g, key, blocked)
+            sources = g.mask
+            while sources:
+                frm = bit_length(sources)
+                sources &= ~((<uint32_t>1) << (frm - 1))
+                if not gen_can_step(&g, frm, sink.number):
+                    continue
+                gen_do(&g, frm, sink.number)
+                b0[n_batch] = g.klo
+                if g.off == N_CHECKERS:
+                    b1[n_batch] = g.khi | over_tag
+                    which[n_batch] = 2
+                elif k + 1 < sink.count:
+                    b1[n_batch] = g.khi
+                    which[n_batch] = 0
+                elif sink.last_stage:
+                    b1[n_batch] = g.khi | done_tag
+                    which[n_batch] = 2
+                else:
+                    b1[n_batch] = g.khi
+                    which[n_batch] = 1
+                n_batch += 1
+                gen_undo(&g, frm, sink.number)
+            if n_batch >= BATCH:
+                err = flush_batch(tables, b0, b1, which, n_batch)
+                n_batch = 0
+                if err:
+                    break
+        if not err and n_batch:
+            err = flush_batch(tables, b0, b1, which, n_batch)
+            n_batch = 0
+        keyset_free(layer)
+        if k + 1 < sink.count:
+            layer[0] = following
+            if err or following.size > max_ends:
+                keyset_free(layer)
+                return CHAIN_NO_MEMORY if err else CHAIN_TOO_MANY
+        elif err:
+            return CHAIN_NO_MEMORY
+    return CHAIN_OK
+
+
+# Result codes of chain_run
+cdef enum:
+    CHAIN_OK = 0
+    CHAIN_NO_MEMORY = -1
+    CHAIN_TOO_MANY = -2
+
+
+cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
+                      const uint8_t* counts, int n_stages, bint is_chain,
+                      Py_ssize_t max_ends, KeySet* outcomes, Pool* pool,
+                      StageEnd* ends) noexcept nogil:
+    """The body of chain_run; every table it makes comes from ``pool``."""
+    cdef KeySet frontier, following, full
+    cdef uint8_t dice[MAX_STAGE_DICE]
+    cdef int stage, n, count, n_ends, playable, j, added, err
+    cdef Py_ssize_t i
+    cdef Pos q = start[0]
+    cdef Key96 key
+    cdef uint64_t tag
+    cdef Gen g
+    cdef ChainSink sink
+    cdef uint32_t blocked = rotate12(start.occ[1 - seat])
+    if keyset_init(&frontier, 16, pool):
+        return CHAIN_NO_MEMORY
+    key = pos_mover_key(start, seat)
+    keyset_add(&frontier, key.lo, key.hi)
+    for stage in range(n_stages):
+        n = numbers[stage]
+        count = counts[stage]
+        for j in range(count):
+            dice[j] = n
+        if keyset_init(&following, frontier.size * 4, pool):
+            keyset_free(&frontier)
+            return CHAIN_NO_MEMORY
+        if keyset_init(&full, frontier.size, pool):
+            keyset_free(&frontier)
+            keyset_free(&following)
+            return CHAIN_NO_MEMORY
+        sink.following = &following
+        sink.outcomes = outcomes
+        sink.number = n
+        sink.count = count
+        sink.last_stage = stage == n_stages - 1
+        sink.error = 0
+        added = 0
+        for i in range(frontier.mask + 1):
+            if frontier.slots[2 * i + 1] == EMPTY_K1:
+                continue
+            key.lo = frontier.slots[2 * i]
+            key.hi = <uint32_t>frontier.slots[2 * i + 1]
+            # Positions that can play the whole stage are expanded together, a
+            # step at a time (chain_layers); only the others are judged here.
+            gen_load(&g, key, blocked)
+            if gen_has_full_play(&g, n, count, 0, 24):
+                added = keyset_add(&full, key.lo, key.hi)
+                if added < 0:
+                    break
+                continue
+            pos_set_mover_key(&q, seat, key)
+            stage_generate(&q, seat, dice, count, ends, STAGE_CAPACITY, &n_ends, &playable)
+            if is_chain and playable == 0:
+                # Nothing moves: RULES §5.2 on the first stage, else a stall with 0 played.
+                tag = make_tag(STOP_UNSTARTED if stage == 0 else STOP_STALLED, n, 0)
+                added = keyset_add(outcomes, key.lo, key_k1(key, tag))
+            else:
+                for j in range(n_ends):
+                    if ends[j].ends_game:
+                        tag = make_tag(STOP_GAME_OVER, n, count)
+                    elif is_chain and playable < count:
+                        tag = make_tag(STOP_STALLED, n, playable)
+                    elif stage == n_stages - 1:
+                        tag = make_tag(STOP_COMPLETE, n, count)
+                    else:
+                        added = keyset_add(&following, ends[j].key.lo, ends[j].key.hi)
+                        if added < 0:
+                            break
+                        continue
+                    added = keyset_add(outcomes, ends[j].key.lo, key_k1(ends[j].key, tag))
+                    if added < 0:
+                        break
+            if added < 0 or following.size + outcomes.size > max_ends:
+                break
+        keyset_free(&frontier)
+        if added < 0:
+            err = CHAIN_NO_MEMORY
+        elif following.size + outcomes.size > max_ends:
+            err = CHAIN_TOO_MANY
+        else:
+            err = chain_layers(&full, blocked, &sink, max_ends)
+            if err == CHAIN_OK and following.size + outcomes.size > max_ends:
+                err = CHAIN_TOO_MANY
+        keyset_free(&full)
+        if err != CHAIN_OK:
+            keyset_free(&following)
+            return err
+        frontier = following
+    keyset_free(&frontier)
+    return CHAIN_OK
+
+
+cdef int chain_run(const Pos* start, int seat, const uint8_t* numbers,
+                   const uint8_t* counts, int n_stages, bint is_chain,
+                   Py_ssize_t max_ends, KeySet* outcomes) noexcept nogil:
+    """Enumerate every distinct outcome of a sequence of equal-dice stages.
+
+    ``is_chain``: an escalating chain (RULES §4.3-4.4: the chain stops at the
+    first stage not played in full); otherwise a remainder (RULES §5.3: dice
+    that cannot be played are lost and play goes on with the next stage).
+    Outcomes go into ``outcomes`` as dense (mover key, tag) arrays.
+    """
+    cdef Pool pool
+    cdef int err
+    cdef StageEnd* ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    pool.n = 0
+    outcomes.slots = NULL
+    outcomes.k0 = NULL
+    outcomes.k1 = NULL
+    if ends == NULL or keyset_init(outcomes, 1024, &pool):
+        err = CHAIN_NO_MEMORY
+    else:
+        err = chain_stages(start, seat, numbers, counts, n_stages, is_chain, max_ends,
+                           outcomes, &pool, ends)
+        if err == CHAIN_OK and keyset_compact(outcomes):
+            err = CHAIN_NO_MEMORY
+    if err != CHAIN_OK:
+        keyset_free(outcomes)
+    outcomes.pool = NULL
+    free(ends)
+    pool_release(&pool)
+    return err
+
+
+cdef bint key_can_reach(Key96 a, Key96 b) noexcept nogil:
+    """Whether checkers only moving down could turn mover key ``a`` into ``b``."""
+    cdef int p, above_a = 0, above_b = 0
+    for p in range(24, 0, -1):
+        if p > 16:
+            above_a += (a.hi >> (4 * (p - 17))) & 15
+            above_b += (b.hi >> (4 * (p - 17))) & 15
+        else:
+            above_a += (a.lo >> (4 * (p - 1))) & 15
+            above_b += (b.lo >> (4 * (p - 1))) & 15
+        if above_a < above_b:
+            return False
+    return True
+
+
+cdef int chain_recover(Pos* q, int seat, const uint8_t* numbers, const uint8_t* counts,
+                       int n_stages, bint is_chain, int stage, Key96 target,
+                       uint64_t target_tag, Step* path, int* stage_steps,
+                       KeySet* failed) noexcept nogil:
+    """Find the first stage-by-stage play (each stage's ends in canonical order)
+    that leads to the outcome (target, target_tag). 1 found, 0 not, -1 no memory."""
+    cdef uint8_t dice[MAX_STAGE_DICE]
+    cdef int n = numbers[stage], count = counts[stage], n_ends, playable, j, k, found
+    cdef Key96 here = pos_mover_key(q, seat), key
+    cdef uint64_t tag
+    cdef int offset = 0
+    for j in range(stage):
+        offset += stage_steps[j]
+    if keyset_add(failed, here.lo, key_k1(here, <uint64_t>(stage + 1) << 24)) == 0:
+        return 0     # this (stage, position) was explored before without success
+    for j in range(count):
+        dice[j] = n
+    cdef StageEnd* ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    if ends == NULL:
+        return -1
+    stage_generate(q, seat, dice, count, ends, STAGE_CAPACITY, &n_ends, &playable)
+    found = 0
+    if is_chain and playable == 0:
+        tag = make_tag(STOP_UNSTARTED if stage == 0 else STOP_STALLED, n, 0)
+        if here.lo == target.lo and here.hi == target.hi and tag == target_tag:
+            stage_steps[stage] = 0
+            found = 1
+        free(ends)
+        return found
+    for j in range(n_ends):
+        key = ends[j].key
+        if ends[j].ends_game:
+            tag = make_tag(STOP_GAME_OVER, n, count)
+        elif is_chain and playable < count:
+            tag = make_tag(STOP_STALLED, n, playable)
+        elif stage == n_stages - 1:
+            tag = make_tag(STOP_COMPLETE, n, count)
+        else:
+            tag = 0xFFFF    # goes on to the next stage
+        if tag != 0xFFFF:
+            if key.lo == target.lo and key.hi == target.hi and tag == target_tag:
+                found = 1
+        elif key_can_reach(key, target):
+            pos_set_mover_key(q, seat, key)
+            for k in range(ends[j].n_steps):
+                path[offset + k] = ends[j].steps[k]
+            stage_steps[stage] = ends[j].n_steps
+            found = chain_recover(q, seat, numbers, counts, n_stages, is_chain, stage + 1,
+                                  target, target_tag, path, stage_steps, failed)
+            pos_set_mover_key(q, seat, here)
+            if found < 0:
+                break
+        if found == 1:
+            for k in range(ends[j].n_steps):
+                path[offset + k] = ends[j].steps[k]
+            stage_steps[stage] = ends[j].n_steps
+            break
+    free(ends)
+    return found
+
+
+DEFAULT_MAX_ENDS = 20_000_000
+
+
+cdef class ChainResult:
+    """Every distinct outcome of a chain or a remainder (backend object; see gulbara.chains)."""
+    cdef Pos base
+    cdef int seat_
+    cdef bint is_chain
+    cdef int n_stages
+    cdef uint8_t numbers[7]
+    cdef uint8_t counts[7]
+    cdef KeySet outcomes
+
+    def __dealloc__(self):
+        keyset_free(&self.outcomes)
+
+    def __len__(self):
+        return self.outcomes.size
+
+    @property
+    def seat(self):
+        return self.seat_
+
+    @property
+    def stages(self):
+        """The stages as tuples of equal dice."""
+        return tuple((self.numbers[i],) * self.counts[i] for i in range(self.n_stages))
+
+    cdef int check_index(self, Py_ssize_t i) except -1:
+        if i < 0 or i >= self.outcomes.size:
+            raise IndexError(f"outcome index {i} out of range for {self.outcomes.size} outcomes")
+        return 0
+
+    cdef void end_pos(self, Py_ssize_t i, Pos* out) noexcept nogil:
+        cdef Key96 key
+        key.lo = self.outcomes.k0[i]
+        key.hi = <uint32_t>self.outcomes.k1[i]
+        out[0] = self.base
+        pos_set_mover_key(out, self.seat_, key)
+
+    def code(self, Py_ssize_t i):
+        self.check_index(i)
+        cdef Pos p
+        self.end_pos(i, &p)
+        return format_code(&p)
+
+    def position(self, Py_ssize_t i):
+        self.check_index(i)
+        cdef Pos p
+        self.end_pos(i, &p)
+        return wrap(&p)
+
+    def tag(self, Py_ssize_t i):
+        """(stop, number, dice played in that stage) of outcome ``i``."""
+        self.check_index(i)
+        cdef uint64_t tag = self.outcomes.k1[i] >> 32
+        return (<int>(tag & 15), <int>((tag >> 4) & 15), <int>((tag >> 8) & 15))
+
+    def fill(self, int8_t[:, ::1] boards, uint8_t[:, ::1] borne_off,
+             int8_t[::1] stop, uint8_t[::1] number, uint8_t[::1] played):
+        """Write every outcome into caller arrays (shapes N x 24, N x 2, N, N, N)."""
+        cdef Py_ssize_t i, n = self.outcomes.size
+        cdef int q, other = 1 - self.seat_
+        cdef Pos p
+        cdef uint64_t tag
+        if (boards.shape[0] != n or boards.shape[1] != 24 or borne_off.shape[0] != n
+                or borne_off.shape[1] != 2 or stop.shape[0] != n or number.shape[0] != n
+                or played.shape[0] != n):
+            raise ValueError(f"fill needs arrays of shape ({n}, 24), ({n}, 2), ({n},) x 3")
+        with nogil:
+            for i in range(n):
+                self.end_pos(i, &p)
+                for q in range(1, 25):
+                    boards[i, q - 1] = <int8_t>(p.cnt[0][q] - p.cnt[1][point_in_other_frame(q)])
+                borne_off[i, 0] = p.off[0]
+                borne_off[i, 1] = p.off[1]
+                tag = self.outcomes.k1[i] >> 32
+                stop[i] = <int8_t>(tag & 15)
+                number[i] = <uint8_t>((tag >> 4) & 15)
+                played[i] = <uint8_t>((tag >> 8) & 15)
+
+    def steps(self, Py_ssize_t i):
+        """One canonical stage-by-stage play reaching outcome ``i``: a tuple of
+        per-stage step tuples (stages after a stop are absent)."""
+        self.check_index(i)
+        cdef Key96 target
+        cdef uint64_t tag = self.outcomes.k1[i] >> 32
+        cdef Step path[7 * MAX_STAGE_DICE]
+        cdef int stage_steps[7]
+        cdef KeySet failed
+        cdef Pos q = self.base
+        cdef int found, k, offset = 0, last
+        target.lo = self.outcomes.k0[i]
+        target.hi = <uint32_t>self.outcomes.k1[i]
+        if keyset_init(&failed, 1024):
+            raise MemoryError()
+        with nogil:
+            found = chain_recover(&q, self.seat_, self.numbers, self.counts, self.n_stages,
+                                  self.is_chain, 0, target, tag, path, stage_steps, &failed)
+        keyset_free(&failed)
+        if found != 1:
+            raise MemoryError("could not recover the steps of a chain outcome")
+        # The stage where the outcome was decided is the tag's number.
+        last = 0
+        for k in range(self.n_stages):
+            if self.numbers[k] == ((tag >> 4) & 15):
+                last = k
+        result = []
+        for k in range(last + 1):
+            result.append(tuple([(path[offset + j].frm, path[offset + j].die)
+                                 for j in range(stage_steps[k])]))
+            offset += stage_steps[k]
+        return tuple(result)
+
+
+cdef ChainResult run_chain(const Pos* p, int seat, list stages, bint is_chain,
+                           Py_ssize_t max_ends):
+    cdef ChainResult result = ChainResult.__new__(ChainResult)
+    cdef int k, err
+    result.base = p[0]
+    result.seat_ = seat
+    result.is_chain = is_chain
+    result.n_stages = len(stages)
+    for k in range(result.n_stages):
+        result.numbers[k] = stages[k][0]
+        result.counts[k] = stages[k][1]
+    with nogil:
+        err = chain_run(p, seat, result.numbers, result.counts, result.n_stages, is_chain,
+                        max_ends, &result.outcomes)
+    if err == CHAIN_TOO_MANY:
+        keyset_free(&result.outcomes)
+        raise EnumerationLimitError(
+            f"more than max_ends={max_ends:,} distinct positions "
+            f"(about {CHAIN_BYTES_PER_END} bytes each); raise max_ends to allow more memory")
+    if err:
+        keyset_free(&result.outcomes)
+        raise MemoryError("out of memory in a chain enumeration")
+    return result
+
+
+def chain_ends_raw(code_or_position, seat, int first, Py_ssize_t max_ends=DEFAULT_MAX_ENDS):
+    """Every outcome of an escalating chain from ``first`` up to 6 (RULES §4.3-4.4)."""
+    cdef Pos p
+    if isinstance(code_or_position, Position):
+        p = (<Position>code_or_position).pos
+    else:
+        read_code(code_or_position, &p)
+    cdef int s = check_seat(seat)
+    if first < 1 or first > 6:
+        raise InvalidDiceError(f"a chain starts at a number 1..6, got {first}")
+    return run_chain(&p, s, [(n, 4) for n in range(first, 7)], True, max_ends)
+
+
+def remainder_ends_raw(code_or_position, seat, stages, Py_ssize_t max_ends=DEFAULT_MAX_ENDS):
+    """Every outcome of a remainder's stages (RULES §5.3); ``stages`` as (number, count) pairs."""
+    cdef Pos p
+    if isinstance(code_or_position, Position):
+        p = (<Position>code_or_position).pos
+    else:
+        read_code(code_or_position, &p)
+    cdef int s = check_seat(seat)
+    return run_chain(&p, s, list(stages), False, max_ends)

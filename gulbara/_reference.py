@@ -601,3 +601,142 @@ class Ends:
 def stage_ends(code, seat, dice):
     """Parse the position code (RULES §9.1) and enumerate the stage (RULES §3)."""
     return Position.from_code(code).stage_ends(seat, dice)
+
+
+# ---------------------------------------------------------------------------
+# Whole chains and remainders (RULES §4.3-4.4, §5.3), stage by stage
+# ---------------------------------------------------------------------------
+
+STOP_COMPLETE, STOP_STALLED, STOP_UNSTARTED, STOP_GAME_OVER = 0, 1, 2, 3
+
+
+def chain_outcomes(code, seat, stages, is_chain, generate=None):
+    """Every distinct outcome of a sequence of equal-dice stages, expanded
+    stage by stage with a stage generator (this module's ``stage_ends`` unless
+    ``generate`` is given).
+
+    ``stages`` are (number, count) pairs. An outcome is (end code, stop,
+    number, dice played in that stage): for an escalating chain
+    (``is_chain``) the chain stops at the first stage not played in full
+    (RULES §4.4; ``STOP_UNSTARTED`` when not even one die of the first stage
+    moves, RULES §5.2); for a remainder every stage is played, its unplayable
+    dice lost (RULES §5.3). A stage that ends the game stops everything
+    (RULES §5.5).
+    """
+    generate = generate or stage_ends
+    outcomes = set()
+    frontier = {code}
+    for index, (number, count) in enumerate(stages):
+        following = set()
+        last = index == len(stages) - 1
+        for here in frontier:
+            ends = generate(here, seat, [number] * count)
+            if is_chain and ends.playable_dice == 0:
+                stop = STOP_UNSTARTED if index == 0 else STOP_STALLED
+                outcomes.add((here, stop, number, 0))
+                continue
+            for i in range(len(ends)):
+                if ends.ends_game(i):
+                    outcomes.add((ends.code(i), STOP_GAME_OVER, number, count))
+                elif is_chain and ends.playable_dice < count:
+                    outcomes.add((ends.code(i), STOP_STALLED, number, ends.playable_dice))
+                elif last:
+                    outcomes.add((ends.code(i), STOP_COMPLETE, number, count))
+                else:
+                    following.add(ends.code(i))
+        frontier = following
+    return outcomes
+
+
+class ChainResult:
+    """Every distinct outcome of a chain or a remainder (the reference's
+    stage-by-stage expansion; the same interface as the core's)."""
+
+    def __init__(self, code, seat, stages, is_chain, max_ends):
+        self._start = Position.from_code(code)
+        self._seat = seat
+        self._stages = [(number, count) for number, count in stages]
+        self._is_chain = is_chain
+        outcomes = chain_outcomes(self._start.code(), seat, self._stages, is_chain)
+        if len(outcomes) > max_ends:
+            from .errors import EnumerationLimitError
+            raise EnumerationLimitError(f"more than max_ends={max_ends:,} distinct positions")
+        self._outcomes = sorted(outcomes)
+
+    def __len__(self):
+        return len(self._outcomes)
+
+    @property
+    def seat(self):
+        return self._seat
+
+    @property
+    def stages(self):
+        return tuple((number,) * count for number, count in self._stages)
+
+    def _outcome(self, i):
+        if not 0 <= i < len(self._outcomes):
+            raise IndexError(f"outcome index {i} out of range for {len(self._outcomes)} outcomes")
+        return self._outcomes[i]
+
+    def code(self, i):
+        return self._outcome(i)[0]
+
+    def position(self, i):
+        return Position.from_code(self._outcome(i)[0])
+
+    def tag(self, i):
+        return self._outcome(i)[1:]
+
+    def fill(self, boards, borne_off, stop, number, played):
+        for i, (code, why, where, count) in enumerate(self._outcomes):
+            end = Position.from_code(code)
+            boards[i, :] = end.points()
+            borne_off[i, 0] = end.borne_off(0)
+            borne_off[i, 1] = end.borne_off(1)
+            stop[i], number[i], played[i] = why, where, count
+
+    def steps(self, i):
+        """The first stage-by-stage play (each stage's ends in canonical order) reaching outcome i."""
+        target = self._outcome(i)
+
+        def search(code, index, so_far):
+            number, count = self._stages[index]
+            ends = stage_ends(code, self._seat, [number] * count)
+            if self._is_chain and ends.playable_dice == 0:
+                stop = STOP_UNSTARTED if index == 0 else STOP_STALLED
+                return so_far + ((),) if (code, stop, number, 0) == target else None
+            for k in range(len(ends)):
+                steps = so_far + (ends.steps(k),)
+                if ends.ends_game(k):
+                    outcome = (ends.code(k), STOP_GAME_OVER, number, count)
+                elif self._is_chain and ends.playable_dice < count:
+                    outcome = (ends.code(k), STOP_STALLED, number, ends.playable_dice)
+                elif index == len(self._stages) - 1:
+                    outcome = (ends.code(k), STOP_COMPLETE, number, count)
+                else:
+                    found = search(ends.code(k), index + 1, steps)
+                    if found is not None:
+                        return found
+                    continue
+                if outcome == target:
+                    return steps
+            return None
+
+        return search(self._start.code(), 0, ())
+
+
+def chain_ends_raw(code_or_position, seat, first, max_ends=20_000_000):
+    """Every outcome of an escalating chain from ``first`` up to 6 (RULES §4.3-4.4)."""
+    code = code_or_position.code() if isinstance(code_or_position, Position) else code_or_position
+    seat = _check_seat(seat)
+    first = _check_int(first, "first")
+    if not 1 <= first <= 6:
+        raise InvalidDiceError(f"a chain starts at a number 1..6, got {first}")
+    return ChainResult(code, seat, [(n, 4) for n in range(first, 7)], True, max_ends)
+
+
+def remainder_ends_raw(code_or_position, seat, stages, max_ends=20_000_000):
+    """Every outcome of a remainder's stages (RULES §5.3), given as (number, count) pairs."""
+    code = code_or_position.code() if isinstance(code_or_position, Position) else code_or_position
+    return ChainResult(code, _check_seat(seat), list(stages), False, max_ends)

@@ -16,6 +16,9 @@ __all__ = [
     "InvalidNotationError",
     "IllegalPlayError",
     "InvalidRulesError",
+    "GameStateError",
+    "RecordError",
+    "EnumerationLimitError",
 ]
 
 
@@ -45,3 +48,16 @@ class IllegalPlayError(GulBaraError):
 
 class InvalidRulesError(GulBaraError):
     """An unknown option or option value of :class:`gulbara.Rules` (RULES §8)."""
+
+
+class GameStateError(GulBaraError):
+    """An action that does not fit the game's state: a play at a chance node, a roll at a
+    decision, anything after the end (see :class:`gulbara.Game`)."""
+
+
+class RecordError(GulBaraError):
+    """A game or match record that cannot be read, or that does not replay (RULES §9.3)."""
+
+
+class EnumerationLimitError(GulBaraError):
+    """An enumeration would hold more distinct positions than its ``max_ends`` bound allows."""

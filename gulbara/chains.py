@@ -1,0 +1,273 @@
+"""Whole escalating chains and remainders (RULES §4.3-4.4, §5), as numpy arrays.
+
+From a player's 4th roll a double n-n is a chain of stages: four n's, four
+(n+1)'s, ... up to four 6's, with no dice rolled in between. A bot that
+searches wants every position the whole chain can end in: that is
+:func:`chain_ends`. The answer can hold millions of positions, so it comes
+back as arrays, not as Python objects.
+
+>>> import gulbara
+>>> chain = gulbara.chain_ends(gulbara.START_CODE, gulbara.WHITE, 5)
+>>> len(chain), chain.boards.shape, chain.boards.dtype.name
+(44, (44, 24), 'int8')
+>>> sorted(set(chain.stop_reasons()))
+['complete']
+>>> chain.steps(0)[0]        # one canonical stage-by-stage play of outcome 0
+((24, 5), (24, 5), (24, 5), (24, 5))
+"""
+
+from typing import Iterator, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+from gulbara._backend import Position, backend
+from gulbara.errors import InvalidDiceError
+from gulbara.rules import DEFAULT_RULES, Rules
+
+__all__ = [
+    "chain_ends", "remainder_ends", "ChainEnds", "ChainOutcome",
+    "STOP_COMPLETE", "STOP_STALLED", "STOP_UNSTARTED", "STOP_GAME_OVER", "STOP_NAMES",
+    "DEFAULT_MAX_ENDS", "BYTES_PER_END",
+]
+
+#: Every stage played in full (for a remainder: every stage played).
+STOP_COMPLETE = 0
+#: A stage not played in full: the chain stops and its rest is the remainder (RULES §4.4, §5.1).
+STOP_STALLED = 1
+#: Not one die of the chain's first stage could be played (RULES §5.2).
+STOP_UNSTARTED = 2
+#: The mover bore off its last checker (RULES §5.5).
+STOP_GAME_OVER = 3
+STOP_NAMES = ("complete", "stalled", "unstarted", "game_over")
+
+#: Default bound on the distinct positions one enumeration may hold.
+DEFAULT_MAX_ENDS = 20_000_000
+#: Peak memory per distinct position held (hash-table slots at their highest
+#: load, the next stage's frontier, and the dense result arrays), in bytes.
+BYTES_PER_END = 80
+
+
+class ChainOutcome(NamedTuple):
+    """One outcome of a chain or remainder."""
+
+    code: str
+    """The end position."""
+    stop: str
+    """Why it ended: one of :data:`STOP_NAMES`."""
+    remainder: Tuple[int, ...]
+    """The dice passed to the opponent (RULES §5.1), ascending; empty if none."""
+    ends_game: bool
+    """Whether the mover bore off its last checker."""
+
+
+class ChainEnds:
+    """Every distinct outcome of a chain or remainder, as numpy arrays.
+
+    An outcome is an end position together with why the chain stopped, which
+    fixes the remainder; the same position reached by stopping at different
+    stages is two outcomes. The order of outcomes is deterministic but not
+    meaningful; sort the arrays if you need one.
+
+    Arrays (built on first use, then cached), for ``N = len(self)``:
+
+    * ``boards``: ``N x 24`` ``int8``, White's numbering, positive White, negative Black;
+    * ``borne_off``: ``N x 2`` ``uint8``, White's then Black's;
+    * ``stop``: ``N`` ``int8``, one of the ``STOP_*`` constants;
+    * ``stop_number``: ``N`` ``uint8``, the number of the stage where it stopped;
+    * ``played``: ``N`` ``uint8``, dice played in that stage;
+    * ``remainder``: ``N x 6`` ``uint8``, dice of each number 1..6 passed on;
+    * ``ends_game``: ``N`` ``bool``.
+    """
+
+    def __init__(self, raw, rules: Rules, first: Optional[int]) -> None:
+        self._raw = raw
+        self._rules = rules
+        self._first = first
+        self._arrays = None
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    @property
+    def seat(self) -> int:
+        return self._raw.seat
+
+    @property
+    def stages(self) -> Tuple[Tuple[int, ...], ...]:
+        """The stages enumerated, as tuples of equal dice."""
+        return self._raw.stages
+
+    def _build(self):
+        if self._arrays is None:
+            n = len(self._raw)
+            boards = np.zeros((n, 24), dtype=np.int8)
+            borne_off = np.zeros((n, 2), dtype=np.uint8)
+            stop = np.zeros(n, dtype=np.int8)
+            number = np.zeros(n, dtype=np.uint8)
+            played = np.zeros(n, dtype=np.uint8)
+            self._raw.fill(boards, borne_off, stop, number, played)
+            remainder = self._remainder_counts(stop, number, played)
+            ends_game = stop == STOP_GAME_OVER
+            for array in (boards, borne_off, stop, number, played, remainder, ends_game):
+                array.flags.writeable = False
+            self._arrays = (boards, borne_off, stop, number, played, remainder, ends_game)
+        return self._arrays
+
+    def _remainder_counts(self, stop, number, played) -> np.ndarray:
+        """Dice passed to the opponent per number (RULES §5.1-5.2 and the rules' options)."""
+        counts = np.zeros((len(stop), 6), dtype=np.uint8)
+        if self._first is None:
+            return counts          # a remainder never produces a remainder (RULES §5.4)
+        later = np.arange(1, 7)[None, :] > number[:, None]
+        if self._rules.remainder == "to_opponent":
+            stalled = stop == STOP_STALLED
+            counts[stalled] = np.where(later[stalled], 4, 0)
+            rows = np.nonzero(stalled)[0]
+            counts[rows, number[rows].astype(np.intp) - 1] = 4 - played[rows]
+        if self._rules.unstarted_chain == "to_opponent":
+            unstarted = stop == STOP_UNSTARTED
+            counts[unstarted, self._first - 1:] = 4
+        return counts
+
+    @property
+    def boards(self) -> np.ndarray:
+        return self._build()[0]
+
+    @property
+    def borne_off(self) -> np.ndarray:
+        return self._build()[1]
+
+    @property
+    def stop(self) -> np.ndarray:
+        return self._build()[2]
+
+    @property
+    def stop_number(self) -> np.ndarray:
+        return self._build()[3]
+
+    @property
+    def played(self) -> np.ndarray:
+        return self._build()[4]
+
+    @property
+    def remainder(self) -> np.ndarray:
+        return self._build()[5]
+
+    @property
+    def ends_game(self) -> np.ndarray:
+        return self._build()[6]
+
+    def stop_reasons(self) -> list:
+        """The stop reasons as names (:data:`STOP_NAMES`)."""
+        return [STOP_NAMES[k] for k in self.stop]
+
+    def code(self, i: int) -> str:
+        """The end position code of outcome ``i``."""
+        return self._raw.code(self._index(i))
+
+    def codes(self) -> list:
+        """Every end position code (a Python list: mind the size)."""
+        raw = self._raw
+        return [raw.code(i) for i in range(len(raw))]
+
+    def _index(self, i: int) -> int:
+        n = len(self._raw)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"outcome index out of range ({n} outcomes)")
+        return i
+
+    def __getitem__(self, i: int) -> ChainOutcome:
+        i = self._index(i)
+        arrays = self._build()
+        remainder = tuple(number for number in range(1, 7)
+                          for _ in range(int(arrays[5][i, number - 1])))
+        return ChainOutcome(self._raw.code(i), STOP_NAMES[arrays[2][i]], remainder,
+                            bool(arrays[6][i]))
+
+    def __iter__(self) -> Iterator[ChainOutcome]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def steps(self, i: int) -> Tuple[Tuple[Tuple[int, int], ...], ...]:
+        """One canonical stage-by-stage play reaching outcome ``i``.
+
+        A tuple with one tuple of ``(from, die)`` steps per stage played,
+        up to the stage where the chain stopped; it is the first such play
+        when each stage's ends are taken in canonical order (RULES §3.8).
+        """
+        return self._raw.steps(self._index(i))
+
+    def __repr__(self) -> str:
+        return f"<ChainEnds seat={self.seat} stages={len(self.stages)} outcomes={len(self)}>"
+
+
+def _start(code_or_position):
+    if isinstance(code_or_position, Position):
+        return code_or_position
+    board_position = getattr(code_or_position, "position", None)
+    if isinstance(board_position, Position):
+        return board_position
+    return Position.from_code(code_or_position)
+
+
+def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
+               max_ends: int = DEFAULT_MAX_ENDS) -> ChainEnds:
+    """Every distinct outcome of an escalating chain from ``first`` up to 6.
+
+    Each stage is judged on its own (RULES §4.3); the chain goes on only
+    after a stage played in full and stops at the first that is not, or when
+    the game ends (RULES §4.4). ``code`` is a position code, a ``Position``
+    or a ``Board``. The remainder of each outcome follows ``rules``
+    (``remainder`` and ``unstarted_chain``). More than ``max_ends`` distinct
+    positions raise ``EnumerationLimitError`` (memory: about
+    :data:`BYTES_PER_END` bytes each).
+
+    >>> chain = chain_ends("G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12", 1, 6)
+    >>> list(chain)
+    [ChainOutcome(code='G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12', stop='unstarted', remainder=(), ends_game=False)]
+    """
+    rules = DEFAULT_RULES if rules is None else rules
+    if isinstance(first, bool) or not isinstance(first, (int, np.integer)):
+        raise TypeError(f"first must be an int 1..6, not {type(first).__name__}")
+    if not 1 <= first <= 6:
+        raise InvalidDiceError(f"a chain starts at a number 1..6, got {first}")
+    raw = backend.chain_ends_raw(_start(code), seat, int(first), max_ends)
+    return ChainEnds(raw, rules, int(first))
+
+
+def remainder_ends(code, seat: int, stages: Sequence[Sequence[int]],
+                   max_ends: int = DEFAULT_MAX_ENDS) -> ChainEnds:
+    """Every distinct outcome of playing a remainder's stages in order (RULES §5.3).
+
+    ``stages`` are lists of one to four equal dice in ascending order of
+    number, e.g. ``[[4, 4], [5, 5, 5, 5], [6, 6, 6, 6]]``. Dice of a stage
+    that cannot be played are lost and play goes on with the next stage; a
+    stage that ends the game ends it (RULES §5.5).
+
+    >>> outcomes = remainder_ends(START_CODE, 1, [[5, 5]])
+    >>> sorted(o.code for o in outcomes)
+    ['G:,,,,,,-2,,,,,-13,,,,,,,,,,,,15|0,0|0,0', 'G:,-1,,,,,,,,,,-14,,,,,,,,,,,,15|0,0|0,0']
+    """
+    pairs = []
+    for stage in stages:
+        dice = list(stage)
+        if not 1 <= len(dice) <= 4 or len(set(dice)) != 1:
+            raise InvalidDiceError(f"a remainder stage is one to four equal dice, got {dice!r}")
+        number = dice[0]
+        if isinstance(number, bool) or not isinstance(number, (int, np.integer)):
+            raise TypeError(f"dice must be ints, got {number!r}")
+        if not 1 <= number <= 6:
+            raise InvalidDiceError(f"a die must be 1 to 6, got {number!r} in {dice!r}")
+        if pairs and number <= pairs[-1][0]:
+            raise InvalidDiceError(
+                f"remainder stages go in ascending order of number, got {list(stages)!r}")
+        pairs.append((int(number), len(dice)))
+    if not pairs:
+        raise InvalidDiceError("a remainder has at least one stage")
+    raw = backend.remainder_ends_raw(_start(code), seat, pairs, max_ends)
+    return ChainEnds(raw, DEFAULT_RULES, None)
+
+
+from gulbara._backend import START_CODE  # noqa: E402  (for the doctests)

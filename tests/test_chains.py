@@ -1,0 +1,224 @@
+"""Whole chains and remainders (RULES §4.3-4.4, §5) against a stage-by-stage expansion.
+
+The compiled enumeration (hash-merged frontiers, a step at a time) must give
+exactly the outcomes that iterating ``stage_ends`` stage by stage gives
+(``_reference.chain_outcomes``, a slow Python expansion), on hundreds of
+(position, first) cases covering every first number, stalls mid-chain,
+unstarted chains, bear-offs and game ends mid-chain.
+"""
+
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import gulbara
+from gulbara import _movegen, _reference
+from gulbara.chains import (STOP_COMPLETE, STOP_GAME_OVER, STOP_NAMES, STOP_STALLED,
+                            STOP_UNSTARTED, chain_ends, remainder_ends)
+from positions import (bear_off_position, blocked_start_position, prime_position,
+                       random_play_positions)
+
+SIZE_LIMIT = 12_000     # outcomes per case the Python expansion handles quickly
+
+
+def small_chain(code, seat, first, limit=SIZE_LIMIT, **kw):
+    """The chain, or None when it holds more than ``limit`` positions at once (cheap to find out)."""
+    try:
+        return chain_ends(code, seat, first, max_ends=limit, **kw)
+    except gulbara.EnumerationLimitError:
+        return None
+
+
+def core_outcomes(chain):
+    return {(chain.code(i),) + tuple(chain._raw.tag(i)) for i in range(len(chain))}
+
+
+def expansion(code, seat, stages, is_chain):
+    return _reference.chain_outcomes(code, seat, stages, is_chain, generate=_movegen.stage_ends)
+
+
+def candidate_positions():
+    rng = random.Random(404)
+    out = []
+    for _ in range(40):
+        seat = rng.randint(0, 1)
+        out.append((bear_off_position(rng, seat), seat))
+    for _ in range(15):
+        out.append((prime_position(rng), 1))
+        out.append((prime_position(rng), 0))
+        out.append((blocked_start_position(rng), 1))
+    out += random_play_positions(77, 60)
+    return out
+
+
+def chain_cases():
+    cases = []
+    for code, seat in candidate_positions():
+        for first in range(1, 7):
+            cases.append((code, seat, first))
+    return cases
+
+
+CASES = chain_cases()
+
+
+def test_chains_match_the_stage_by_stage_expansion():
+    compared = 0
+    seen = Counter()
+    firsts = Counter()
+    for code, seat, first in CASES:
+        chain = small_chain(code, seat, first)
+        if chain is None:
+            continue
+        want = expansion(code, seat, [(n, 4) for n in range(first, 7)], True)
+        got = core_outcomes(chain)
+        assert len(got) == len(chain), "duplicate outcomes"
+        if got != want:
+            pytest.fail(f"chain {first}-{first} for seat {seat} from {code}:\n"
+                        f"missing {sorted(want - got)[:5]}\nextra {sorted(got - want)[:5]}")
+        compared += 1
+        firsts[first] += 1
+        for _, stop, number, _ in got:
+            seen[(stop, number > first, number < 6)] += 1
+    assert compared >= 300
+    assert all(firsts[f] >= 20 for f in range(1, 7)), firsts
+    assert any(stop == STOP_STALLED and later for (stop, later, _) in seen)      # mid-chain stall
+    assert any(stop == STOP_UNSTARTED for (stop, _, _) in seen)
+    assert any(stop == STOP_GAME_OVER and before6 for (stop, _, before6) in seen)  # game over mid-chain
+    assert any(stop == STOP_COMPLETE for (stop, _, _) in seen)
+
+
+def test_remainders_match_the_stage_by_stage_expansion():
+    rng = random.Random(9)
+    compared = 0
+    for code, seat in candidate_positions()[::2]:
+        start = rng.randint(1, 6)
+        stages = [(start, rng.randint(1, 4))] + [(n, 4) for n in range(start + 1, 7)]
+        try:
+            result = remainder_ends(code, seat, [[n] * k for n, k in stages], max_ends=SIZE_LIMIT)
+        except gulbara.EnumerationLimitError:
+            continue
+        assert core_outcomes(result) == expansion(code, seat, stages, False)
+        assert not result.remainder.any()          # RULES §5.4: nothing passes back
+        compared += 1
+    assert compared >= 40
+
+
+def test_recovered_steps_replay_to_each_outcome_and_match_the_reference():
+    rng = random.Random(3)
+    replayed = compared = 0
+    for code, seat, first in CASES[::5]:
+        chain = small_chain(code, seat, first, limit=3000)
+        if chain is None:
+            continue
+        reference = _reference.chain_ends_raw(code, seat, first) if len(chain) <= 40 else None
+        for i in rng.sample(range(len(chain)), min(4, len(chain))):
+            steps = chain.steps(i)
+            position = gulbara.Position.from_code(code)
+            for stage in steps:
+                position = position.apply_steps(seat, stage)
+            assert position.code() == chain.code(i)
+            replayed += 1
+            if reference is not None:
+                j = reference._outcomes.index((chain.code(i),) + tuple(chain._raw.tag(i)))
+                assert reference.steps(j) == steps
+                compared += 1
+    assert replayed >= 200 and compared >= 30, (replayed, compared)
+
+
+def test_arrays_agree_with_the_codes():
+    code = "G:,-2,2,-2,,3,,,-2,,,-8,,1,,,,5,,,,,-1,4|0,0|0,0"
+    chain = chain_ends(code, 0, 4)
+    assert len(chain) == 3592
+    boards, off = chain.boards, chain.borne_off
+    assert boards.shape == (3592, 24) and boards.dtype == np.int8
+    for i in range(0, len(chain), 97):
+        position = gulbara.Position.from_code(chain.code(i))
+        assert tuple(boards[i]) == position.points()
+        assert tuple(off[i]) == (position.borne_off(0), position.borne_off(1))
+    assert (np.abs(boards).sum(axis=1) + off.sum(axis=1) == 30).all()
+    assert not boards.flags.writeable
+
+
+def test_remainder_follows_the_rules():
+    """RULES §5.1: an escalating 3-3 that plays four 3's and then only two 4's
+    leaves {4,4, 5,5,5,5, 6,6,6,6}; with remainder='lost' nothing passes."""
+    found = None
+    for code, seat, first in CASES:
+        if first != 3:
+            continue
+        chain = small_chain(code, seat, 3)
+        if chain is None:
+            continue
+        rows = np.nonzero((chain.stop == STOP_STALLED) & (chain.stop_number == 4)
+                          & (chain.played == 2))[0]
+        if len(rows):
+            found = (code, seat, chain, rows[0])
+            break
+    assert found is not None
+    code, seat, chain, row = found
+    assert chain[row].remainder == (4, 4, 5, 5, 5, 5, 6, 6, 6, 6)
+    assert tuple(chain.remainder[row]) == (0, 0, 0, 2, 4, 4)
+    lost = chain_ends(code, seat, 3, rules=gulbara.Rules(remainder="lost"))
+    assert not lost.remainder.any()
+    assert core_outcomes(lost) == core_outcomes(chain)
+
+
+def test_unstarted_chain_both_options():
+    """RULES §5.2: a chain not even started is lost, or passes whole under the option."""
+    prime = "G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12"
+    lost = chain_ends(prime, 1, 5)
+    assert [(o.stop, o.remainder) for o in lost] == [("unstarted", ())]
+    passed = chain_ends(prime, 1, 5, rules=gulbara.Rules(unstarted_chain="to_opponent"))
+    assert [(o.stop, o.remainder) for o in passed] == [("unstarted", (5, 5, 5, 5, 6, 6, 6, 6))]
+
+
+def test_game_over_mid_chain():
+    """RULES §5.5: bearing off the last checker ends the chain at once, mid-chain."""
+    code = "G:,,,,,3,,,,,,-15,,,,,,,,,,,,|0,0|12,0"
+    chain = chain_ends(code, 0, 1)
+    assert set(chain.stop_reasons()) == {"game_over"}
+    assert chain.ends_game.all()
+    assert (chain.stop_number > 1).all() and (chain.stop_number < 6).any()
+    assert {o.code for o in chain} == {"G:,,,,,,,,,,,-15,,,,,,,,,,,,|0,0|15,0"}
+    steps = chain.steps(0)
+    assert len(steps) == int(chain.stop_number[0])      # stages 1 .. the winning one
+    position = gulbara.Position.from_code(code)
+    for stage in steps:
+        position = position.apply_steps(0, stage)
+    assert position.borne_off(0) == 15
+
+
+def test_max_ends_bound_raises_a_clear_error():
+    with pytest.raises(gulbara.EnumerationLimitError, match="max_ends=1,000"):
+        chain_ends(gulbara.START_CODE, 0, 3, max_ends=1000)
+
+
+def test_bad_arguments():
+    with pytest.raises(gulbara.InvalidDiceError):
+        chain_ends(gulbara.START_CODE, 0, 7)
+    with pytest.raises(TypeError):
+        chain_ends(gulbara.START_CODE, 0, "3")
+    with pytest.raises(gulbara.InvalidSeatError):
+        chain_ends(gulbara.START_CODE, 2, 3)
+    with pytest.raises(gulbara.InvalidPositionError):
+        chain_ends("G:nonsense", 0, 3)
+    with pytest.raises(gulbara.InvalidDiceError):
+        remainder_ends(gulbara.START_CODE, 0, [[5, 5], [4]])
+    with pytest.raises(gulbara.InvalidDiceError):
+        remainder_ends(gulbara.START_CODE, 0, [[5, 4]])
+    with pytest.raises(gulbara.InvalidDiceError):
+        remainder_ends(gulbara.START_CODE, 0, [])
+
+
+def test_outcome_views():
+    chain = chain_ends(gulbara.START_CODE, 1, 6)
+    assert len(chain) == 1
+    assert chain[-1] == chain[0]
+    assert chain[0].stop in STOP_NAMES
+    with pytest.raises(IndexError):
+        chain[1]
+    assert list(chain) == [chain[0]]
+    assert chain.codes() == [chain[0].code]
