@@ -1088,11 +1088,11 @@ cdef inline uint64_t key_k1(Key96 key, uint64_t tag) noexcept nogil:
 ctypedef struct ChainSink:
     KeySet* following     # positions that go on to the next stage
     KeySet* outcomes
-    int number
-    int count
+    int number            # the stage's die
+    int count             # the stage's number of dice
+    int steps             # steps every play of this group makes (its playable dice)
+    bint stalls           # a chain stage not played in full: leaves are outcomes (RULES §4.4)
     bint last_stage
-    Py_ssize_t leaves
-    int error
 
 
 cdef void gen_load(Gen* g, Key96 key, uint32_t blocked) noexcept nogil:
@@ -1118,51 +1118,25 @@ cdef void gen_load(Gen* g, Key96 key, uint32_t blocked) noexcept nogil:
     g.khi = key.hi
 
 
-cdef void chain_dfs(Gen* g, int die, int depth, int max_from, ChainSink* sink) noexcept nogil:
-    """The plays of a stage of equal dice that use every die or end the game,
-    straight into the chain's sets (the same source order as gen_equal_dice)."""
+cdef int gen_max_steps(Gen* g, int die, int count, int depth, int max_from) noexcept nogil:
+    """How many of ``count`` equal dice can be played (RULES §3.4: a game-ending
+    play counts as all); sources in non-increasing order, as in gen_equal_dice."""
     cdef uint32_t sources = g.mask & (((<uint32_t>1) << max_from) - 1)
-    cdef int frm, added
-    while sources:
+    cdef int frm, reach, best = depth
+    while sources and best < count:
         frm = bit_length(sources)
         sources &= ~((<uint32_t>1) << (frm - 1))
         if not gen_can_step(g, frm, die):
             continue
         gen_do(g, frm, die)
-        if g.off == N_CHECKERS:
-            sink.leaves += 1
-            added = keyset_add(sink.outcomes, g.klo,
-                               g.khi | (make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32))
-        elif depth + 1 == sink.count:
-            sink.leaves += 1
-            if sink.last_stage:
-                added = keyset_add(sink.outcomes, g.klo,
-                                   g.khi | (make_tag(STOP_COMPLETE, sink.number, sink.count) << 32))
-            else:
-                added = keyset_add(sink.following, g.klo, g.khi)
+        if g.off == N_CHECKERS or depth + 1 == count:
+            reach = count
         else:
-            added = 0
-            chain_dfs(g, die, depth + 1, frm, sink)
-        if added < 0:
-            sink.error = 1
+            reach = gen_max_steps(g, die, count, depth + 1, frm)
         gen_undo(g, frm, die)
-
-
-cdef bint gen_has_full_play(Gen* g, int die, int count, int depth, int max_from) noexcept nogil:
-    """Whether some play of ``count`` equal dice uses them all or ends the game."""
-    cdef uint32_t sources = g.mask & (((<uint32_t>1) << max_from) - 1)
-    cdef int frm
-    cdef bint found = False
-    while sources and not found:
-        frm = bit_length(sources)
-        sources &= ~((<uint32_t>1) << (frm - 1))
-        if not gen_can_step(g, frm, die):
-            continue
-        gen_do(g, frm, die)
-        found = (g.off == N_CHECKERS or depth + 1 == count
-                 or gen_has_full_play(g, die, count, depth + 1, frm))
-        gen_undo(g, frm, die)
-    return found
+        if reach > best:
+            best = reach
+    return best
 
 
 cdef enum:
@@ -1187,8 +1161,9 @@ cdef int flush_batch(KeySet** tables, uint64_t* k0, uint64_t* k1, uint8_t* which
 
 cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
                       Py_ssize_t max_ends) noexcept nogil:
-    """Expand positions that can play the whole stage, one step at a time,
-    merging equal positions after every step. Takes ownership of ``layer``.
+    """Expand positions that play the same number of dice of the stage
+    (``sink.steps``), one step at a time, merging equal positions after every
+    step. Takes ownership of ``layer``.
 
     New keys are inserted in batches whose hash slots are prefetched first:
     the tables outgrow the caches, and the misses then overlap."""
@@ -1205,10 +1180,13 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
     cdef uint32_t sources
     cdef uint64_t over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
     cdef uint64_t done_tag = make_tag(STOP_COMPLETE, sink.number, sink.count) << 32
+    cdef int depth = sink.steps
+    if sink.stalls:
+        done_tag = make_tag(STOP_STALLED, sink.number, sink.steps) << 32
     tables[1] = sink.following
     tables[2] = sink.outcomes
-    for k in range(sink.count):
-        if k + 1 < sink.count and keyset_init(&following, layer.size * 2, layer.pool):
+    for k in range(depth):
+        if k + 1 < depth and keyset_init(&following, layer.size, layer.pool):
             keyset_free(layer)
             return CHAIN_NO_MEMORY
         tables[0] = &following
@@ -1229,10 +1207,10 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
                 if g.off == N_CHECKERS:
                     b1[n_batch] = g.khi | over_tag
                     which[n_batch] = 2
-                elif k + 1 < sink.count:
+                elif k + 1 < depth:
                     b1[n_batch] = g.khi
                     which[n_batch] = 0
-                elif sink.last_stage:
+                elif sink.last_stage or sink.stalls:
                     b1[n_batch] = g.khi | done_tag
                     which[n_batch] = 2
                 else:
@@ -1249,7 +1227,7 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
             err = flush_batch(tables, b0, b1, which, n_batch)
             n_batch = 0
         keyset_free(layer)
-        if k + 1 < sink.count:
+        if k + 1 < depth:
             layer[0] = following
             if err or following.size > max_ends:
                 keyset_free(layer)
@@ -1268,16 +1246,16 @@ cdef enum:
 
 cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                       const uint8_t* counts, int n_stages, bint is_chain,
-                      Py_ssize_t max_ends, KeySet* outcomes, Pool* pool,
-                      StageEnd* ends) noexcept nogil:
-    """The body of chain_run; every table it makes comes from ``pool``."""
-    cdef KeySet frontier, following, full
-    cdef uint8_t dice[MAX_STAGE_DICE]
-    cdef int stage, n, count, n_ends, playable, j, added, err
-    cdef Py_ssize_t i
-    cdef Pos q = start[0]
+                      Py_ssize_t max_ends, KeySet* outcomes, Pool* pool) noexcept nogil:
+    """The body of chain_run; every table it makes comes from ``pool``.
+
+    Each stage sorts the frontier by how many of its dice each position can
+    play (RULES §3.4), then expands each group a step at a time."""
+    cdef KeySet frontier, following
+    cdef KeySet groups[MAX_STAGE_DICE + 1]
+    cdef int stage, n, count, playable, added, err, k
+    cdef Py_ssize_t i, held
     cdef Key96 key
-    cdef uint64_t tag
     cdef Gen g
     cdef ChainSink sink
     cdef uint32_t blocked = rotate12(start.occ[1 - seat])
@@ -1288,69 +1266,58 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
     for stage in range(n_stages):
         n = numbers[stage]
         count = counts[stage]
-        for j in range(count):
-            dice[j] = n
-        if keyset_init(&following, frontier.size * 4, pool):
-            keyset_free(&frontier)
-            return CHAIN_NO_MEMORY
-        if keyset_init(&full, frontier.size, pool):
-            keyset_free(&frontier)
-            keyset_free(&following)
-            return CHAIN_NO_MEMORY
+        err = CHAIN_OK
+        for k in range(count + 1):
+            groups[k].slots = NULL
+            groups[k].k0 = NULL
+            groups[k].k1 = NULL
+        if keyset_init(&following, frontier.size, pool):
+            err = CHAIN_NO_MEMORY
+        for k in range(1, count + 1):
+            if err == CHAIN_OK and keyset_init(&groups[k], 16, pool):
+                err = CHAIN_NO_MEMORY
+        added = 0
+        for i in range(frontier.mask + 1):
+            if err != CHAIN_OK:
+                break
+            if frontier.slots[2 * i + 1] == EMPTY_K1:
+                continue
+            key.lo = frontier.slots[2 * i]
+            key.hi = <uint32_t>frontier.slots[2 * i + 1]
+            gen_load(&g, key, blocked)
+            playable = gen_max_steps(&g, n, count, 0, 24)
+            if playable > 0:
+                added = keyset_add(&groups[playable], key.lo, key.hi)
+            elif is_chain:
+                # Nothing moves: RULES §5.2 on the first stage, else a stall with 0 played.
+                added = keyset_add(outcomes, key.lo, key_k1(
+                    key, make_tag(STOP_UNSTARTED if stage == 0 else STOP_STALLED, n, 0)))
+            elif stage == n_stages - 1:
+                added = keyset_add(outcomes, key.lo, key_k1(key, make_tag(STOP_COMPLETE, n, count)))
+            else:
+                added = keyset_add(&following, key.lo, key.hi)   # RULES §5.3: dice lost
+            if added < 0:
+                err = CHAIN_NO_MEMORY
+        keyset_free(&frontier)
         sink.following = &following
         sink.outcomes = outcomes
         sink.number = n
         sink.count = count
         sink.last_stage = stage == n_stages - 1
-        sink.error = 0
-        added = 0
-        for i in range(frontier.mask + 1):
-            if frontier.slots[2 * i + 1] == EMPTY_K1:
-                continue
-            key.lo = frontier.slots[2 * i]
-            key.hi = <uint32_t>frontier.slots[2 * i + 1]
-            # Positions that can play the whole stage are expanded together, a
-            # step at a time (chain_layers); only the others are judged here.
-            gen_load(&g, key, blocked)
-            if gen_has_full_play(&g, n, count, 0, 24):
-                added = keyset_add(&full, key.lo, key.hi)
-                if added < 0:
-                    break
-                continue
-            pos_set_mover_key(&q, seat, key)
-            stage_generate(&q, seat, dice, count, ends, STAGE_CAPACITY, &n_ends, &playable)
-            if is_chain and playable == 0:
-                # Nothing moves: RULES §5.2 on the first stage, else a stall with 0 played.
-                tag = make_tag(STOP_UNSTARTED if stage == 0 else STOP_STALLED, n, 0)
-                added = keyset_add(outcomes, key.lo, key_k1(key, tag))
-            else:
-                for j in range(n_ends):
-                    if ends[j].ends_game:
-                        tag = make_tag(STOP_GAME_OVER, n, count)
-                    elif is_chain and playable < count:
-                        tag = make_tag(STOP_STALLED, n, playable)
-                    elif stage == n_stages - 1:
-                        tag = make_tag(STOP_COMPLETE, n, count)
-                    else:
-                        added = keyset_add(&following, ends[j].key.lo, ends[j].key.hi)
-                        if added < 0:
-                            break
-                        continue
-                    added = keyset_add(outcomes, ends[j].key.lo, key_k1(ends[j].key, tag))
-                    if added < 0:
-                        break
-            if added < 0 or following.size + outcomes.size > max_ends:
-                break
-        keyset_free(&frontier)
-        if added < 0:
-            err = CHAIN_NO_MEMORY
-        elif following.size + outcomes.size > max_ends:
+        for k in range(count, 0, -1):
+            if err == CHAIN_OK:
+                held = following.size + outcomes.size
+                for playable in range(1, count + 1):
+                    held += groups[playable].size
+                if held > max_ends:
+                    err = CHAIN_TOO_MANY
+            if err == CHAIN_OK:
+                sink.steps = k
+                sink.stalls = is_chain and k < count
+                err = chain_layers(&groups[k], blocked, &sink, max_ends)
+            keyset_free(&groups[k])
+        if err == CHAIN_OK and following.size + outcomes.size > max_ends:
             err = CHAIN_TOO_MANY
-        else:
-            err = chain_layers(&full, blocked, &sink, max_ends)
-            if err == CHAIN_OK and following.size + outcomes.size > max_ends:
-                err = CHAIN_TOO_MANY
-        keyset_free(&full)
         if err != CHAIN_OK:
             keyset_free(&following)
             return err
@@ -1371,22 +1338,20 @@ cdef int chain_run(const Pos* start, int seat, const uint8_t* numbers,
     """
     cdef Pool pool
     cdef int err
-    cdef StageEnd* ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
     pool.n = 0
     outcomes.slots = NULL
     outcomes.k0 = NULL
     outcomes.k1 = NULL
-    if ends == NULL or keyset_init(outcomes, 1024, &pool):
+    if keyset_init(outcomes, 1024, &pool):
         err = CHAIN_NO_MEMORY
     else:
         err = chain_stages(start, seat, numbers, counts, n_stages, is_chain, max_ends,
-                           outcomes, &pool, ends)
+                           outcomes, &pool)
         if err == CHAIN_OK and keyset_compact(outcomes):
             err = CHAIN_NO_MEMORY
     if err != CHAIN_OK:
         keyset_free(outcomes)
     outcomes.pool = NULL
-    free(ends)
     pool_release(&pool)
     return err
 
