@@ -1159,6 +1159,36 @@ cdef int flush_batch(KeySet** tables, uint64_t* k0, uint64_t* k1, uint8_t* which
     return 0
 
 
+cdef uint64_t UNIT_LO[25]
+cdef uint64_t UNIT_HI[25]
+for _p in range(1, 25):
+    UNIT_LO[_p] = (<uint64_t>1) << (4 * (_p - 1)) if _p <= 16 else 0
+    UNIT_HI[_p] = (<uint64_t>1) << (4 * (_p - 17)) if _p > 16 else 0
+UNIT_LO[0] = 0
+UNIT_HI[0] = 0
+
+
+cdef inline uint32_t nibble_flags16(uint64_t x) noexcept nogil:
+    """Bit i set when nibble i of ``x`` is not zero (16 nibbles -> 16 bits)."""
+    x = (x | (x >> 1))
+    x = (x | (x >> 2)) & <uint64_t>0x1111111111111111ULL
+    x = (x | (x >> 3)) & <uint64_t>0x0303030303030303ULL
+    x = (x | (x >> 6)) & <uint64_t>0x000F000F000F000FULL
+    x = (x | (x >> 12)) & <uint64_t>0x000000FF000000FFULL
+    return <uint32_t>((x | (x >> 24)) & <uint64_t>0xFFFF)
+
+
+cdef inline uint32_t key_occupancy(uint64_t lo, uint64_t hi) noexcept nogil:
+    """The occupancy mask of a packed mover key (points 1..16 in lo, 17..24 in hi)."""
+    return nibble_flags16(lo) | ((nibble_flags16(hi) & 0xFF) << 16)
+
+
+cdef inline int key_count(uint64_t lo, uint64_t hi, int p) noexcept nogil:
+    if p <= 16:
+        return <int>((lo >> (4 * (p - 1))) & 15)
+    return <int>((hi >> (4 * (p - 17))) & 15)
+
+
 cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
                       Py_ssize_t max_ends) noexcept nogil:
     """Expand positions that play the same number of dice of the stage
@@ -1173,11 +1203,12 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
     cdef uint64_t b1[BATCH + 32]
     cdef uint8_t which[BATCH + 32]
     cdef int n_batch = 0
-    cdef Gen g
-    cdef Key96 key
     cdef Py_ssize_t i
-    cdef int k, frm, err = 0
-    cdef uint32_t sources
+    cdef int k, frm, target, highest, err = 0
+    cdef int die = sink.number
+    cdef uint32_t sources, mine
+    cdef uint64_t klo, khi, child_hi
+    cdef bint all_home, over
     cdef uint64_t over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
     cdef uint64_t done_tag = make_tag(STOP_COMPLETE, sink.number, sink.count) << 32
     cdef int depth = sink.steps
@@ -1193,31 +1224,44 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
         for i in range(layer.mask + 1):
             if layer.slots[2 * i + 1] == EMPTY_K1:
                 continue
-            key.lo = layer.slots[2 * i]
-            key.hi = <uint32_t>layer.slots[2 * i + 1]
-            gen_load(&g, key, blocked)
-            sources = g.mask
+            # Work on the packed key itself: a step is one subtraction and one
+            # addition of nibble units; no counts array, no undo.
+            klo = layer.slots[2 * i]
+            khi = layer.slots[2 * i + 1] & <uint64_t>0xFFFFFFFFULL
+            mine = key_occupancy(klo, khi)
+            all_home = not (mine & ~(<uint32_t>HOME_BITS))
+            highest = bit_length(mine)
+            sources = mine
             while sources:
                 frm = bit_length(sources)
                 sources &= ~((<uint32_t>1) << (frm - 1))
-                if not gen_can_step(&g, frm, sink.number):
-                    continue
-                gen_do(&g, frm, sink.number)
-                b0[n_batch] = g.klo
-                if g.off == N_CHECKERS:
-                    b1[n_batch] = g.khi | over_tag
+                target = frm - die
+                if target >= 1:
+                    if (blocked >> (target - 1)) & 1:                  # RULES §2.2
+                        continue
+                    b0[n_batch] = klo - UNIT_LO[frm] + UNIT_LO[target]
+                    child_hi = khi - UNIT_HI[frm] + UNIT_HI[target]
+                    over = False
+                else:
+                    if not all_home or (target < 0 and frm != highest):  # RULES §2.3
+                        continue
+                    b0[n_batch] = klo - UNIT_LO[frm]
+                    child_hi = khi - UNIT_HI[frm]
+                    # The last checker off: only this point was held, by one checker.
+                    over = mine == ((<uint32_t>1) << (frm - 1)) and key_count(klo, khi, frm) == 1
+                if over:
+                    b1[n_batch] = child_hi | over_tag
                     which[n_batch] = 2
                 elif k + 1 < depth:
-                    b1[n_batch] = g.khi
+                    b1[n_batch] = child_hi
                     which[n_batch] = 0
                 elif sink.last_stage or sink.stalls:
-                    b1[n_batch] = g.khi | done_tag
+                    b1[n_batch] = child_hi | done_tag
                     which[n_batch] = 2
                 else:
-                    b1[n_batch] = g.khi
+                    b1[n_batch] = child_hi
                     which[n_batch] = 1
                 n_batch += 1
-                gen_undo(&g, frm, sink.number)
             if n_batch >= BATCH:
                 err = flush_batch(tables, b0, b1, which, n_batch)
                 n_batch = 0
