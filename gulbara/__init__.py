@@ -9,13 +9,18 @@
 from gulbara._backend import BACKEND_NAME, START_CODE, Position
 from gulbara.board import Board
 from gulbara.chains import ChainEnds, ChainOutcome, chain_ends, remainder_ends
-from gulbara.errors import (GulBaraError, IllegalPlayError, InvalidDiceError,
-                            InvalidNotationError, InvalidPositionError,
-                            InvalidRulesError, InvalidSeatError,
+from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError,
+                            InvalidDiceError, InvalidNotationError,
+                            InvalidPositionError, InvalidRulesError,
+                            InvalidSeatError, RecordError,
                             EnumerationLimitError)
+from gulbara.game import Decision, DiceStream, Game, GameResult, Match, MatchResult
 from gulbara.play import (BLACK, WHITE, Play, StageEnds, format_steps,
                           parse_notation, stage_ends)
 from gulbara.rules import DEFAULT_RULES, PRESETS, Rules
+from gulbara.record import read_record, write_record
+from gulbara.bots import GreedyBot, RandomBot
+from gulbara.perft import divide, perft
 
 __version__ = "0.1.0"
 
@@ -27,6 +32,9 @@ __all__ = [
     "Board", "Play", "Position", "StageEnds", "Rules", "DEFAULT_RULES", "PRESETS",
     "stage_ends", "format_steps", "parse_notation",
     "chain_ends", "remainder_ends", "ChainEnds", "ChainOutcome", "EnumerationLimitError",
+    "Game", "Match", "Decision", "GameResult", "MatchResult", "DiceStream",
+    "read_record", "write_record", "RandomBot", "GreedyBot", "perft", "divide",
     "GulBaraError", "InvalidPositionError", "InvalidSeatError", "InvalidDiceError",
     "InvalidNotationError", "IllegalPlayError", "InvalidRulesError",
+    "GameStateError", "RecordError",
 ]

@@ -6,6 +6,10 @@
   ``{"error": "..."}`` for a malformed request.
 * ``gulbara moves DICE... [--position CODE] [--seat S]``: the board and the
   legal plays of one stage, in notation.
+* ``gulbara play [--bot greedy|random] [--seat white|black] ...``: a game
+  against a built-in bot in the terminal (:mod:`gulbara.play_cli`).
+* ``gulbara perft DEPTH [--state CODE] [--rules OPTIONS] [--divide]``: perft
+  over game states (RULES §10, :mod:`gulbara.perft`).
 """
 
 import argparse
@@ -113,6 +117,15 @@ def build_parser() -> argparse.ArgumentParser:
     moves.add_argument("--position", "-p", default=START_CODE, help="position code (default: start)")
     moves.add_argument("--seat", "-s", type=int, choices=(0, 1), default=0,
                        help="side to move: 0 White (default), 1 Black")
+    import importlib
+    perft = importlib.import_module("gulbara.perft")   # the module; gulbara.perft is the function
+    play_cli = importlib.import_module("gulbara.play_cli")
+    play_cli.add_arguments(sub.add_parser(
+        "play", help="play a game in the terminal against a built-in bot",
+        description="Play Gul Bara in the terminal against a built-in bot."))
+    perft.add_arguments(sub.add_parser(
+        "perft", help="count the game tree from a state (RULES §10)",
+        description="perft over game states, in Python on top of Game (RULES §10)."))
     return parser
 
 
@@ -120,6 +133,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "ends":
         return run_ends(sys.stdin, sys.stdout)
+    if args.command in ("play", "perft"):
+        import importlib
+        module = importlib.import_module("gulbara.play_cli" if args.command == "play"
+                                         else "gulbara.perft")
+        return module.run(args, sys.stdin, sys.stdout)
     return run_moves(args, sys.stdout)
 
 
