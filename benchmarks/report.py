@@ -35,6 +35,7 @@ if importlib.util.find_spec("gulbara") is None:
 
 import gulbara  # noqa: E402
 from gulbara import _movegen, _reference  # noqa: E402
+from bench_chains import MID_GAME_11  # noqa: E402
 from bench_positions import (DOUBLE_JOBS, DOUBLE_STAGES, DOUBLE_TOTAL,  # noqa: E402
                        NONDOUBLE_JOBS, NONDOUBLE_ROLLS, NONDOUBLE_TOTAL, SUITE)
 
@@ -103,6 +104,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=7,
                         help="timed rounds per figure (median taken); default 7")
+    parser.add_argument("--no-chains", action="store_true", help="skip the whole-chain table")
     args = parser.parse_args(argv)
     if gulbara.BACKEND_NAME != "core":
         sys.exit(f"GULBARA_BACKEND selects {gulbara.BACKEND_NAME!r}: unset it to time the core")
@@ -144,7 +146,53 @@ def main(argv=None):
           f"{nd['public']:.2f} us, {'met' if ok_time else 'NOT MET'}")
     print(f"target: >= {TARGET_SPEEDUP:g}x the reference (non-double, public API): "
           f"{nd['reference'] / nd['public']:.0f}x, {'met' if ok_ratio else 'NOT MET'}")
+    if not args.no_chains:
+        print()
+        report_chains(args.rounds)
     return 0
+
+
+def report_chains(rounds):
+    """Whole chains over the mid-game suite, and the stage-by-stage expansion on small ones."""
+    print(f"Whole chains, {len(MID_GAME_11)} mid-game positions (benchmarks/bench_chains.py):")
+    print()
+    print("| chain | outcomes per position | ms per position | ns per outcome |")
+    print("|---|---:|---:|---:|")
+    for first in range(1, 7):
+        expected = tuple(e.outcomes[first - 1] for e in MID_GAME_11)
+        got = tuple(len(gulbara.chain_ends(e.code, e.seat, first)) for e in MID_GAME_11)
+        assert got == expected, (first, got, expected)
+        repeats = 1 if first <= 2 else 5
+        seconds = statistics.median(
+            time_pass(lambda: [gulbara.chain_ends(e.code, e.seat, first) for e in MID_GAME_11],
+                      repeats)
+            for _ in range(max(3, rounds // 2)))
+        n = sum(expected)
+        print(f"| {first}-{first} | {n / len(MID_GAME_11):,.0f} | "
+              f"{seconds / len(MID_GAME_11) * 1e3:.2f} | {seconds / n * 1e9:.0f} |")
+    print()
+    print("Speed-up over the stage-by-stage Python expansion (gulbara._reference.chain_outcomes):")
+    print()
+    print("| case | outcomes | core ms | expansion over core stages, ms | ratio "
+          "| expansion over reference stages, ms | ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    cases = [("mid-a", 5), ("mid-a", 4), ("mid-e", 4), ("mid-d", 3)]
+    by_name = {e.name: e for e in MID_GAME_11}
+    for name, first in cases:
+        entry = by_name[name]
+        stages = [(n, 4) for n in range(first, 7)]
+        core = statistics.median(time_pass(
+            lambda: gulbara.chain_ends(entry.code, entry.seat, first), 5) for _ in range(3))
+        slow_core = time_pass(lambda: _reference.chain_outcomes(
+            entry.code, entry.seat, stages, True, generate=_movegen.stage_ends), 1)
+        if entry.outcomes[first - 1] <= 1000:
+            slow_ref = time_pass(lambda: _reference.chain_outcomes(
+                entry.code, entry.seat, stages, True), 1)
+            ref_cells = f"{slow_ref * 1e3:.0f} | {slow_ref / core:.0f}x"
+        else:
+            ref_cells = "(too slow) | -"
+        print(f"| {name} {first}-{first} | {entry.outcomes[first - 1]:,} | {core * 1e3:.2f} | "
+              f"{slow_core * 1e3:.1f} | {slow_core / core:.1f}x | {ref_cells} |")
 
 
 if __name__ == "__main__":

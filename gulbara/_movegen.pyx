@@ -1142,6 +1142,15 @@ cdef int gen_max_steps(Gen* g, int die, int count, int depth, int max_from) noex
 cdef enum:
     BATCH = 64
 
+cdef int CHAIN_EXPANSION = 2
+
+
+def _py_set_chain_expansion(int kind):
+    """Tests and benchmarks: 0 expands a step at a time with merging, 1 one DFS per
+    position, 2 (the default) chooses by the size of each group."""
+    global CHAIN_EXPANSION
+    CHAIN_EXPANSION = kind
+
 
 cdef int flush_batch(KeySet** tables, uint64_t* k0, uint64_t* k1, uint8_t* which,
                      int n) noexcept nogil:
@@ -1288,6 +1297,110 @@ cdef enum:
     CHAIN_TOO_MANY = -2
 
 
+ctypedef struct KeyDFS:
+    uint32_t blocked
+    int die
+    int depth                 # steps every play of the group makes
+    uint64_t over_tag
+    uint64_t leaf_tag
+    int leaf_table            # 1: the next stage's frontier, 2: the outcomes
+    KeySet* tables[3]
+    uint64_t b0[BATCH + 32]
+    uint64_t b1[BATCH + 32]
+    uint8_t which[BATCH + 32]
+    int n_batch
+    int err
+
+
+cdef void key_dfs(KeyDFS* st, uint64_t klo, uint64_t khi, uint32_t mine, int depth,
+                  int max_from) noexcept nogil:
+    """The plays of one position's stage of equal dice, sources in non-increasing
+    order (each end once, as in gen_equal_dice), on the packed key; the ends go
+    into the batch."""
+    cdef uint32_t sources = mine & (((<uint32_t>1) << max_from) - 1)
+    cdef uint32_t child_mine, bit
+    cdef uint64_t child_lo, child_hi
+    cdef int frm, target
+    cdef bint all_home = not (mine & ~(<uint32_t>HOME_BITS))
+    cdef int highest = bit_length(mine)
+    while sources:
+        frm = bit_length(sources)
+        bit = (<uint32_t>1) << (frm - 1)
+        sources &= ~bit
+        target = frm - st.die
+        child_mine = mine
+        if key_count(klo, khi, frm) == 1:
+            child_mine &= ~bit
+        if target >= 1:
+            if (st.blocked >> (target - 1)) & 1:                  # RULES §2.2
+                continue
+            child_lo = klo - UNIT_LO[frm] + UNIT_LO[target]
+            child_hi = khi - UNIT_HI[frm] + UNIT_HI[target]
+            child_mine |= (<uint32_t>1) << (target - 1)
+        else:
+            if not all_home or (target < 0 and frm != highest):    # RULES §2.3
+                continue
+            child_lo = klo - UNIT_LO[frm]
+            child_hi = khi - UNIT_HI[frm]
+        if child_mine == 0:                                        # the last checker off
+            st.b0[st.n_batch] = child_lo
+            st.b1[st.n_batch] = child_hi | st.over_tag
+            st.which[st.n_batch] = 2
+            st.n_batch += 1
+        elif depth + 1 == st.depth:
+            st.b0[st.n_batch] = child_lo
+            st.b1[st.n_batch] = child_hi | st.leaf_tag
+            st.which[st.n_batch] = st.leaf_table
+            st.n_batch += 1
+        else:
+            key_dfs(st, child_lo, child_hi, child_mine, depth + 1, frm)
+        if st.n_batch >= BATCH:
+            if not st.err:
+                st.err = flush_batch(st.tables, st.b0, st.b1, st.which, st.n_batch)
+            st.n_batch = 0
+
+
+cdef int chain_group_dfs(KeySet* group, uint32_t blocked, ChainSink* sink) noexcept nogil:
+    """Expand every position of a group (same playable dice) by its own DFS."""
+    cdef KeyDFS* st = <KeyDFS*>malloc(sizeof(KeyDFS))
+    cdef Py_ssize_t i
+    cdef uint64_t klo, khi
+    cdef int err
+    if st == NULL:
+        return CHAIN_NO_MEMORY
+    st.blocked = blocked
+    st.die = sink.number
+    st.depth = sink.steps
+    st.over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
+    if sink.stalls:
+        st.leaf_tag = make_tag(STOP_STALLED, sink.number, sink.steps) << 32
+        st.leaf_table = 2
+    elif sink.last_stage:
+        st.leaf_tag = make_tag(STOP_COMPLETE, sink.number, sink.count) << 32
+        st.leaf_table = 2
+    else:
+        st.leaf_tag = 0
+        st.leaf_table = 1
+    st.tables[0] = NULL
+    st.tables[1] = sink.following
+    st.tables[2] = sink.outcomes
+    st.n_batch = 0
+    st.err = 0
+    for i in range(group.mask + 1):
+        if group.slots[2 * i + 1] == EMPTY_K1:
+            continue
+        klo = group.slots[2 * i]
+        khi = group.slots[2 * i + 1] & <uint64_t>0xFFFFFFFFULL
+        key_dfs(st, klo, khi, key_occupancy(klo, khi), 0, 24)
+        if st.err:
+            break
+    if not st.err and st.n_batch:
+        st.err = flush_batch(st.tables, st.b0, st.b1, st.which, st.n_batch)
+    err = CHAIN_NO_MEMORY if st.err else CHAIN_OK
+    free(st)
+    return err
+
+
 cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                       const uint8_t* counts, int n_stages, bint is_chain,
                       Py_ssize_t max_ends, KeySet* outcomes, Pool* pool) noexcept nogil:
@@ -1358,7 +1471,12 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
             if err == CHAIN_OK:
                 sink.steps = k
                 sink.stalls = is_chain and k < count
-                err = chain_layers(&groups[k], blocked, &sink, max_ends)
+                # Small groups: one DFS per position (no duplicates within a
+                # position); big ones: a step at a time, merging as it goes.
+                if CHAIN_EXPANSION == 1 or (CHAIN_EXPANSION == 2 and groups[k].size < 4096):
+                    err = chain_group_dfs(&groups[k], blocked, &sink)
+                else:
+                    err = chain_layers(&groups[k], blocked, &sink, max_ends)
             keyset_free(&groups[k])
         if err == CHAIN_OK and following.size + outcomes.size > max_ends:
             err = CHAIN_TOO_MANY

@@ -64,7 +64,15 @@ def chain_cases():
 CASES = chain_cases()
 
 
-def test_chains_match_the_stage_by_stage_expansion():
+@pytest.fixture(params=[0, 1, 2], ids=["layered", "dfs", "default"])
+def expansion_kind(request):
+    """Run a test under each of the core's two expansion strategies, and the default mix."""
+    _movegen._py_set_chain_expansion(request.param)
+    yield request.param
+    _movegen._py_set_chain_expansion(2)
+
+
+def test_chains_match_the_stage_by_stage_expansion(expansion_kind):
     compared = 0
     seen = Counter()
     firsts = Counter()
@@ -90,7 +98,7 @@ def test_chains_match_the_stage_by_stage_expansion():
     assert any(stop == STOP_COMPLETE for (stop, _, _) in seen)
 
 
-def test_remainders_match_the_stage_by_stage_expansion():
+def test_remainders_match_the_stage_by_stage_expansion(expansion_kind):
     rng = random.Random(9)
     compared = 0
     for code, seat in candidate_positions()[::2]:
