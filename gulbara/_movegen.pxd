@@ -26,12 +26,18 @@ cdef class Position:
     cdef Pos pos
 
 
-cdef class Ends:
+cdef class EndSet:
+    """End positions of one mover from one start: a stage's ends or a chain's outcomes."""
     cdef Pos base
     cdef int seat_
+    cdef Py_ssize_t count(self) noexcept
+    cdef Key96 key_at(self, Py_ssize_t i) noexcept nogil
+    cdef int check_index(self, Py_ssize_t i) except -1
+    cdef void end_pos(self, Py_ssize_t i, Pos* out) noexcept nogil
+
+
+cdef class Ends(EndSet):
     cdef int playable
     cdef int n
     cdef tuple dice_
     cdef StageEnd* ends
-    cdef int check_index(self, Py_ssize_t i) except -1
-    cdef void end_pos(self, Py_ssize_t i, Pos* out) noexcept

@@ -827,51 +827,38 @@ def stage_ends(code, seat, dice):
     return make_ends(&p, check_seat(seat), dice)
 
 
-cdef class Ends:
-    """The distinct ends of one stage, in canonical order (RULES §3.7-3.8)."""
+cdef class EndSet:
+    """End positions of one mover from one start (a stage's ends, a chain's
+    outcomes): the shared accessors; subclasses say how many and which keys."""
 
-    def __dealloc__(self):
-        free(self.ends)
+    cdef Py_ssize_t count(self) noexcept:
+        return 0
+
+    cdef Key96 key_at(self, Py_ssize_t i) noexcept nogil:
+        cdef Key96 key
+        key.lo = 0
+        key.hi = 0
+        return key
+
+    cdef int check_index(self, Py_ssize_t i) except -1:
+        if i < 0 or i >= self.count():
+            raise IndexError(f"index {i} out of range for {self.count()} ends")
+        return 0
+
+    cdef void end_pos(self, Py_ssize_t i, Pos* out) noexcept nogil:
+        out[0] = self.base
+        pos_set_mover_key(out, self.seat_, self.key_at(i))
 
     def __len__(self):
-        return self.n
-
-    def start(self):
-        """The position the stage is played from."""
-        return wrap(&self.base)
+        return self.count()
 
     @property
     def seat(self):
         return self.seat_
 
-    @property
-    def dice(self):
-        return self.dice_
-
-    @property
-    def playable_dice(self):
-        """The effective length every legal play has (RULES §3.4)."""
-        return self.playable
-
-    cdef int check_index(self, Py_ssize_t i) except -1:
-        if i < 0 or i >= self.n:
-            raise IndexError(f"end index {i} out of range for {self.n} ends")
-        return 0
-
-    def steps(self, Py_ssize_t i):
-        """The canonical steps of end ``i`` (RULES §3.8), in the mover's numbering."""
-        self.check_index(i)
-        cdef StageEnd* e = &self.ends[i]
-        return tuple([(e.steps[k].frm, e.steps[k].die) for k in range(e.n_steps)])
-
-    def ends_game(self, Py_ssize_t i):
-        """Whether end ``i`` bears off the mover's last checker."""
-        self.check_index(i)
-        return bool(self.ends[i].ends_game)
-
-    cdef void end_pos(self, Py_ssize_t i, Pos* out) noexcept:
-        out[0] = self.base
-        pos_set_mover_key(out, self.seat_, self.ends[i].key)
+    def start(self):
+        """The position the mover starts from."""
+        return wrap(&self.base)
 
     def code(self, Py_ssize_t i):
         """The position code of end ``i``."""
@@ -886,6 +873,39 @@ cdef class Ends:
         cdef Pos p
         self.end_pos(i, &p)
         return wrap(&p)
+
+
+cdef class Ends(EndSet):
+    """The distinct ends of one stage, in canonical order (RULES §3.7-3.8)."""
+
+    def __dealloc__(self):
+        free(self.ends)
+
+    cdef Py_ssize_t count(self) noexcept:
+        return self.n
+
+    cdef Key96 key_at(self, Py_ssize_t i) noexcept nogil:
+        return self.ends[i].key
+
+    @property
+    def dice(self):
+        return self.dice_
+
+    @property
+    def playable_dice(self):
+        """The effective length every legal play has (RULES §3.4)."""
+        return self.playable
+
+    def steps(self, Py_ssize_t i):
+        """The canonical steps of end ``i`` (RULES §3.8), in the mover's numbering."""
+        self.check_index(i)
+        cdef StageEnd* e = &self.ends[i]
+        return tuple([(e.steps[k].frm, e.steps[k].die) for k in range(e.n_steps)])
+
+    def ends_game(self, Py_ssize_t i):
+        """Whether end ``i`` bears off the mover's last checker."""
+        self.check_index(i)
+        return bool(self.ends[i].ends_game)
 
     def index(self, Position position not None):
         """The index of the end equal to ``position``, or -1."""
@@ -1597,10 +1617,8 @@ cdef int chain_recover(Pos* q, int seat, const uint8_t* numbers, const uint8_t* 
 DEFAULT_MAX_ENDS = 20_000_000
 
 
-cdef class ChainResult:
+cdef class ChainResult(EndSet):
     """Every distinct outcome of a chain or a remainder (backend object; see gulbara.chains)."""
-    cdef Pos base
-    cdef int seat_
     cdef bint is_chain
     cdef int n_stages
     cdef uint8_t numbers[7]
@@ -1610,41 +1628,19 @@ cdef class ChainResult:
     def __dealloc__(self):
         keyset_free(&self.outcomes)
 
-    def __len__(self):
+    cdef Py_ssize_t count(self) noexcept:
         return self.outcomes.size
 
-    @property
-    def seat(self):
-        return self.seat_
+    cdef Key96 key_at(self, Py_ssize_t i) noexcept nogil:
+        cdef Key96 key
+        key.lo = self.outcomes.k0[i]
+        key.hi = <uint32_t>self.outcomes.k1[i]
+        return key
 
     @property
     def stages(self):
         """The stages as tuples of equal dice."""
         return tuple((self.numbers[i],) * self.counts[i] for i in range(self.n_stages))
-
-    cdef int check_index(self, Py_ssize_t i) except -1:
-        if i < 0 or i >= self.outcomes.size:
-            raise IndexError(f"outcome index {i} out of range for {self.outcomes.size} outcomes")
-        return 0
-
-    cdef void end_pos(self, Py_ssize_t i, Pos* out) noexcept nogil:
-        cdef Key96 key
-        key.lo = self.outcomes.k0[i]
-        key.hi = <uint32_t>self.outcomes.k1[i]
-        out[0] = self.base
-        pos_set_mover_key(out, self.seat_, key)
-
-    def code(self, Py_ssize_t i):
-        self.check_index(i)
-        cdef Pos p
-        self.end_pos(i, &p)
-        return format_code(&p)
-
-    def position(self, Py_ssize_t i):
-        self.check_index(i)
-        cdef Pos p
-        self.end_pos(i, &p)
-        return wrap(&p)
 
     def tag(self, Py_ssize_t i):
         """(stop, number, dice played in that stage) of outcome ``i``."""
