@@ -126,6 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     perft.add_arguments(sub.add_parser(
         "perft", help="count the game tree from a state (RULES §10)",
         description="perft over game states, in Python on top of Game (RULES §10)."))
+    importlib.import_module("gulbara.bench").add_arguments(sub.add_parser(
+        "bench", help="run the headline measurements and print one table",
+        description="The headline measurements (stages, chains, ...), core against the "
+                    "naive reference in the same run."))
     return parser
 
 
@@ -138,6 +142,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         module = importlib.import_module("gulbara.play_cli" if args.command == "play"
                                          else "gulbara.perft")
         return module.run(args, sys.stdin, sys.stdout)
+    if args.command == "bench":
+        import importlib
+        return importlib.import_module("gulbara.bench").run(args, sys.stdout)
     return run_moves(args, sys.stdout)
 
 

@@ -1,0 +1,157 @@
+"""``gulbara bench``: the headline measurements, in one process, as one table.
+
+Every figure is a median over a few timed rounds, and every measurement first
+checks its result against the hard-coded counts of :mod:`gulbara.suites`.
+Ratios are measured in the same run: the core against the naive reference
+(``gulbara._reference``) on the same work.
+
+    gulbara bench            # the table
+    gulbara bench --json     # the same as one JSON object
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from typing import Callable, Dict, List, Optional
+
+import gulbara
+from gulbara import _movegen, _reference
+from gulbara.suites import (DOUBLE_JOBS, DOUBLE_TOTAL, MID_GAME_11, NONDOUBLE_JOBS,
+                            NONDOUBLE_TOTAL)
+
+__all__ = ["run_benchmarks", "main", "add_arguments", "run"]
+
+
+def _median_seconds(func: Callable[[], object], rounds: int, number: int = 1) -> float:
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(number):
+            func()
+        times.append((time.perf_counter() - start) / number)
+    return statistics.median(times)
+
+
+def _count_stages(stage_ends, jobs) -> int:
+    return sum(len(stage_ends(code, seat, dice)) for code, seat, dice in jobs)
+
+
+def _stage_rows(rounds: int) -> List[Dict]:
+    rows = []
+    for label, jobs, total, ref_rounds in (
+            ("stage, non-double (us/call)", NONDOUBLE_JOBS, NONDOUBLE_TOTAL, 3),
+            ("stage, double as 4 dice (us/call)", DOUBLE_JOBS, DOUBLE_TOTAL, 1)):
+        for generator in (gulbara.stage_ends, _reference.stage_ends):
+            got = _count_stages(generator, jobs)
+            if got != total:
+                raise AssertionError(f"{label}: {got} ends, expected {total}")
+        core = _median_seconds(lambda: _count_stages(gulbara.stage_ends, jobs), rounds, 20)
+        ref = _median_seconds(lambda: _count_stages(_reference.stage_ends, jobs), ref_rounds)
+        rows.append(dict(measure=label, core=core / len(jobs) * 1e6,
+                         reference=ref / len(jobs) * 1e6, ratio=ref / core,
+                         work=f"{len(jobs)} stages, {total} ends"))
+    return rows
+
+
+def _chain_rows(rounds: int) -> List[Dict]:
+    rows = []
+    for first in (1, 3):
+        expected = tuple(e.outcomes[first - 1] for e in MID_GAME_11)
+
+        def suite():
+            return tuple(len(gulbara.chain_ends(e.code, e.seat, first)) for e in MID_GAME_11)
+
+        if suite() != expected:
+            raise AssertionError(f"chain {first}-{first}: counts differ from the suite's")
+        seconds = _median_seconds(suite, max(1, rounds // 2) if first == 1 else rounds)
+        rows.append(dict(measure=f"chain {first}-{first}, ms per position", core=seconds
+                         / len(MID_GAME_11) * 1e3, reference=None, ratio=None,
+                         work=f"{len(MID_GAME_11)} positions, "
+                              f"{sum(expected) // len(MID_GAME_11):,} outcomes each on average"))
+    # The naive expansion: the reference's stage generator, stage by stage (small chains only).
+    small = [(e, first) for e in MID_GAME_11 for first in (4, 5) if e.outcomes[first - 1] <= 400]
+
+    def core_small():
+        return [len(gulbara.chain_ends(e.code, e.seat, first)) for e, first in small]
+
+    def naive_small():
+        return [len(_reference.chain_outcomes(e.code, e.seat, [(n, 4) for n in range(first, 7)],
+                                              True)) for e, first in small]
+
+    expected = [e.outcomes[first - 1] for e, first in small]
+    if core_small() != expected or naive_small() != expected:
+        raise AssertionError("small chains: counts differ from the suite's")
+    core = _median_seconds(core_small, rounds, 5)
+    naive = _median_seconds(naive_small, 1)
+    rows.append(dict(measure="chain, small ones, ms per chain", core=core / len(small) * 1e3,
+                     reference=naive / len(small) * 1e3, ratio=naive / core,
+                     work=f"{len(small)} chains, {sum(expected)} outcomes"))
+    return rows
+
+
+def _optional_rows(rounds: int) -> List[Dict]:
+    """Measurements of modules that may not be built in every version."""
+    rows = []
+    if importlib.util.find_spec("gulbara._batch") is not None:
+        from gulbara import batch
+        rows.extend(getattr(batch, "bench_rows", lambda rounds: [])(rounds))
+    if importlib.util.find_spec("gulbara._perft") is not None:
+        perft_module = importlib.import_module("gulbara.perft")
+        rows.extend(getattr(perft_module, "bench_rows", lambda rounds: [])(rounds))
+    return rows
+
+
+def run_benchmarks(rounds: int = 5) -> Dict:
+    """Run every headline measurement; a dict with the environment and the rows."""
+    if gulbara.BACKEND_NAME != "core":
+        raise RuntimeError("gulbara bench times the compiled core: unset GULBARA_BACKEND")
+    rows = _stage_rows(rounds) + _chain_rows(rounds) + _optional_rows(rounds)
+    return dict(gulbara=gulbara.__version__, python=platform.python_version(),
+                machine=platform.machine(), cpus=os.cpu_count(), rounds=rounds, rows=rows)
+
+
+def _format_table(result: Dict) -> str:
+    lines = [f"gulbara {result['gulbara']}, Python {result['python']} on {result['machine']}, "
+             f"{result['cpus']} CPUs, medians of {result['rounds']} rounds", "",
+             "| measure | core | reference | reference / core | work |",
+             "|---|---:|---:|---:|---|"]
+
+    def number(x: Optional[float]) -> str:
+        if x is None:
+            return "-"
+        return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+    for row in result["rows"]:
+        ratio = "-" if row["ratio"] is None else f"{row['ratio']:,.0f}x"
+        lines.append(f"| {row['measure']} | {number(row['core'])} | {number(row['reference'])} "
+                     f"| {ratio} | {row['work']} |")
+    return "\n".join(lines)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rounds", type=int, default=5, help="timed rounds per figure (default 5)")
+    parser.add_argument("--json", action="store_true", help="print the table as one JSON object")
+
+
+def run(args, stdout=sys.stdout) -> int:
+    result = run_benchmarks(args.rounds)
+    if args.json:
+        print(json.dumps(result), file=stdout)
+    else:
+        print(_format_table(result), file=stdout)
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="gulbara bench", description=__doc__.split("\n")[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

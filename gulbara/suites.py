@@ -1,0 +1,124 @@
+"""The fixed, named position suites of the benchmarks and of ``gulbara bench`` (STYLE §7).
+
+Stage suite:
+
+Every entry is a literal position code (RULES §9.1) with the side to move and,
+hard-coded, the number of distinct ends summed over the 15 non-double rolls
+(``NONDOUBLE_ROLLS``) and over the 6 doubles played as four equal dice
+(``DOUBLE_STAGES``). Nothing here is computed at import time from the
+generator, so the suite cannot change silently: if a count stops matching, a
+benchmark fails.
+
+How the literals were made (once, by a throw-away script; do not regenerate
+them casually):
+
+* ``early-contact``, ``mid-game`` and ``mid-game-busy`` come from random play
+  from the start with ``random.Random(seed)``: two ``randint(1, 6)`` dice per
+  turn (a double as four dice), a uniformly chosen end, seeds/plies 5/7, 2/31
+  and 4/40.
+* ``primed``, ``race``, ``bear-off``, ``bear-off-last`` and ``blocked-start``
+  were written by hand.
+* ``vectors-1..3`` are the three positions of
+  ``tests/data/moves-gyulbara.json`` (an independent engine's vectors).
+
+The counts were computed with the naive reference (``gulbara._reference``)
+and cross-checked stage by stage against the core (``gulbara._movegen``):
+same ends, same order, same canonical steps, same game-end flags, same
+playable dice. For ``vectors-1..3`` they also match the vectors' own end
+lists on every roll the vectors cover.
+"""
+
+from typing import NamedTuple, Tuple
+
+
+class Entry(NamedTuple):
+    name: str
+    code: str
+    seat: int            # the side to move: 0 White, 1 Black
+    nondouble_ends: int  # distinct ends summed over the 15 non-double rolls
+    double_ends: int     # distinct ends summed over the 6 doubles as four dice
+    about: str
+
+
+#: The 15 non-double rolls, larger die first (RULES §10.2).
+NONDOUBLE_ROLLS: Tuple[Tuple[int, int], ...] = tuple(
+    (a, b) for a in range(6, 0, -1) for b in range(a - 1, 0, -1))
+
+#: The 6 doubles, each one stage of four equal dice.
+DOUBLE_STAGES: Tuple[Tuple[int, int, int, int], ...] = tuple(
+    (d,) * 4 for d in range(6, 0, -1))
+
+SUITE: Tuple[Entry, ...] = (
+    Entry("start", "G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0", 0, 30, 23,
+          "the start position, White to move"),
+    Entry("early-contact", "G:-1,,,,-1,-2,,,-1,,,-10,,,1,1,,,,1,,1,,11|0,0|0,0", 1, 255, 265,
+          "seven plies in, Black to move, Black's runners among White's home points"),
+    Entry("mid-game", "G:,-2,1,2,,3,,,-1,,1,-6,-1,-1,1,-1,,1,,,,-1,-2,6|0,0|0,0", 1, 271, 222,
+          "31 plies in, Black to move"),
+    Entry("mid-game-busy", "G:1,-1,1,-2,,-1,-1,-1,2,,,2,,1,2,-7,,,,1,1,1,-2,3|0,0|0,0", 0, 547, 681,
+          "40 plies in, White to move, many loose points: the heaviest entry"),
+    Entry("primed", "G:,,,2,2,2,2,2,2,-2,-3,,1,,-2,2,-2,,,-3,,,,-3|0,0|0,0", 1, 101, 109,
+          "White's 6-prime on its 4..9 traps Black's checkers on White's 10 and 11"),
+    Entry("race", "G:2,2,1,3,2,2,,1,1,,1,,-2,-2,-2,-3,-1,-2,,-1,,-1,,-1|0,0|0,0", 0, 378, 448,
+          "no contact left, White to move"),
+    Entry("bear-off", "G:2,2,3,1,2,2,,,,,,,,-3,-2,-3,-2,-2,-1,,,,,|0,0|3,2", 0, 156, 153,
+          "White bearing off, twelve checkers home"),
+    Entry("bear-off-last", "G:1,1,,1,,,,,,,,,,-3,-2,-3,-2,-2,-1,,,,,|0,0|12,2", 0, 32, 8,
+          "White's last three checkers: game-ending plays (RULES §3.3)"),
+    Entry("blocked-start", "G:,,,,,,2,2,2,,2,-15,,,,,,,,,,,,7|0,0|0,0", 1, 16, 6,
+          "Black still on its start, White holding White's 7, 8, 9 and 11 in front of it"),
+    Entry("vectors-1", "G:,-2,2,-2,-1,2,,,-1,,,-9,,,,1,,1,,,,,,9|0,0|0,0", 0, 155, 128,
+          "tests/data/moves-gyulbara.json, first position"),
+    Entry("vectors-2", "G:,-2,2,-2,,3,,,-2,,,-8,,1,,,,5,,,,,-1,4|0,0|0,0", 0, 159, 148,
+          "tests/data/moves-gyulbara.json, second position"),
+    Entry("vectors-3", "G:1,-2,2,-2,,3,1,,-2,,1,-8,,3,,,,2,1,,,,-1,1|0,0|0,0", 1, 138, 63,
+          "tests/data/moves-gyulbara.json, third position"),
+)
+
+#: Expected totals over the whole suite.
+NONDOUBLE_TOTAL = sum(entry.nondouble_ends for entry in SUITE)   # 2238
+DOUBLE_TOTAL = sum(entry.double_ends for entry in SUITE)         # 2254
+
+#: The flat (code, seat, dice) work lists of one benchmark round.
+NONDOUBLE_JOBS = tuple((e.code, e.seat, dice) for e in SUITE for dice in NONDOUBLE_ROLLS)
+DOUBLE_JOBS = tuple((e.code, e.seat, dice) for e in SUITE for dice in DOUBLE_STAGES)
+
+assert len(SUITE) == len({e.name for e in SUITE}) == 12
+assert len(NONDOUBLE_ROLLS) == 15 and len(DOUBLE_STAGES) == 6
+assert (NONDOUBLE_TOTAL, DOUBLE_TOTAL) == (2238, 2254)
+
+__all__ = ["ChainEntry", "MID_GAME_11", "Entry", "SUITE", "NONDOUBLE_ROLLS", "DOUBLE_STAGES", "NONDOUBLE_TOTAL",
+           "DOUBLE_TOTAL", "NONDOUBLE_JOBS", "DOUBLE_JOBS"]
+
+
+# ---------------------------------------------------------------------------
+# The chain suite
+# ---------------------------------------------------------------------------
+#
+# The named chain suite of the benchmarks: positions where a whole escalating
+# chain is enumerated (RULES §4.3-4.4).
+#
+# ``MID_GAME_11`` are eight positions from seeded random games (two random dice
+# a roll, a uniformly chosen end, 20 to 50 plies in), chosen to span small to
+# large 1-1 chains. Every entry carries, hard-coded, the number of distinct
+# outcomes of its chain from each first number 1..6 (computed once with the
+# core, and the smaller ones confirmed with the stage-by-stage expansion of
+# ``gulbara._reference.chain_outcomes``); the benchmarks assert them.
+
+class ChainEntry(NamedTuple):
+    name: str
+    code: str
+    seat: int
+    outcomes: Tuple[int, int, int, int, int, int]   # chain from first = 1, 2, ..., 6
+
+
+MID_GAME_11: Tuple[ChainEntry, ...] = (
+    ChainEntry("mid-a", "G:1,1,2,3,,-2,,,,-3,,-3,,-2,,,1,-2,,1,-2,-1,,6|0,0|0,0", 1, (11653, 3141, 2797, 315, 147, 5)),
+    ChainEntry("mid-b", "G:-2,1,2,2,,-1,1,-3,4,3,,1,,-3,-2,-3,,,1,,,,-1,|0,0|0,0", 1, (14683, 6997, 1577, 7, 9, 1)),
+    ChainEntry("mid-c", "G:2,3,,,-2,-1,1,1,,-1,,-5,-3,-3,1,2,,,,,,,,5|0,0|0,0", 1, (31346, 6385, 170, 1, 1, 15)),
+    ChainEntry("mid-d", "G:-3,-2,1,,1,1,,-2,1,3,-1,,2,2,2,,-1,-3,-1,-1,,-1,,2|0,0|0,0", 0, (37708, 31601, 19527, 299, 127, 19)),
+    ChainEntry("mid-e", "G:1,1,,,-1,-4,-4,1,,3,,-1,-1,1,,-2,,7,,,,1,-1,-1|0,0|0,0", 0, (61269, 6343, 4709, 228, 1, 4)),
+    ChainEntry("mid-f", "G:2,-1,2,,-2,,,4,,,1,-4,-3,,-1,2,-2,3,,1,-1,-1,,|0,0|0,0", 1, (68196, 75730, 24245, 471, 431, 18)),
+    ChainEntry("mid-g", "G:,1,3,-1,-1,-1,,-1,-2,1,1,-4,-1,-3,1,,,1,,1,-1,,,6|0,0|0,0", 0, (131540, 19205, 1, 195, 5, 1)),
+    ChainEntry("mid-h", "G:1,,1,1,,-2,-2,,1,-1,3,-2,-2,-2,,,1,3,-1,-3,,1,,3|0,0|0,0", 0, (148042, 34715, 372, 1, 1, 26)),
+)

@@ -1,0 +1,24 @@
+"""``gulbara bench``: the headline table runs, checks its counts, and speaks JSON."""
+
+import json
+
+from gulbara.cli import main
+
+
+def test_bench_json(capsys):
+    assert main(["bench", "--json", "--rounds", "1"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    measures = {row["measure"]: row for row in result["rows"]}
+    stage = measures["stage, non-double (us/call)"]
+    assert stage["work"] == "180 stages, 2238 ends"
+    assert 0 < stage["core"] < stage["reference"]
+    assert stage["ratio"] > 1
+    assert "chain 1-1, ms per position" in measures
+    assert result["cpus"] >= 1 and result["rounds"] == 1
+
+
+def test_bench_table(capsys):
+    assert main(["bench", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "| measure | core | reference | reference / core | work |" in out
+    assert "chain 3-3, ms per position" in out
