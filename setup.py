@@ -1,4 +1,4 @@
-"""Build gulbara's Cython extension.
+"""Build gulbara's Cython extensions.
 
 Set ``GULBARA_DEBUG=1`` for a checked build (bounds checks, wrap-around and
 division checks on, no optimisation); ``GULBARA_NATIVE=1`` adds
@@ -28,6 +28,7 @@ if NATIVE:
 
 extensions = [
     Extension("gulbara._movegen", ["gulbara/_movegen.pyx"], extra_compile_args=compile_args),
+    Extension("gulbara._batch", ["gulbara/_batch.pyx"], extra_compile_args=compile_args),
 ]
 
 setup(

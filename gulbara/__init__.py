@@ -7,6 +7,7 @@
 """
 
 from gulbara._backend import BACKEND_NAME, START_CODE, Position
+from gulbara.batch import BatchEnds, stage_ends_batch
 from gulbara.board import Board
 from gulbara.chains import ChainEnds, ChainOutcome, chain_ends, remainder_ends
 from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError,
@@ -31,6 +32,7 @@ __all__ = [
     "BACKEND_NAME", "START_CODE", "WHITE", "BLACK", "ROLLS",
     "Board", "Play", "Position", "StageEnds", "Rules", "DEFAULT_RULES", "PRESETS",
     "stage_ends", "format_steps", "parse_notation",
+    "stage_ends_batch", "BatchEnds",
     "chain_ends", "remainder_ends", "ChainEnds", "ChainOutcome", "EnumerationLimitError",
     "Game", "Match", "Decision", "GameResult", "MatchResult", "DiceStream",
     "read_record", "write_record", "RandomBot", "GreedyBot", "perft", "divide",

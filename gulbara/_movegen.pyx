@@ -12,7 +12,7 @@ implements the same contract and is the oracle this module is tested against.
 (1, ((24, 6), (24, 6), (24, 6), (24, 6)))
 """
 
-from libc.stdint cimport uint8_t, int8_t, int32_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
@@ -251,6 +251,7 @@ ctypedef struct Gen:
     int n
     int best
     int overflow
+    uint16_t slots[256]   # two-dice de-duplication: index + 1 into out, 0 free
 
 
 cdef inline bint gen_can_step(const Gen* g, int frm, int die) noexcept nogil:
@@ -313,18 +314,35 @@ cdef inline void gen_record(Gen* g, int n_steps, int effective, bint ends_game,
     """
     cdef int i
     cdef StageEnd* e
+    cdef uint32_t h = 0
+    cdef uint16_t slot
     if effective < g.best:
         return
     if effective > g.best:
         g.best = effective
         g.n = 0
+        if dedup:
+            memset(g.slots, 0, sizeof(g.slots))
     if dedup:
-        for i in range(g.n):
-            if g.out[i].key.lo == g.klo and g.out[i].key.hi == g.khi:
-                return
+        if g.n < 192:
+            # open addressing on the exact key; the table holds the first 192 ends
+            h = <uint32_t>(((g.klo ^ (g.khi << 7)) * <uint64_t>0x9E3779B97F4A7C15ULL) >> 56)
+            while True:
+                slot = g.slots[h]
+                if slot == 0:
+                    break
+                if g.out[slot - 1].key.lo == g.klo and g.out[slot - 1].key.hi == g.khi:
+                    return
+                h = (h + 1) & 255
+        else:
+            for i in range(g.n):
+                if g.out[i].key.lo == g.klo and g.out[i].key.hi == g.khi:
+                    return
     if g.n >= g.capacity:
         g.overflow = 1
         return
+    if dedup and g.n < 192:
+        g.slots[h] = g.n + 1
     e = &g.out[g.n]
     e.key.lo = g.klo
     e.key.hi = <uint32_t>g.khi
@@ -430,6 +448,7 @@ cdef int stage_generate(const Pos* p, int seat, const uint8_t* dice, int n_dice,
     g.overflow = 0
     if g.off < N_CHECKERS:
         if n_dice == 2 and dice[0] != dice[1]:
+            memset(g.slots, 0, sizeof(g.slots))
             gen_two_dice(&g, dice[0], dice[1])
             if g.best == 1:
                 # RULES §3.5: only one die can be played; the larger one if it can.
