@@ -94,12 +94,27 @@ def _chain_rows(rounds: int) -> List[Dict]:
     return rows
 
 
+def _batch_rows(rounds: int) -> List[Dict]:
+    """Stages per second through the batch API: the stage suite repeated to about 10,000 requests."""
+    from gulbara.batch import arrays_from_requests, stage_ends_batch
+
+    repeat = 56
+    jobs = NONDOUBLE_JOBS + DOUBLE_JOBS
+    arrays = arrays_from_requests(jobs * repeat)
+    total = (NONDOUBLE_TOTAL + DOUBLE_TOTAL) * repeat
+    if stage_ends_batch(*arrays).n_ends != total:
+        raise AssertionError("batch: the total number of ends differs from the suite's")
+    seconds = _median_seconds(lambda: stage_ends_batch(*arrays), rounds)
+    single = _median_seconds(lambda: _count_stages(_movegen.stage_ends, jobs), rounds, 20)
+    n = len(jobs) * repeat
+    return [dict(measure="batch stages, M stages/s", core=n / seconds / 1e6,
+                 reference=len(jobs) / single / 1e6, ratio=None,
+                 work=f"{n:,} stages ({total:,} ends); reference column: single raw calls")]
+
+
 def _optional_rows(rounds: int) -> List[Dict]:
     """Measurements of modules that may not be built in every version."""
     rows = []
-    if importlib.util.find_spec("gulbara._batch") is not None:
-        from gulbara import batch
-        rows.extend(getattr(batch, "bench_rows", lambda rounds: [])(rounds))
     if importlib.util.find_spec("gulbara._perft") is not None:
         perft_module = importlib.import_module("gulbara.perft")
         rows.extend(getattr(perft_module, "bench_rows", lambda rounds: [])(rounds))
@@ -110,7 +125,8 @@ def run_benchmarks(rounds: int = 5) -> Dict:
     """Run every headline measurement; a dict with the environment and the rows."""
     if gulbara.BACKEND_NAME != "core":
         raise RuntimeError("gulbara bench times the compiled core: unset GULBARA_BACKEND")
-    rows = _stage_rows(rounds) + _chain_rows(rounds) + _optional_rows(rounds)
+    rows = (_stage_rows(rounds) + _batch_rows(rounds) + _chain_rows(rounds)
+            + _optional_rows(rounds))
     return dict(gulbara=gulbara.__version__, python=platform.python_version(),
                 machine=platform.machine(), cpus=os.cpu_count(), rounds=rounds, rows=rows)
 
