@@ -29,6 +29,7 @@ if NATIVE:
 extensions = [
     Extension("gulbara._movegen", ["gulbara/_movegen.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._batch", ["gulbara/_batch.pyx"], extra_compile_args=compile_args),
+    Extension("gulbara._perft", ["gulbara/_perft.pyx"], extra_compile_args=compile_args),
 ]
 
 setup(

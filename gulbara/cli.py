@@ -8,8 +8,9 @@
   legal plays of one stage, in notation.
 * ``gulbara play [--bot greedy|random] [--seat white|black] ...``: a game
   against a built-in bot in the terminal (:mod:`gulbara.play_cli`).
-* ``gulbara perft DEPTH [--state CODE] [--rules OPTIONS] [--divide]``: perft
-  over game states (RULES §10, :mod:`gulbara.perft`).
+* ``gulbara perft DEPTH [--state CODE] [--rules OPTIONS] [--divide] [--json]
+  [--engine native|python]``: perft over game states (RULES §10,
+  :mod:`gulbara.perft`), with the nodes per second.
 """
 
 import argparse
@@ -125,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play Gul Bara in the terminal against a built-in bot."))
     perft.add_arguments(sub.add_parser(
         "perft", help="count the game tree from a state (RULES §10)",
-        description="perft over game states, in Python on top of Game (RULES §10)."))
+        description="perft over game states (RULES §10): the native core by default, "
+                    "or --engine python (through Game); prints nodes and nodes/s."))
     importlib.import_module("gulbara.bench").add_arguments(sub.add_parser(
         "bench", help="run the headline measurements and print one table",
         description="The headline measurements (stages, chains, ...), core against the "

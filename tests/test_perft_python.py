@@ -17,7 +17,11 @@ import pytest
 
 from conftest import DATA
 from gulbara import Game, Rules
-from gulbara.perft import _rules_from_words, divide, perft
+# the Python perft through Game (gulbara.perft.perft and divide are the native core by default;
+# tests/test_perft_native.py checks them against these)
+from gulbara.perft import _rules_from_words
+from gulbara.perft import divide_python as divide
+from gulbara.perft import perft_python as perft
 
 # subprocesses import the same gulbara as this process (installed, or the source tree)
 PACKAGE_PARENT = str(Path(__import__("gulbara").__file__).resolve().parents[1])
@@ -77,8 +81,8 @@ REFERENCE_SCRIPT = """
 import json, sys
 import gulbara
 from gulbara.game import Game
-from gulbara.perft import _rules_from_words, perft
-assert gulbara.BACKEND_NAME == "reference", gulbara.BACKEND_NAME
+from gulbara.perft import NATIVE, _rules_from_words, perft
+assert gulbara.BACKEND_NAME == "reference" and not NATIVE, gulbara.BACKEND_NAME
 rows = json.loads(sys.stdin.read())
 out = []
 for row in rows:

@@ -1,0 +1,922 @@
+# cython: language_level=3
+"""Native perft over full game states (RULES §10).
+
+The recursion runs on :c:type:`GameState`, a plain struct that holds exactly
+the state of a :class:`gulbara.Game` (its docstring lists it): the position,
+the phase (opening, roll, stage or over), the side to act, the rolls made per
+seat and game-wide, the pending stage and what follows it (a chain's number
+and index, a remainder's later stages, the roller and its roll), the stuck
+counter and the result. The rule options that shape the game tree are a
+second struct, :c:type:`GameRules`. Every transition of ``gulbara/game.py``
+(``_begin_roll``, ``_play``, ``_hand_over``, ``_next_roll``, ``_finish``) has
+its twin here, on the struct; a child is a copy of its parent with one
+transition applied, so nothing is undone and nothing points into anything.
+
+perft itself (RULES §10.1-10.4):
+
+* a finished game, or depth 0, is one leaf;
+* a chance node (the opening or a roll) sums over the 21 distinct rolls
+  (the 15 non-doubles at the opening under the default opening, RULES §10.5),
+  at the same depth;
+* a decision node sums perft(child, depth - 1) over the stage's distinct ends.
+
+At depth 1 (a decision, or a chance node's 21 first stages) the leaves are
+counted without building them: the nodes-only fast path, ``count_stage``. No
+canonical steps, no end list, no position per end. While two or more of the
+mover's checkers are outside its home board no step can bear off, and the
+ends are counted in closed form with bit masks (two different dice:
+``count_two_no_bear_off``; the last two steps of equal dice:
+``count_last_two``). Otherwise the plays are enumerated (equal dice in
+non-increasing source order, every end once; two different dice merged in a
+small stamped hash set). ``tests/test_perft_native.py`` checks the count
+against ``len(stage_ends)`` stage by stage.
+
+Interior decision nodes enumerate their ends with ``stage_generate`` of the
+``_movegen.pxd`` contract into a per-depth buffer (one ``malloc`` per call),
+so the recursion never shares a buffer with the generator or with itself. The
+GIL is released for the whole count, so perft calls in several threads run
+side by side.
+
+>>> from gulbara import Game
+>>> perft_game(Game.new_perft_root(), 2)
+1576
+"""
+
+from libc.stdint cimport uint8_t, int8_t, int32_t, uint32_t, uint64_t
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+
+from gulbara._types cimport Pos, StageEnd, N_CHECKERS, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS
+from gulbara._movegen cimport (stage_generate, pos_set_mover_key, pos_format, Position)
+
+from gulbara import _movegen
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    static inline int gulbara_perft_bit_length(unsigned int m) {
+        return m ? 32 - __builtin_clz(m) : 0;
+    }
+    #else
+    static inline int gulbara_perft_bit_length(unsigned int m) {
+        int n = 0;
+        while (m) { m >>= 1; n++; }
+        return n;
+    }
+    #endif
+    """
+    int bit_length "gulbara_perft_bit_length"(unsigned int m) noexcept nogil
+
+cdef extern from *:
+    """
+    /* __builtin_popcount is a libgcc call without -mpopcnt; this is inline. */
+    static inline int gulbara_perft_popcount(unsigned int m) {
+        m = m - ((m >> 1) & 0x55555555u);
+        m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+        return (int)((((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+    }
+    """
+    int popcount "gulbara_perft_popcount"(unsigned int m) noexcept nogil
+
+
+# Phases (game.py's _OPENING, _ROLL, _STAGE, _OVER) and kinds of stage
+# (_PLAIN, _CHAIN, _REMAINDER).
+cdef enum:
+    PH_OPENING = 0
+    PH_ROLL = 1
+    PH_STAGE = 2
+    PH_OVER = 3
+
+cdef enum:
+    K_PLAIN = 0
+    K_CHAIN = 1
+    K_REMAINDER = 2
+
+cdef enum:
+    # Ends one stage can have (see _movegen's STAGE_CAPACITY: at most
+    # C(27, 4) = 17,550 multisets of four equal dice).
+    STAGE_CAPACITY = 17600
+    # The stamped hash set that merges the ends of two different dice (at
+    # most 24 x 2 x 24 = 1,152 plays, so at most 56% full).
+    SET_SLOTS = 2048
+    MAX_DEPTH = 64
+
+
+# The rule options the game tree depends on (RULES §8; the driver's options
+# only: the generator needs none).
+ctypedef struct GameRules:
+    bint escalation            # RULES §4.2
+    int32_t exempt_rolls       # RULES §4.2 (clamped to 2**31 - 1)
+    bint game_wide             # exempt_counting == "game_wide" (RULES §4.5)
+    bint remainder_to_opponent # remainder == "to_opponent" (RULES §5.1, §5.3)
+    bint unstarted_to_opponent # unstarted_chain == "to_opponent" (RULES §5.2)
+    bint starter_rerolls       # opening == "starter_rerolls" (RULES §6, §10.5)
+    bint mars                  # RULES §7.1 (the result only)
+    int32_t stuck_limit        # RULES §7.2; 0: no limit
+
+
+# The full state of a Game (game.py: Game's docstring, state_code()).
+ctypedef struct GameState:
+    Pos pos
+    uint8_t phase              # PH_*
+    uint8_t seat               # the side to act (roll or stage); 0 at the opening
+    # the pending stage (phase PH_STAGE)
+    uint8_t kind               # K_*
+    uint8_t high               # the stage's dice: (high, low) for two different dice,
+    uint8_t low                # else count x high (low == high)
+    uint8_t count              # dice in the stage
+    int32_t index              # the stage's place in its chain or remainder
+    uint8_t then[7]            # a remainder's later stages: then[n] dice of number n (0: none)
+    # the roll that produced it
+    uint8_t roller
+    uint8_t roll[2]            # as rolled
+    uint8_t escalating
+    uint8_t opening
+    # the end (phase PH_OVER)
+    int8_t winner              # -1: a draw (the stuck rule)
+    uint8_t points
+    # counters
+    int32_t rolls[2]           # rolls made per seat (RULES §4.5)
+    int32_t game_rolls         # by either side: rolls[0] + rolls[1]
+    int32_t stuck              # rolls in a row without a move (RULES §7.2)
+
+
+# Scratch of one perft call: the ends of each depth's decision node and the
+# hash set of the nodes-only count.
+ctypedef struct Work:
+    StageEnd* ends             # STAGE_CAPACITY ends per depth
+    uint64_t set_lo[SET_SLOTS]
+    uint32_t set_hi[SET_SLOTS]
+    uint32_t set_stamp[SET_SLOTS]
+    uint32_t stamp
+    int failed                 # a stage overflowed its buffer (cannot happen)
+
+
+# ---------------------------------------------------------------------------
+# Transitions (game.py: _escalates, _begin_roll, _play, _hand_over, _next_roll)
+# ---------------------------------------------------------------------------
+
+cdef inline bint escalates(const GameRules* r, int32_t own, int32_t game) noexcept nogil:
+    """Whether a double that is roll ``own`` of its roller, ``game`` of the game, escalates."""
+    if not r.escalation:
+        return False
+    return (game if r.game_wide else own) > r.exempt_rolls      # RULES §4.2, §4.5
+
+
+cdef inline void next_roll(GameState* s, int seat) noexcept nogil:
+    s.phase = PH_ROLL
+    s.seat = seat
+
+
+cdef inline void finish(GameState* s, int winner, int points) noexcept nogil:
+    s.phase = PH_OVER
+    s.winner = winner
+    s.points = points
+
+
+cdef inline void begin_roll(const GameRules* r, GameState* s, int d1, int d2,
+                            bint opening) noexcept nogil:
+    """The side ``s.seat`` rolls d1-d2 (RULES §4.5: the roll counts for it)."""
+    cdef int seat = s.seat, high = d1 if d1 > d2 else d2, low = d2 if d1 > d2 else d1, n
+    s.rolls[seat] += 1
+    s.game_rolls += 1
+    s.phase = PH_STAGE
+    s.roller = seat
+    s.roll[0] = d1
+    s.roll[1] = d2
+    s.opening = opening
+    s.index = 0
+    for n in range(7):
+        s.then[n] = 0
+    s.high = high
+    s.low = low
+    if high != low:
+        s.kind = K_PLAIN
+        s.count = 2
+        s.escalating = False
+    else:
+        s.count = 4                                    # RULES §4.1
+        s.escalating = escalates(r, s.rolls[seat], s.game_rolls)
+        s.kind = K_CHAIN if s.escalating else K_PLAIN  # RULES §4.2, §4.6
+
+
+cdef inline void hand_over(GameState* s, int receiver, int number, int count) noexcept nogil:
+    """The remainder goes to ``receiver``: its first stage is ``count`` x ``number``;
+    ``s.then`` already holds the later ones (RULES §5.1, §5.3)."""
+    s.phase = PH_STAGE
+    s.seat = receiver
+    s.kind = K_REMAINDER
+    s.high = number
+    s.low = number
+    s.count = count
+    s.index = 0
+
+
+cdef inline bint next_remainder_stage(GameState* s) noexcept nogil:
+    """Move ``s`` on to its remainder's next stage; False when there is none."""
+    cdef int n
+    for n in range(s.high + 1, 7):
+        if s.then[n]:
+            s.high = n
+            s.low = n
+            s.count = s.then[n]
+            s.then[n] = 0
+            s.index += 1
+            return True
+    return False
+
+
+cdef void play_end(const GameRules* r, GameState* s, const StageEnd* e) noexcept nogil:
+    """Play end ``e`` of the pending stage of ``s`` and move on (game.py's _play)."""
+    cdef int seat = s.seat, played = e.n_steps, n
+    cdef bint moved = played > 0
+    pos_set_mover_key(&s.pos, seat, e.key)
+    if moved:
+        s.stuck = 0                                    # RULES §7.2: any move resets
+    if e.ends_game:                                    # RULES §5.5, §7.1
+        finish(s, seat, 2 if r.mars and s.pos.off[1 - seat] == 0 else 1)
+        return
+    if s.kind != K_REMAINDER and s.index == 0 and not moved:
+        s.stuck += 1                                   # a roll in which no checker moved
+        if r.stuck_limit and s.stuck >= r.stuck_limit:
+            finish(s, -1, 0)
+            return
+    if s.kind == K_PLAIN:                              # unplayable dice are lost (RULES §4.6)
+        next_roll(s, 1 - seat)
+    elif s.kind == K_CHAIN:
+        if played == s.count:                          # in full: the next number (RULES §4.4)
+            if s.high < 6:
+                s.high += 1
+                s.low = s.high
+                s.index += 1
+            else:
+                next_roll(s, 1 - seat)
+        elif s.index == 0 and not moved:               # RULES §5.2: the unstarted chain
+            if r.unstarted_to_opponent:
+                for n in range(s.high + 1, 7):
+                    s.then[n] = 4
+                hand_over(s, 1 - seat, s.high, s.count)
+            else:
+                next_roll(s, 1 - seat)
+        else:                                          # RULES §5.1: the remainder
+            if r.remainder_to_opponent:
+                for n in range(s.high + 1, 7):
+                    s.then[n] = 4
+                hand_over(s, 1 - seat, s.high, s.count - played)
+            else:
+                next_roll(s, 1 - seat)
+    else:                                              # a remainder stage (RULES §5.3-5.4)
+        if not next_remainder_stage(s):
+            next_roll(s, seat)
+
+
+cdef inline bint roll_allowed(const GameRules* r, const GameState* s, int a, int b) noexcept nogil:
+    """Whether a-b is one of the rolls of the chance node ``s`` (RULES §10.2, §10.5)."""
+    return a != b or s.phase != PH_OPENING or r.starter_rerolls
+
+
+cdef inline void apply_roll(const GameRules* r, GameState* s, int a, int b) noexcept nogil:
+    """game.py's roll() at a chance node: at the opening White starts (RULES §10.5)."""
+    if s.phase == PH_OPENING:
+        s.seat = 0
+        begin_roll(r, s, a, b, not r.starter_rerolls)
+    else:
+        begin_roll(r, s, a, b, False)
+
+
+cdef inline int stage_dice(const GameState* s, uint8_t* dice) noexcept nogil:
+    cdef int k
+    if s.high != s.low:
+        dice[0] = s.high
+        dice[1] = s.low
+        return 2
+    for k in range(s.count):
+        dice[k] = s.high
+    return s.count
+
+
+# ---------------------------------------------------------------------------
+# The nodes-only count of one stage's distinct ends (RULES §3)
+# ---------------------------------------------------------------------------
+
+# The mover's side of a position in its own numbering, the opponent's points
+# rotated into it (RULES §1.3), and the packed key of _types.pxd kept up to
+# date step by step.
+ctypedef struct Counter:
+    uint8_t c[25]
+    uint32_t mask              # points holding a checker
+    uint32_t ones              # points holding exactly one
+    uint32_t blocked
+    int off
+    uint64_t klo
+    uint64_t khi
+
+
+cdef uint64_t UNIT_LO[25]
+cdef uint64_t UNIT_HI[25]
+for _p in range(25):
+    UNIT_LO[_p] = (<uint64_t>1) << (4 * (_p - 1)) if 1 <= _p <= 16 else 0
+    UNIT_HI[_p] = (<uint64_t>1) << (4 * (_p - 17)) if _p > 16 else 0
+
+
+cdef inline uint32_t rotate12(uint32_t m) noexcept nogil:
+    return ((m << 12) | (m >> 12)) & BOARD_BITS
+
+
+cdef inline void counter_load(Counter* g, const Pos* p, int seat) noexcept nogil:
+    cdef int q
+    cdef uint64_t lo = 0, hi = 0
+    for q in range(25):
+        g.c[q] = p.cnt[seat][q]
+    for q in range(1, 17):
+        lo |= (<uint64_t>p.cnt[seat][q]) << (4 * (q - 1))
+    for q in range(17, 25):
+        hi |= (<uint64_t>p.cnt[seat][q]) << (4 * (q - 17))
+    g.mask = p.occ[seat]
+    g.ones = 0
+    for q in range(1, 25):
+        if p.cnt[seat][q] == 1:
+            g.ones |= (<uint32_t>1) << (q - 1)
+    g.blocked = rotate12(p.occ[1 - seat])
+    g.off = p.off[seat]
+    g.klo = lo
+    g.khi = hi
+
+
+cdef inline uint32_t movable(const Counter* g, int die) noexcept nogil:
+    """The points (bit q - 1 for point q) from which a checker can step ``die``."""
+    cdef uint32_t m = g.mask, res
+    cdef int top
+    # onto a point: q > die and q - die not held by the opponent (RULES §2.2)
+    res = m & ~(g.blocked << die) & ~(((<uint32_t>1) << die) - 1)
+    if m and not (m & ~(<uint32_t>HOME_BITS)):
+        # bearing off (RULES §2.3): the exact point, or the highest one with a larger die
+        res |= m & ((<uint32_t>1) << (die - 1))
+        top = bit_length(m)
+        if top < die:
+            res |= (<uint32_t>1) << (top - 1)
+    return res
+
+
+cdef inline uint32_t open_from(const Counter* g, int distance) noexcept nogil:
+    """The points q (bit q - 1) with q - distance a point the opponent does not hold."""
+    return (~(g.blocked << distance) & ~(((<uint32_t>1) << distance) - 1)
+            & <uint32_t>BOARD_BITS)
+
+
+cdef inline void counter_take(Counter* g, int q) noexcept nogil:
+    cdef uint32_t bit = (<uint32_t>1) << (q - 1)
+    g.c[q] -= 1
+    if g.c[q] == 0:
+        g.mask &= ~bit
+        g.ones &= ~bit
+    elif g.c[q] == 1:
+        g.ones |= bit
+    g.klo -= UNIT_LO[q]
+    g.khi -= UNIT_HI[q]
+
+
+cdef inline void counter_put(Counter* g, int q) noexcept nogil:
+    cdef uint32_t bit = (<uint32_t>1) << (q - 1)
+    g.c[q] += 1
+    if g.c[q] == 1:
+        g.mask |= bit
+        g.ones |= bit
+    elif g.c[q] == 2:
+        g.ones &= ~bit
+    g.klo += UNIT_LO[q]
+    g.khi += UNIT_HI[q]
+
+
+cdef inline void counter_do(Counter* g, int frm, int die) noexcept nogil:
+    counter_take(g, frm)
+    if frm > die:
+        counter_put(g, frm - die)
+    else:
+        g.off += 1
+
+
+cdef inline void counter_undo(Counter* g, int frm, int die) noexcept nogil:
+    if frm > die:
+        counter_take(g, frm - die)
+    else:
+        g.off -= 1
+    counter_put(g, frm)
+
+
+cdef inline bint no_bear_off_in_two(const Counter* g) noexcept nogil:
+    """Two or more checkers outside the home board: the next two steps cannot
+    bear off (RULES §2.3), nor end the game."""
+    cdef uint32_t outside = g.mask & ~(<uint32_t>HOME_BITS)
+    return (outside & (outside - 1)) != 0 or (outside != 0 and g.c[bit_length(outside)] >= 2)
+
+
+cdef inline int set_add(Work* w, uint64_t lo, uint64_t hi) noexcept nogil:
+    """Add a mover key to the stamped set: 1 if it is new, 0 if it was there."""
+    cdef uint32_t h = <uint32_t>(((lo ^ (hi * <uint64_t>0xC2B2AE3D27D4EB4FULL))
+                                  * <uint64_t>0x9E3779B97F4A7C15ULL) >> 53)
+    while True:
+        if w.set_stamp[h] != w.stamp:
+            w.set_stamp[h] = w.stamp
+            w.set_lo[h] = lo
+            w.set_hi[h] = <uint32_t>hi
+            return 1
+        if w.set_lo[h] == lo and w.set_hi[h] == hi:
+            return 0
+        h = (h + 1) & (SET_SLOTS - 1)
+
+
+cdef inline void set_clear(Work* w) noexcept nogil:
+    w.stamp += 1
+    if w.stamp == 0:                       # wrapped: forget every old stamp
+        memset(w.set_stamp, 0, sizeof(w.set_stamp))
+        w.stamp = 1
+
+
+cdef int count_two_no_bear_off(const Counter* g, int high, int low) noexcept nogil:
+    """The distinct ends of two different dice when no step can bear off.
+
+    With two or more checkers outside the home board no step of the stage
+    can bear off (RULES §2.3), so a step is legal exactly when its source is
+    occupied and its target open, whatever was played before; the ends are
+    then counted without enumerating a play:
+
+    * one checker moved with both dice, from X to X - high - low through an
+      open X - high or X - low: one end per such X;
+    * two checker moves, X by high and Y by low, both legal in the position
+      (X == Y needs two checkers there): one end per pair, except the pairs
+      where one move continues the other (Y == X - high, or X == Y - low),
+      which leave the end of the first kind already counted. No other two
+      pairs leave the same position (the changes of the counts tell X, Y).
+
+    When no play uses both dice, the single-die plays of the larger die count,
+    else those of the smaller one (RULES §3.5), else the empty play (RULES §3.6)."""
+    cdef uint32_t mask = g.mask
+    cdef uint32_t move_high = mask & open_from(g, high)
+    cdef uint32_t move_low = mask & open_from(g, low)
+    cdef uint32_t through = mask & open_from(g, high + low) & (open_from(g, high)
+                                                               | open_from(g, low))
+    cdef int n
+    n = (popcount(through) + popcount(move_high) * popcount(move_low)
+         - popcount(move_high & move_low & g.ones)
+         - popcount(move_high & (move_low << high)) - popcount(move_low & (move_high << low)))
+    if n:
+        return n
+    if move_high:
+        return popcount(move_high)
+    if move_low:
+        return popcount(move_low)
+    return 1
+
+
+cdef int count_two(Counter* g, int high, int low, Work* w) noexcept nogil:
+    """The distinct ends of two different dice (RULES §3.2-3.5, §3.7).
+
+    Every play is (first step, second step) with either die first; an end is
+    counted once through the stamped set. When no play uses both dice (and
+    none ends the game), the single-die plays count, only those of the
+    larger die if there is one (RULES §3.5); each is from its own point, so
+    they are distinct."""
+    cdef int k, frm, q, die, other, target
+    cdef int n_two = 0, n_high = 0, n_low = 0
+    cdef bint any_two = False
+    cdef uint32_t first, second
+    if no_bear_off_in_two(g):
+        return count_two_no_bear_off(g, high, low)
+    set_clear(w)
+    for k in range(2):
+        die = high if k == 0 else low
+        other = low if k == 0 else high
+        first = movable(g, die)
+        while first:
+            frm = bit_length(first)
+            first &= ~((<uint32_t>1) << (frm - 1))
+            counter_do(g, frm, die)
+            if g.off == N_CHECKERS:                    # RULES §3.3: complete
+                any_two = True
+                n_two += set_add(w, g.klo, g.khi)
+            else:
+                second = movable(g, other)
+                if second:
+                    any_two = True
+                    while second:
+                        q = bit_length(second)
+                        second &= ~((<uint32_t>1) << (q - 1))
+                        target = q - other
+                        if target >= 1:
+                            n_two += set_add(w, g.klo - UNIT_LO[q] + UNIT_LO[target],
+                                             g.khi - UNIT_HI[q] + UNIT_HI[target])
+                        else:
+                            n_two += set_add(w, g.klo - UNIT_LO[q], g.khi - UNIT_HI[q])
+                elif k == 0:
+                    n_high += 1
+                else:
+                    n_low += 1
+            counter_undo(g, frm, die)
+    if any_two:
+        return n_two
+    if n_high:
+        return n_high
+    if n_low:
+        return n_low
+    return 1                                           # RULES §3.6: the empty play
+
+
+cdef inline void keep(int reach, int found, int* best, int* n) noexcept nogil:
+    """``found`` ends of effective length ``reach``: keep the longest (RULES §3.4)."""
+    if reach > best[0]:
+        best[0] = reach
+        n[0] = 0
+    if reach == best[0]:
+        n[0] += found
+
+
+cdef void count_last_two(const Counter* g, int die, int n_dice, int depth, int max_from,
+                         int* best, int* n) noexcept nogil:
+    """The last two steps of ``n_dice`` equal dice, counted without playing them,
+    when neither can bear off (see no_bear_off_in_two).
+
+    A first step from X (a movable point <= max_from) is followed by a step
+    from any movable point <= X in the position it leaves: the movable points
+    <= X now, less X if its only checker left, plus X - die if the checker
+    landed on an empty point that can itself move on. So X has
+    rank(X) - lone(X) + new(X) second steps, each its own end. Only the
+    lowest X can have none, so when the sum is 0 there was one first step,
+    and its play is one step short."""
+    cdef uint32_t open_die = open_from(g, die)
+    cdef uint32_t sources = g.mask & open_die & (((<uint32_t>1) << max_from) - 1)
+    cdef uint32_t arrive = ~(g.mask << die) & (open_die << die)
+    cdef int m, total
+    if not sources:
+        keep(depth, 1, best, n)
+        return
+    m = popcount(sources)
+    total = m * (m + 1) // 2 - popcount(sources & g.ones) + popcount(sources & arrive)
+    if total:
+        keep(n_dice, total, best, n)
+    else:
+        keep(depth + 1, 1, best, n)
+
+
+cdef void count_equal(Counter* g, int die, int n_dice, int depth, int max_from,
+                      int* best, int* n) noexcept nogil:
+    """The ends of ``n_dice`` equal dice by effective length, sources in
+    non-increasing order as in _movegen's gen_equal_dice: every end once
+    (RULES §3.4, §3.7). Keeps the greatest length in ``best``, its ends in ``n``."""
+    cdef uint32_t sources
+    cdef int frm, found, reach
+    if depth + 2 == n_dice and no_bear_off_in_two(g):
+        count_last_two(g, die, n_dice, depth, max_from, best, n)
+        return
+    sources = movable(g, die) & (((<uint32_t>1) << max_from) - 1)
+    if not sources:
+        found = 1
+        reach = depth
+    elif depth + 1 == n_dice:
+        found = popcount(sources)                      # each last step its own end
+        reach = n_dice
+    else:
+        while sources:
+            frm = bit_length(sources)
+            sources &= ~((<uint32_t>1) << (frm - 1))
+            counter_do(g, frm, die)
+            if g.off == N_CHECKERS:                    # RULES §3.3: complete
+                keep(n_dice, 1, best, n)
+            else:
+                count_equal(g, die, n_dice, depth + 1, frm, best, n)
+            counter_undo(g, frm, die)
+        return
+    keep(reach, found, best, n)
+
+
+cdef inline int count_loaded(Counter* g, int high, int low, int count, Work* w) noexcept nogil:
+    cdef int best = 0, n = 0
+    if g.off == N_CHECKERS:
+        return 1
+    if high != low:
+        return count_two(g, high, low, w)
+    count_equal(g, high, count, 0, 24, &best, &n)
+    return n
+
+
+cdef int count_stage(const Pos* p, int seat, int high, int low, int count,
+                     Work* w) noexcept nogil:
+    """The number of distinct ends of one stage (== len(stage_ends)), nothing built."""
+    cdef Counter g
+    counter_load(&g, p, seat)
+    return count_loaded(&g, high, low, count, w)
+
+
+cdef uint64_t count_chance(const GameRules* r, const GameState* s, Work* w) noexcept nogil:
+    """perft(chance node, 1): the ends of the first stage of every roll (RULES §10.2).
+    The first stage of a double is four dice, escalating or not (RULES §4.1-4.2)."""
+    cdef Counter g
+    cdef int a, b
+    cdef uint64_t total = 0
+    counter_load(&g, &s.pos, 0 if s.phase == PH_OPENING else s.seat)
+    for a in range(6, 0, -1):
+        for b in range(a, 0, -1):
+            if roll_allowed(r, s, a, b):
+                total += count_loaded(&g, a, b, 4 if a == b else 2, w)
+    return total
+
+
+# ---------------------------------------------------------------------------
+# The recursion
+# ---------------------------------------------------------------------------
+
+cdef uint64_t perft_node(const GameRules* r, const GameState* s, int depth,
+                         Work* w) noexcept nogil:
+    cdef uint8_t dice[MAX_STAGE_DICE]
+    cdef StageEnd* ends
+    cdef int n_ends, playable, i, n_dice, a, b
+    cdef GameState child
+    cdef uint64_t total = 0
+    if s.phase == PH_OVER or depth == 0:               # RULES §10.1, §10.4
+        return 1
+    if s.phase != PH_STAGE:                            # RULES §10.2, §10.5
+        if depth == 1:
+            return count_chance(r, s, w)
+        for a in range(6, 0, -1):
+            for b in range(a, 0, -1):
+                if not roll_allowed(r, s, a, b):
+                    continue
+                child = s[0]
+                apply_roll(r, &child, a, b)
+                total += perft_node(r, &child, depth, w)
+        return total
+    # RULES §10.3: the sum over the stage's distinct ends of perft(child, depth - 1)
+    if depth == 1:
+        return count_stage(&s.pos, s.seat, s.high, s.low, s.count, w)
+    ends = w.ends + <size_t>depth * STAGE_CAPACITY
+    n_dice = stage_dice(s, dice)
+    if stage_generate(&s.pos, s.seat, dice, n_dice, ends, STAGE_CAPACITY, &n_ends, &playable):
+        w.failed = 1
+    for i in range(n_ends):
+        child = s[0]
+        play_end(r, &child, &ends[i])
+        total += perft_node(r, &child, depth - 1, w)
+    return total
+
+
+cdef Work* work_new(int depth) noexcept nogil:
+    cdef Work* w = <Work*>malloc(sizeof(Work))
+    if w == NULL:
+        return NULL
+    # depth + 1 buffers: buffer d holds the ends of the decision at depth d (the count at
+    # depth 1 builds none; buffer 0 is the helpers' scratch)
+    w.ends = <StageEnd*>malloc(<size_t>(depth + 1) * STAGE_CAPACITY * sizeof(StageEnd))
+    if w.ends == NULL:
+        free(w)
+        return NULL
+    memset(w.set_stamp, 0, sizeof(w.set_stamp))
+    w.stamp = 0
+    w.failed = 0
+    return w
+
+
+cdef void work_free(Work* w) noexcept nogil:
+    if w != NULL:
+        free(w.ends)
+        free(w)
+
+
+# ---------------------------------------------------------------------------
+# From a Game to the structs, and back to a state code (with the GIL)
+# ---------------------------------------------------------------------------
+
+cdef int read_rules(object rules, GameRules* r) except -1:
+    r.escalation = bool(rules.escalation)
+    r.exempt_rolls = min(int(rules.exempt_rolls), 2**31 - 1)
+    r.game_wide = rules.exempt_counting == "game_wide"
+    r.remainder_to_opponent = rules.remainder == "to_opponent"
+    r.unstarted_to_opponent = rules.unstarted_chain == "to_opponent"
+    r.starter_rerolls = rules.opening == "starter_rerolls"
+    r.mars = bool(rules.mars)
+    r.stuck_limit = 0 if rules.stuck_limit is None else min(int(rules.stuck_limit), 2**31 - 1)
+    return 0
+
+
+cdef int read_game(object game, GameState* s, GameRules* r) except -1:
+    """Fill ``s`` and ``r`` from a :class:`gulbara.Game` through its public API."""
+    cdef Position position
+    cdef int n
+    read_rules(game.rules, r)
+    memset(s, 0, sizeof(GameState))
+    pos_object = game.position
+    if isinstance(pos_object, Position):
+        position = pos_object
+    else:                                    # a reference-backend Position
+        position = _movegen.Position.from_code(pos_object.code())
+    s.pos = position.pos
+    rolls = game.rolls_made
+    s.rolls[0] = rolls[0]
+    s.rolls[1] = rolls[1]
+    s.game_rolls = rolls[0] + rolls[1]
+    s.stuck = game.stuck_rolls
+    s.winner = -1
+    if game.is_over():
+        s.phase = PH_OVER
+        result = game.result()
+        s.winner = -1 if result.winner is None else result.winner
+        s.points = result.points
+    elif game.is_opening():
+        s.phase = PH_OPENING
+    elif game.is_chance():
+        s.phase = PH_ROLL
+        s.seat = game.to_move
+    else:
+        d = game.decision
+        s.phase = PH_STAGE
+        s.seat = d.seat
+        s.roller = d.roller
+        s.roll[0] = d.roll[0]
+        s.roll[1] = d.roll[1]
+        s.escalating = d.is_escalating
+        s.opening = d.is_opening
+        s.index = d.stage
+        dice = d.dice
+        s.high = dice[0]
+        s.low = dice[len(dice) - 1]
+        s.count = len(dice)
+        if d.is_remainder:
+            s.kind = K_REMAINDER
+            for n, c in d.following:
+                s.then[n] = c
+        elif d.is_escalating:
+            s.kind = K_CHAIN
+        else:
+            s.kind = K_PLAIN
+    return 0
+
+
+cdef str state_code(const GameState* s):
+    """The state as Game.state_code() writes it."""
+    cdef char buf[160]
+    cdef Py_ssize_t n = pos_format(&s.pos, buf)
+    letters = "WB"
+    words = [buf[:n].decode("ascii")]
+    if s.phase == PH_OPENING:
+        words.append("next=opening")
+    elif s.phase == PH_ROLL:
+        words.append(f"next=roll:{letters[s.seat]}")
+    elif s.phase == PH_STAGE:
+        kind = ("play", "chain", "remainder")[s.kind]
+        words.append(f"next={kind}:{letters[s.seat]}")
+        if s.high != s.low:
+            words.append(f"stage={s.high}-{s.low}")
+        else:
+            words.append("stage=" + "-".join([str(s.high)] * s.count))
+        if s.kind != K_PLAIN:
+            words.append(f"index={s.index}")
+        if s.kind == K_REMAINDER:
+            then = [f"{n}x{s.then[n]}" for n in range(1, 7) if s.then[n]]
+            if then:
+                words.append("then=" + ",".join(then))
+        words.append(f"roll={s.roll[0]}-{s.roll[1]}")
+        if s.kind == K_REMAINDER:
+            words.append(f"roller={letters[s.roller]}")
+    else:
+        words.append("next=over")
+        if s.winner < 0:
+            words.append("result=draw")
+        else:
+            words.append(f"result={letters[s.winner]}:{s.points}:"
+                         f"{'mars' if s.points == 2 else 'single'}")
+    words.append(f"rolls={s.rolls[0]},{s.rolls[1]}")
+    words.append(f"stuck={s.stuck}")
+    return " ".join(words)
+
+
+cdef int check_depth(object depth, int minimum) except -1:
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < minimum:
+        raise ValueError(f"perft depth must be an int >= {minimum}, got {depth!r}")
+    if depth > MAX_DEPTH:
+        raise ValueError(f"perft depth must be at most {MAX_DEPTH}, got {depth!r}")
+    return depth
+
+
+# ---------------------------------------------------------------------------
+# Python entry points (gulbara.perft wraps them)
+# ---------------------------------------------------------------------------
+
+def perft_game(game, depth):
+    """perft(game, depth) (RULES §10), natively, with the GIL released."""
+    cdef GameState s
+    cdef GameRules r
+    cdef int d = check_depth(depth, 0)
+    cdef uint64_t total
+    cdef Work* w
+    read_game(game, &s, &r)
+    with nogil:
+        w = work_new(d)
+        if w != NULL:
+            total = perft_node(&r, &s, d, w)
+    if w == NULL:
+        raise MemoryError("no memory for perft's buffers")
+    failed = w.failed
+    work_free(w)
+    if failed:
+        raise MemoryError("a stage overflowed perft's buffer")
+    return total
+
+
+def divide_game(game, depth):
+    """perft split by the first choice: ``[(roll or None, steps, count), ...]`` in
+    canonical order (rolls as in RULES §10.2, ends as in RULES §3.8)."""
+    cdef GameState s, child, grandchild
+    cdef GameRules r
+    cdef int d = check_depth(depth, 1)
+    cdef int a, b, i, n_ends, playable, n_dice, k
+    cdef uint8_t dice[MAX_STAGE_DICE]
+    cdef StageEnd* ends
+    cdef Work* w
+    cdef uint64_t count
+    read_game(game, &s, &r)
+    rows = []
+    if s.phase == PH_OVER:
+        return rows
+    w = work_new(d + 1)
+    if w == NULL:
+        raise MemoryError("no memory for perft's buffers")
+    # ends of the first decision go into the buffer above every depth of the recursion
+    ends = w.ends + <size_t>(d + 1) * STAGE_CAPACITY
+    try:
+        rolls = [None]
+        if s.phase != PH_STAGE:
+            rolls = [(a, b) for a in range(6, 0, -1) for b in range(a, 0, -1)
+                     if roll_allowed(&r, &s, a, b)]
+        for roll in rolls:
+            child = s
+            if roll is not None:
+                apply_roll(&r, &child, roll[0], roll[1])
+            n_dice = stage_dice(&child, dice)
+            stage_generate(&child.pos, child.seat, dice, n_dice, ends, STAGE_CAPACITY,
+                           &n_ends, &playable)
+            for i in range(n_ends):
+                grandchild = child
+                play_end(&r, &grandchild, &ends[i])
+                with nogil:
+                    count = perft_node(&r, &grandchild, d - 1, w)
+                steps = tuple([(ends[i].steps[k].frm, ends[i].steps[k].die)
+                               for k in range(ends[i].n_steps)])
+                rows.append((roll, steps, count))
+        if w.failed:
+            raise MemoryError("a stage overflowed perft's buffer")
+    finally:
+        work_free(w)
+    return rows
+
+
+def _py_state_code(game):
+    """The state code of ``game`` read into the native struct and written back (tests)."""
+    cdef GameState s
+    cdef GameRules r
+    read_game(game, &s, &r)
+    return state_code(&s)
+
+
+def _py_children(game):
+    """The state codes of the children of ``game``'s node, in perft's order (tests):
+    after each roll at a chance node, after each end at a decision."""
+    cdef GameState s, child
+    cdef GameRules r
+    cdef int a, b, i, n_ends, playable, n_dice
+    cdef uint8_t dice[MAX_STAGE_DICE]
+    cdef Work* w
+    read_game(game, &s, &r)
+    out = []
+    if s.phase == PH_OVER:
+        return out
+    if s.phase != PH_STAGE:
+        for a in range(6, 0, -1):
+            for b in range(a, 0, -1):
+                if roll_allowed(&r, &s, a, b):
+                    child = s
+                    apply_roll(&r, &child, a, b)
+                    out.append(state_code(&child))
+        return out
+    w = work_new(0)
+    if w == NULL:
+        raise MemoryError()
+    n_dice = stage_dice(&s, dice)
+    stage_generate(&s.pos, s.seat, dice, n_dice, w.ends, STAGE_CAPACITY, &n_ends, &playable)
+    for i in range(n_ends):
+        child = s
+        play_end(&r, &child, &w.ends[i])
+        out.append(state_code(&child))
+    work_free(w)
+    return out
+
+
+def _py_count_stage(code, seat, dice):
+    """The nodes-only count of one stage's distinct ends (tests: == len(stage_ends))."""
+    cdef Position position = _movegen.Position.from_code(code)
+    cdef Work* w = work_new(0)
+    cdef int n
+    dice = sorted(dice, reverse=True)
+    if w == NULL:
+        raise MemoryError()
+    n = count_stage(&position.pos, seat, dice[0], dice[len(dice) - 1], len(dice), w)
+    work_free(w)
+    return n
