@@ -36,25 +36,15 @@ if importlib.util.find_spec("gulbara") is None:
 import gulbara  # noqa: E402
 from gulbara import _movegen, _reference  # noqa: E402
 from bench_chains import MID_GAME_11  # noqa: E402
-from bench_positions import (DOUBLE_JOBS, DOUBLE_STAGES, DOUBLE_TOTAL,  # noqa: E402
+from bench_positions import (count_boards, count_with, DOUBLE_JOBS, DOUBLE_STAGES, DOUBLE_TOTAL,  # noqa: E402
                        NONDOUBLE_JOBS, NONDOUBLE_ROLLS, NONDOUBLE_TOTAL, SUITE)
 
 TARGET_US_PER_CALL = 5.0     # non-double stage, public API
 TARGET_SPEEDUP = 50.0        # reference / core (public API), non-double
 
 
-def count_with(stage_ends, jobs):
-    total = 0
-    for code, seat, dice in jobs:
-        total += len(stage_ends(code, seat, dice))
-    return total
 
 
-def count_boards(jobs):
-    total = 0
-    for board, dice in jobs:
-        total += len(board.stage_ends(dice))
-    return total
 
 
 def board_jobs(stages):

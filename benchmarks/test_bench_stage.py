@@ -15,7 +15,7 @@ import pytest
 
 import gulbara
 from gulbara import _movegen, _reference
-from bench_positions import (DOUBLE_JOBS, DOUBLE_STAGES, DOUBLE_TOTAL, NONDOUBLE_JOBS,
+from bench_positions import (count_boards, count_with, DOUBLE_JOBS, DOUBLE_STAGES, DOUBLE_TOTAL, NONDOUBLE_JOBS,
                        NONDOUBLE_ROLLS, NONDOUBLE_TOTAL, SUITE)
 
 
@@ -31,20 +31,8 @@ DOUBLE_BOARD_JOBS = _board_jobs(DOUBLE_STAGES)
 
 # -- one pass over the suite ------------------------------------------------------
 
-def count_with(stage_ends, jobs):
-    """Sum of len(stage_ends(code, seat, dice)) over the jobs."""
-    total = 0
-    for code, seat, dice in jobs:
-        total += len(stage_ends(code, seat, dice))
-    return total
 
 
-def count_boards(jobs):
-    """Sum of len(board.stage_ends(dice)) over (board, dice) jobs."""
-    total = 0
-    for board, dice in jobs:
-        total += len(board.stage_ends(dice))
-    return total
 
 
 def notation_of(jobs):

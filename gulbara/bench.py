@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional
 
 import gulbara
 from gulbara import _movegen, _reference
-from gulbara.suites import (DOUBLE_JOBS, DOUBLE_TOTAL, MID_GAME_11, NONDOUBLE_JOBS,
+from gulbara.suites import (count_with, DOUBLE_JOBS, DOUBLE_TOTAL, MID_GAME_11, NONDOUBLE_JOBS,
                             NONDOUBLE_TOTAL)
 
 __all__ = ["run_benchmarks", "main", "add_arguments", "run"]
@@ -37,21 +37,17 @@ def _median_seconds(func: Callable[[], object], rounds: int, number: int = 1) ->
     return statistics.median(times)
 
 
-def _count_stages(stage_ends, jobs) -> int:
-    return sum(len(stage_ends(code, seat, dice)) for code, seat, dice in jobs)
-
-
 def _stage_rows(rounds: int) -> List[Dict]:
     rows = []
     for label, jobs, total, ref_rounds in (
             ("stage, non-double (us/call)", NONDOUBLE_JOBS, NONDOUBLE_TOTAL, 3),
             ("stage, double as 4 dice (us/call)", DOUBLE_JOBS, DOUBLE_TOTAL, 1)):
         for generator in (gulbara.stage_ends, _reference.stage_ends):
-            got = _count_stages(generator, jobs)
+            got = count_with(generator, jobs)
             if got != total:
                 raise AssertionError(f"{label}: {got} ends, expected {total}")
-        core = _median_seconds(lambda: _count_stages(gulbara.stage_ends, jobs), rounds, 20)
-        ref = _median_seconds(lambda: _count_stages(_reference.stage_ends, jobs), ref_rounds)
+        core = _median_seconds(lambda: count_with(gulbara.stage_ends, jobs), rounds, 20)
+        ref = _median_seconds(lambda: count_with(_reference.stage_ends, jobs), ref_rounds)
         rows.append(dict(measure=label, core=core / len(jobs) * 1e6,
                          reference=ref / len(jobs) * 1e6, ratio=ref / core,
                          work=f"{len(jobs)} stages, {total} ends"))
@@ -105,7 +101,7 @@ def _batch_rows(rounds: int) -> List[Dict]:
     if stage_ends_batch(*arrays).n_ends != total:
         raise AssertionError("batch: the total number of ends differs from the suite's")
     seconds = _median_seconds(lambda: stage_ends_batch(*arrays), rounds)
-    single = _median_seconds(lambda: _count_stages(_movegen.stage_ends, jobs), rounds, 20)
+    single = _median_seconds(lambda: count_with(_movegen.stage_ends, jobs), rounds, 20)
     n = len(jobs) * repeat
     return [dict(measure="batch stages, M stages/s", core=n / seconds / 1e6,
                  reference=len(jobs) / single / 1e6, ratio=None,

@@ -87,7 +87,7 @@ assert len(SUITE) == len({e.name for e in SUITE}) == 12
 assert len(NONDOUBLE_ROLLS) == 15 and len(DOUBLE_STAGES) == 6
 assert (NONDOUBLE_TOTAL, DOUBLE_TOTAL) == (2238, 2254)
 
-__all__ = ["ChainEntry", "MID_GAME_11", "Entry", "SUITE", "NONDOUBLE_ROLLS", "DOUBLE_STAGES", "NONDOUBLE_TOTAL",
+__all__ = ["count_with", "count_boards", "ChainEntry", "MID_GAME_11", "Entry", "SUITE", "NONDOUBLE_ROLLS", "DOUBLE_STAGES", "NONDOUBLE_TOTAL",
            "DOUBLE_TOTAL", "NONDOUBLE_JOBS", "DOUBLE_JOBS"]
 
 
@@ -122,3 +122,19 @@ MID_GAME_11: Tuple[ChainEntry, ...] = (
     ChainEntry("mid-g", "G:,1,3,-1,-1,-1,,-1,-2,1,1,-4,-1,-3,1,,,1,,1,-1,,,6|0,0|0,0", 0, (131540, 19205, 1, 195, 5, 1)),
     ChainEntry("mid-h", "G:1,,1,1,,-2,-2,,1,-1,3,-2,-2,-2,,,1,3,-1,-3,,1,,3|0,0|0,0", 0, (148042, 34715, 372, 1, 1, 26)),
 )
+
+
+def count_with(stage_ends, jobs) -> int:
+    """Sum of ``len(stage_ends(code, seat, dice))`` over (code, seat, dice) jobs: one benchmark pass."""
+    total = 0
+    for code, seat, dice in jobs:
+        total += len(stage_ends(code, seat, dice))
+    return total
+
+
+def count_boards(jobs) -> int:
+    """Sum of ``len(board.stage_ends(dice))`` over (board, dice) jobs."""
+    total = 0
+    for board, dice in jobs:
+        total += len(board.stage_ends(dice))
+    return total
