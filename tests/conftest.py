@@ -20,6 +20,21 @@ def load_gul_bara_cases():
     return cases
 
 
+def read_perft_table(path):
+    """The lines of a perft table (tests/data/*.perft; format at the top of each file)."""
+    rows = []
+    for line in path.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        slow = line.startswith("slow ")
+        if slow:
+            line = line[len("slow "):]
+        rules, depth, nodes, state = line.split(" ", 3)
+        rows.append({"rules": rules, "depth": int(depth), "nodes": int(nodes), "state": state,
+                     "slow": slow, "file": path.name})
+    return rows
+
+
 @pytest.fixture(scope="session")
 def gul_bara_cases():
     return load_gul_bara_cases()

@@ -29,24 +29,10 @@ from gulbara.perft import (NATIVE, _rules_from_words, bench_rows, divide, divide
                            perft_python)
 from positions import mixed_positions
 
-pytestmark = pytest.mark.skipif(not NATIVE, reason="the native perft needs the compiled core")
-
-if NATIVE:
-    from gulbara import _perft
+from gulbara import _perft   # the compiled perft is part of every build: no skipping
+from conftest import read_perft_table as read_table
 
 
-def read_table(path):
-    rows = []
-    for line in path.read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        slow = line.startswith("slow ")
-        if slow:
-            line = line[len("slow "):]
-        rules, depth, nodes, state = line.split(" ", 3)
-        rows.append({"rules": rules, "depth": int(depth), "nodes": int(nodes), "state": state,
-                     "slow": slow, "file": path.name})
-    return rows
 
 
 TABLES = sorted(DATA.glob("*.perft"))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA
+from conftest import read_perft_table, DATA
 from gulbara import Game, Rules
 # the Python perft through Game (gulbara.perft.perft and divide are the native core by default;
 # tests/test_perft_native.py checks them against these)
@@ -29,17 +29,7 @@ START = "G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0 next=opening rolls=0,0 stuck=0"
 
 
 def read_table(path=DATA / "start.perft"):
-    rows = []
-    for line in path.read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        slow = line.startswith("slow ")
-        if slow:
-            line = line[len("slow "):]
-        rules, depth, nodes, state = line.split(" ", 3)
-        rows.append({"rules": rules, "depth": int(depth), "nodes": int(nodes), "state": state,
-                     "slow": slow})
-    return rows
+    return read_perft_table(path)
 
 
 TABLE = read_table()
