@@ -13,17 +13,11 @@ from gulbara.errors import (
     InvalidSeatError,
 )
 
-DATA_DIRS = [
-    Path(__file__).parent / "data",
-    Path(__file__).resolve().parents[2] / "shared" / "vectors",
-]
+DATA = Path(__file__).parent / "data"
 
 
 def _vector_file(name):
-    for directory in DATA_DIRS:
-        if (directory / name).is_file():
-            return directory / name
-    pytest.skip(f"test vector file {name} not found in {DATA_DIRS}")
+    return DATA / name
 
 
 def _cases(name):
