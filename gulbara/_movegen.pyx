@@ -380,6 +380,13 @@ cdef void gen_two_dice(Gen* g, int high, int low) noexcept nogil:
                     second_sources &= ~((<uint32_t>1) << (frm2 - 1))
                     if gen_can_step(g, frm2, other):
                         played_second = True
+                        # Two independent steps onto the board (the second not
+                        # the first's checker): their other order reaches the
+                        # same end, and when it comes first in canonical order
+                        # it was visited already (RULES §3.8): skip this one.
+                        if (frm - die >= 1 and frm2 - other >= 1 and frm2 != frm - die
+                                and (frm2 > frm or (frm2 == frm and other > die))):
+                            continue
                         gen_do(g, frm2, other)
                         g.path[1].frm = frm2
                         g.path[1].die = other
