@@ -150,15 +150,19 @@ cdef inline Key96 pos_mover_key(const Pos* p, int seat) noexcept nogil:
     return key
 
 
+cdef inline int key_count(uint64_t lo, uint64_t hi, int p) noexcept nogil:
+    """The count of own point ``p`` in a packed mover key."""
+    if p <= 16:
+        return <int>((lo >> (4 * (p - 1))) & 15)
+    return <int>((hi >> (4 * (p - 17))) & 15)
+
+
 cdef void pos_set_mover_key(Pos* p, int seat, Key96 key) noexcept nogil:
     """Overwrite ``seat``'s checkers with the packed counts of ``key``."""
     cdef int q, total = 0
     cdef uint32_t occ = 0
-    for q in range(1, 17):
-        p.cnt[seat][q] = (key.lo >> (4 * (q - 1))) & 15
-    for q in range(17, 25):
-        p.cnt[seat][q] = (key.hi >> (4 * (q - 17))) & 15
     for q in range(1, 25):
+        p.cnt[seat][q] = key_count(key.lo, key.hi, q)
         total += p.cnt[seat][q]
         if p.cnt[seat][q]:
             occ |= (<uint32_t>1) << (q - 1)
@@ -1145,14 +1149,8 @@ cdef void gen_load(Gen* g, Key96 key, uint32_t blocked) noexcept nogil:
     """Set the generator's mover from a packed key (the opponent's mask given)."""
     cdef int q, k, total = 0
     cdef uint32_t mask = 0
-    for q in range(1, 17):
-        k = (key.lo >> (4 * (q - 1))) & 15
-        g.c[q] = k
-        total += k
-        if k:
-            mask |= (<uint32_t>1) << (q - 1)
-    for q in range(17, 25):
-        k = (key.hi >> (4 * (q - 17))) & 15
+    for q in range(1, 25):
+        k = key_count(key.lo, key.hi, q)
         g.c[q] = k
         total += k
         if k:
@@ -1236,12 +1234,6 @@ cdef inline uint32_t nibble_flags16(uint64_t x) noexcept nogil:
 cdef inline uint32_t key_occupancy(uint64_t lo, uint64_t hi) noexcept nogil:
     """The occupancy mask of a packed mover key (points 1..16 in lo, 17..24 in hi)."""
     return nibble_flags16(lo) | ((nibble_flags16(hi) & 0xFF) << 16)
-
-
-cdef inline int key_count(uint64_t lo, uint64_t hi, int p) noexcept nogil:
-    if p <= 16:
-        return <int>((lo >> (4 * (p - 1))) & 15)
-    return <int>((hi >> (4 * (p - 17))) & 15)
 
 
 cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
@@ -1568,12 +1560,8 @@ cdef bint key_can_reach(Key96 a, Key96 b) noexcept nogil:
     """Whether checkers only moving down could turn mover key ``a`` into ``b``."""
     cdef int p, above_a = 0, above_b = 0
     for p in range(24, 0, -1):
-        if p > 16:
-            above_a += (a.hi >> (4 * (p - 17))) & 15
-            above_b += (b.hi >> (4 * (p - 17))) & 15
-        else:
-            above_a += (a.lo >> (4 * (p - 1))) & 15
-            above_b += (b.lo >> (4 * (p - 1))) & 15
+        above_a += key_count(a.lo, a.hi, p)
+        above_b += key_count(b.lo, b.hi, p)
         if above_a < above_b:
             return False
     return True
