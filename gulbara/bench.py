@@ -150,7 +150,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the table as one JSON object")
 
 
-def run(args, stdout=sys.stdout) -> int:
+def run(args, stdin=None, stdout=sys.stdout) -> int:
     result = run_benchmarks(args.rounds)
     if args.json:
         print(json.dumps(result), file=stdout)

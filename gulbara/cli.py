@@ -104,6 +104,22 @@ def run_moves(args, stdout: TextIO) -> int:
     return 0
 
 
+#: The subcommands that live in their own modules: (name, module, help, description).
+#: Each module has ``add_arguments(parser)`` and ``run(args, stdin, stdout) -> int``;
+#: it is imported only when the parser is built (``gulbara.perft`` the module is
+#: shadowed by the function of that name, hence importlib).
+SUBCOMMANDS = [
+    ("play", "gulbara.play_cli", "play a game in the terminal against a built-in bot",
+     "Play Gul Bara in the terminal against a built-in bot."),
+    ("perft", "gulbara.perft", "count the game tree from a state (RULES §10)",
+     "perft over game states (RULES §10): the native core by default, "
+     "or --engine python (through Game); prints nodes and nodes/s."),
+    ("bench", "gulbara.bench", "run the headline measurements and print one table",
+     "The headline measurements (stages, chains, ...), core against the "
+     "naive reference in the same run."),
+]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gulbara", description="Fast, exact legal-move generator for Gul Bara.")
@@ -119,19 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     moves.add_argument("--seat", "-s", type=int, choices=(0, 1), default=0,
                        help="side to move: 0 White (default), 1 Black")
     import importlib
-    perft = importlib.import_module("gulbara.perft")   # the module; gulbara.perft is the function
-    play_cli = importlib.import_module("gulbara.play_cli")
-    play_cli.add_arguments(sub.add_parser(
-        "play", help="play a game in the terminal against a built-in bot",
-        description="Play Gul Bara in the terminal against a built-in bot."))
-    perft.add_arguments(sub.add_parser(
-        "perft", help="count the game tree from a state (RULES §10)",
-        description="perft over game states (RULES §10): the native core by default, "
-                    "or --engine python (through Game); prints nodes and nodes/s."))
-    importlib.import_module("gulbara.bench").add_arguments(sub.add_parser(
-        "bench", help="run the headline measurements and print one table",
-        description="The headline measurements (stages, chains, ...), core against the "
-                    "naive reference in the same run."))
+    for name, module, help_text, description in SUBCOMMANDS:
+        importlib.import_module(module).add_arguments(
+            sub.add_parser(name, help=help_text, description=description))
     return parser
 
 
@@ -139,15 +145,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "ends":
         return run_ends(sys.stdin, sys.stdout)
-    if args.command in ("play", "perft"):
-        import importlib
-        module = importlib.import_module("gulbara.play_cli" if args.command == "play"
-                                         else "gulbara.perft")
-        return module.run(args, sys.stdin, sys.stdout)
-    if args.command == "bench":
-        import importlib
-        return importlib.import_module("gulbara.bench").run(args, sys.stdout)
-    return run_moves(args, sys.stdout)
+    if args.command == "moves":
+        return run_moves(args, sys.stdout)
+    import importlib
+    module = {name: module for name, module, _, _ in SUBCOMMANDS}[args.command]
+    return importlib.import_module(module).run(args, sys.stdin, sys.stdout)
 
 
 if __name__ == "__main__":  # pragma: no cover
