@@ -30,7 +30,9 @@ extensions = [
     Extension("gulbara._movegen", ["gulbara/_movegen.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._batch", ["gulbara/_batch.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._perft", ["gulbara/_perft.pyx"], extra_compile_args=compile_args),
+    Extension("gulbara._state", ["gulbara/_state.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._encode", ["gulbara/_encode.pyx"], extra_compile_args=compile_args),
+    Extension("gulbara._selfplay", ["gulbara/_selfplay.pyx"], extra_compile_args=compile_args),
 ]
 
 setup(

@@ -1,15 +1,9 @@
 # cython: language_level=3
 """Native perft over full game states (RULES §10).
 
-The recursion runs on :c:type:`GameState`, a plain struct that holds exactly
-the state of a :class:`gulbara.Game` (its docstring lists it): the position,
-the phase (opening, roll, stage or over), the side to act, the rolls made per
-seat and game-wide, the pending stage and what follows it (a chain's number
-and index, a remainder's later stages, the roller and its roll), the stuck
-counter and the result. The rule options that shape the game tree are a
-second struct, :c:type:`GameRules`. Every transition of ``gulbara/game.py``
-(``_begin_roll``, ``_play``, ``_hand_over``, ``_next_roll``, ``_finish``) has
-its twin here, on the struct; a child is a copy of its parent with one
+The recursion runs on :c:type:`GameState` of ``_state.pxd``, a plain struct
+that holds exactly the state of a :class:`gulbara.Game`, with the twins of
+the game driver's transitions; a child is a copy of its parent with one
 transition applied, so nothing is undone and nothing points into anything.
 
 perft itself (RULES §10.1-10.4):
@@ -47,7 +41,10 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
 from gulbara._types cimport Pos, StageEnd, N_CHECKERS, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS
-from gulbara._movegen cimport (stage_generate, pos_set_mover_key, pos_format, Position)
+from gulbara._movegen cimport stage_generate, Position
+from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
+                             play_end, roll_allowed, apply_roll, stage_dice,
+                             read_game, state_code)
 
 from gulbara import _movegen
 
@@ -79,19 +76,6 @@ cdef extern from *:
     int popcount "gulbara_perft_popcount"(unsigned int m) noexcept nogil
 
 
-# Phases (game.py's _OPENING, _ROLL, _STAGE, _OVER) and kinds of stage
-# (_PLAIN, _CHAIN, _REMAINDER).
-cdef enum:
-    PH_OPENING = 0
-    PH_ROLL = 1
-    PH_STAGE = 2
-    PH_OVER = 3
-
-cdef enum:
-    K_PLAIN = 0
-    K_CHAIN = 1
-    K_REMAINDER = 2
-
 cdef enum:
     # Ends one stage can have (see _movegen's STAGE_CAPACITY: at most
     # C(27, 4) = 17,550 multisets of four equal dice).
@@ -102,47 +86,7 @@ cdef enum:
     MAX_DEPTH = 64
 
 
-# The rule options the game tree depends on (RULES §8; the driver's options
-# only: the generator needs none).
-ctypedef struct GameRules:
-    bint escalation            # RULES §4.2
-    int32_t exempt_rolls       # RULES §4.2 (clamped to 2**31 - 1)
-    bint game_wide             # exempt_counting == "game_wide" (RULES §4.5)
-    bint remainder_to_opponent # remainder == "to_opponent" (RULES §5.1, §5.3)
-    bint unstarted_to_opponent # unstarted_chain == "to_opponent" (RULES §5.2)
-    bint starter_rerolls       # opening == "starter_rerolls" (RULES §6, §10.5)
-    bint mars                  # RULES §7.1 (the result only)
-    int32_t stuck_limit        # RULES §7.2; 0: no limit
 
-
-# The full state of a Game (game.py: Game's docstring, state_code()).
-ctypedef struct GameState:
-    Pos pos
-    uint8_t phase              # PH_*
-    uint8_t seat               # the side to act (roll or stage); 0 at the opening
-    # the pending stage (phase PH_STAGE)
-    uint8_t kind               # K_*
-    uint8_t high               # the stage's dice: (high, low) for two different dice,
-    uint8_t low                # else count x high (low == high)
-    uint8_t count              # dice in the stage
-    int32_t index              # the stage's place in its chain or remainder
-    uint8_t then[7]            # a remainder's later stages: then[n] dice of number n (0: none)
-    # the roll that produced it
-    uint8_t roller
-    uint8_t roll[2]            # as rolled
-    uint8_t escalating
-    uint8_t opening
-    # the end (phase PH_OVER)
-    int8_t winner              # -1: a draw (the stuck rule)
-    uint8_t points
-    # counters
-    int32_t rolls[2]           # rolls made per seat (RULES §4.5)
-    int32_t game_rolls         # by either side: rolls[0] + rolls[1]
-    int32_t stuck              # rolls in a row without a move (RULES §7.2)
-
-
-# Scratch of one perft call: the ends of each depth's decision node and the
-# hash set of the nodes-only count.
 ctypedef struct Work:
     StageEnd* ends             # STAGE_CAPACITY ends per depth
     uint64_t set_lo[SET_SLOTS]
@@ -150,149 +94,6 @@ ctypedef struct Work:
     uint32_t set_stamp[SET_SLOTS]
     uint32_t stamp
     int failed                 # a stage overflowed its buffer (cannot happen)
-
-
-# ---------------------------------------------------------------------------
-# Transitions (game.py: _escalates, _begin_roll, _play, _hand_over, _next_roll)
-# ---------------------------------------------------------------------------
-
-cdef inline bint escalates(const GameRules* r, int32_t own, int32_t game) noexcept nogil:
-    """Whether a double that is roll ``own`` of its roller, ``game`` of the game, escalates."""
-    if not r.escalation:
-        return False
-    return (game if r.game_wide else own) > r.exempt_rolls      # RULES §4.2, §4.5
-
-
-cdef inline void next_roll(GameState* s, int seat) noexcept nogil:
-    s.phase = PH_ROLL
-    s.seat = seat
-
-
-cdef inline void finish(GameState* s, int winner, int points) noexcept nogil:
-    s.phase = PH_OVER
-    s.winner = winner
-    s.points = points
-
-
-cdef inline void begin_roll(const GameRules* r, GameState* s, int d1, int d2,
-                            bint opening) noexcept nogil:
-    """The side ``s.seat`` rolls d1-d2 (RULES §4.5: the roll counts for it)."""
-    cdef int seat = s.seat, high = d1 if d1 > d2 else d2, low = d2 if d1 > d2 else d1, n
-    s.rolls[seat] += 1
-    s.game_rolls += 1
-    s.phase = PH_STAGE
-    s.roller = seat
-    s.roll[0] = d1
-    s.roll[1] = d2
-    s.opening = opening
-    s.index = 0
-    for n in range(7):
-        s.then[n] = 0
-    s.high = high
-    s.low = low
-    if high != low:
-        s.kind = K_PLAIN
-        s.count = 2
-        s.escalating = False
-    else:
-        s.count = 4                                    # RULES §4.1
-        s.escalating = escalates(r, s.rolls[seat], s.game_rolls)
-        s.kind = K_CHAIN if s.escalating else K_PLAIN  # RULES §4.2, §4.6
-
-
-cdef inline void hand_over(GameState* s, int receiver, int number, int count) noexcept nogil:
-    """The remainder goes to ``receiver``: its first stage is ``count`` x ``number``;
-    ``s.then`` already holds the later ones (RULES §5.1, §5.3)."""
-    s.phase = PH_STAGE
-    s.seat = receiver
-    s.kind = K_REMAINDER
-    s.high = number
-    s.low = number
-    s.count = count
-    s.index = 0
-
-
-cdef inline bint next_remainder_stage(GameState* s) noexcept nogil:
-    """Move ``s`` on to its remainder's next stage; False when there is none."""
-    cdef int n
-    for n in range(s.high + 1, 7):
-        if s.then[n]:
-            s.high = n
-            s.low = n
-            s.count = s.then[n]
-            s.then[n] = 0
-            s.index += 1
-            return True
-    return False
-
-
-cdef void play_end(const GameRules* r, GameState* s, const StageEnd* e) noexcept nogil:
-    """Play end ``e`` of the pending stage of ``s`` and move on (game.py's _play)."""
-    cdef int seat = s.seat, played = e.n_steps, n
-    cdef bint moved = played > 0
-    pos_set_mover_key(&s.pos, seat, e.key)
-    if moved:
-        s.stuck = 0                                    # RULES §7.2: any move resets
-    if e.ends_game:                                    # RULES §5.5, §7.1
-        finish(s, seat, 2 if r.mars and s.pos.off[1 - seat] == 0 else 1)
-        return
-    if s.kind != K_REMAINDER and s.index == 0 and not moved:
-        s.stuck += 1                                   # a roll in which no checker moved
-        if r.stuck_limit and s.stuck >= r.stuck_limit:
-            finish(s, -1, 0)
-            return
-    if s.kind == K_PLAIN:                              # unplayable dice are lost (RULES §4.6)
-        next_roll(s, 1 - seat)
-    elif s.kind == K_CHAIN:
-        if played == s.count:                          # in full: the next number (RULES §4.4)
-            if s.high < 6:
-                s.high += 1
-                s.low = s.high
-                s.index += 1
-            else:
-                next_roll(s, 1 - seat)
-        elif s.index == 0 and not moved:               # RULES §5.2: the unstarted chain
-            if r.unstarted_to_opponent:
-                for n in range(s.high + 1, 7):
-                    s.then[n] = 4
-                hand_over(s, 1 - seat, s.high, s.count)
-            else:
-                next_roll(s, 1 - seat)
-        else:                                          # RULES §5.1: the remainder
-            if r.remainder_to_opponent:
-                for n in range(s.high + 1, 7):
-                    s.then[n] = 4
-                hand_over(s, 1 - seat, s.high, s.count - played)
-            else:
-                next_roll(s, 1 - seat)
-    else:                                              # a remainder stage (RULES §5.3-5.4)
-        if not next_remainder_stage(s):
-            next_roll(s, seat)
-
-
-cdef inline bint roll_allowed(const GameRules* r, const GameState* s, int a, int b) noexcept nogil:
-    """Whether a-b is one of the rolls of the chance node ``s`` (RULES §10.2, §10.5)."""
-    return a != b or s.phase != PH_OPENING or r.starter_rerolls
-
-
-cdef inline void apply_roll(const GameRules* r, GameState* s, int a, int b) noexcept nogil:
-    """game.py's roll() at a chance node: at the opening White starts (RULES §10.5)."""
-    if s.phase == PH_OPENING:
-        s.seat = 0
-        begin_roll(r, s, a, b, not r.starter_rerolls)
-    else:
-        begin_roll(r, s, a, b, False)
-
-
-cdef inline int stage_dice(const GameState* s, uint8_t* dice) noexcept nogil:
-    cdef int k
-    if s.high != s.low:
-        dice[0] = s.high
-        dice[1] = s.low
-        return 2
-    for k in range(s.count):
-        dice[k] = s.high
-    return s.count
 
 
 # ---------------------------------------------------------------------------
@@ -685,109 +486,6 @@ cdef void work_free(Work* w) noexcept nogil:
 # From a Game to the structs, and back to a state code (with the GIL)
 # ---------------------------------------------------------------------------
 
-cdef int read_rules(object rules, GameRules* r) except -1:
-    r.escalation = bool(rules.escalation)
-    r.exempt_rolls = min(int(rules.exempt_rolls), 2**31 - 1)
-    r.game_wide = rules.exempt_counting == "game_wide"
-    r.remainder_to_opponent = rules.remainder == "to_opponent"
-    r.unstarted_to_opponent = rules.unstarted_chain == "to_opponent"
-    r.starter_rerolls = rules.opening == "starter_rerolls"
-    r.mars = bool(rules.mars)
-    r.stuck_limit = 0 if rules.stuck_limit is None else min(int(rules.stuck_limit), 2**31 - 1)
-    return 0
-
-
-cdef int read_game(object game, GameState* s, GameRules* r) except -1:
-    """Fill ``s`` and ``r`` from a :class:`gulbara.Game` through its public API."""
-    cdef Position position
-    cdef int n
-    read_rules(game.rules, r)
-    memset(s, 0, sizeof(GameState))
-    pos_object = game.position
-    if isinstance(pos_object, Position):
-        position = pos_object
-    else:                                    # a reference-backend Position
-        position = _movegen.Position.from_code(pos_object.code())
-    s.pos = position.pos
-    rolls = game.rolls_made
-    s.rolls[0] = rolls[0]
-    s.rolls[1] = rolls[1]
-    s.game_rolls = rolls[0] + rolls[1]
-    s.stuck = game.stuck_rolls
-    s.winner = -1
-    if game.is_over():
-        s.phase = PH_OVER
-        result = game.result()
-        s.winner = -1 if result.winner is None else result.winner
-        s.points = result.points
-    elif game.is_opening():
-        s.phase = PH_OPENING
-    elif game.is_chance():
-        s.phase = PH_ROLL
-        s.seat = game.to_move
-    else:
-        d = game.decision
-        s.phase = PH_STAGE
-        s.seat = d.seat
-        s.roller = d.roller
-        s.roll[0] = d.roll[0]
-        s.roll[1] = d.roll[1]
-        s.escalating = d.is_escalating
-        s.opening = d.is_opening
-        s.index = d.stage
-        dice = d.dice
-        s.high = dice[0]
-        s.low = dice[len(dice) - 1]
-        s.count = len(dice)
-        if d.is_remainder:
-            s.kind = K_REMAINDER
-            for n, c in d.following:
-                s.then[n] = c
-        elif d.is_escalating:
-            s.kind = K_CHAIN
-        else:
-            s.kind = K_PLAIN
-    return 0
-
-
-cdef str state_code(const GameState* s):
-    """The state as Game.state_code() writes it."""
-    cdef char buf[160]
-    cdef Py_ssize_t n = pos_format(&s.pos, buf)
-    letters = "WB"
-    words = [buf[:n].decode("ascii")]
-    if s.phase == PH_OPENING:
-        words.append("next=opening")
-    elif s.phase == PH_ROLL:
-        words.append(f"next=roll:{letters[s.seat]}")
-    elif s.phase == PH_STAGE:
-        kind = ("play", "chain", "remainder")[s.kind]
-        words.append(f"next={kind}:{letters[s.seat]}")
-        if s.high != s.low:
-            words.append(f"stage={s.high}-{s.low}")
-        else:
-            words.append("stage=" + "-".join([str(s.high)] * s.count))
-        if s.kind != K_PLAIN:
-            words.append(f"index={s.index}")
-        if s.kind == K_REMAINDER:
-            then = [f"{n}x{s.then[n]}" for n in range(1, 7) if s.then[n]]
-            if then:
-                words.append("then=" + ",".join(then))
-        words.append(f"roll={s.roll[0]}-{s.roll[1]}")
-        if s.kind == K_REMAINDER:
-            words.append(f"roller={letters[s.roller]}")
-    else:
-        words.append("next=over")
-        if s.winner < 0:
-            words.append("result=draw")
-        else:
-            words.append(f"result={letters[s.winner]}:{s.points}:"
-                         f"{'mars' if s.points == 2 else 'single'}")
-    words.append(f"rolls={s.rolls[0]},{s.rolls[1]}")
-    words.append(f"stuck={s.stuck}")
-    return " ".join(words)
-
-
 cdef int check_depth(object depth, int minimum) except -1:
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < minimum:
         raise ValueError(f"perft depth must be an int >= {minimum}, got {depth!r}")
@@ -866,14 +564,6 @@ def divide_game(game, depth):
     finally:
         work_free(w)
     return rows
-
-
-def _py_state_code(game):
-    """The state code of ``game`` read into the native struct and written back (tests)."""
-    cdef GameState s
-    cdef GameRules r
-    read_game(game, &s, &r)
-    return state_code(&s)
 
 
 def _py_children(game):

@@ -11,11 +11,11 @@ decision, it returns one of ``game.legal_plays()``.
 """
 
 import random
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 from gulbara.play import Play
 
-__all__ = ["Bot", "RandomBot", "GreedyBot", "play_out", "BOTS"]
+__all__ = ["Bot", "RandomBot", "FirstBot", "GreedyBot", "greedy_score", "play_out", "BOTS"]
 
 
 class Bot:
@@ -40,45 +40,86 @@ class RandomBot(Bot):
         return ends[self._rng.randrange(len(ends))]
 
 
-def _points_held(position, seat: int) -> int:
-    points = position.points()
-    return sum(1 for n in points if (n > 0 if seat == 0 else n < 0))
+def own_counts(position, seat: int) -> Tuple[int, ...]:
+    """``seat``'s checker counts on its own points 1..24 (index 0 unused), RULES §1.2-1.3."""
+    points = position.points()                       # White's numbering, signed
+    if seat == 0:
+        return (0,) + tuple(max(n, 0) for n in points)
+    # Black's own point p is White's point ((p + 11) mod 24) + 1 (RULES §1.3)
+    return (0,) + tuple(max(-points[(p + 11) % 24], 0) for p in range(1, 25))
+
+
+def greedy_score(position, seat: int, ends_game: bool = False) -> int:
+    """The greedy heuristic: the score of an end ``position`` for the side ``seat`` that moved.
+
+    A play that ends the game scores 1,000,000. Otherwise, in the mover's own
+    numbering (RULES §1.2-1.3)::
+
+        - 4 x pips      the mover's pip count (progress)
+        + 3 x held      points the mover holds (a single checker holds a point, RULES §2.2)
+        + 4 x blocks    held points in front of the opponent's rearmost checker
+        + 6 x prime     the longest run of such points in a row
+        + 2 x home      checkers on points 1..6 or borne off
+
+    The native self-play's greedy policy computes the same integer.
+
+    >>> from gulbara import Position, START_CODE
+    >>> greedy_score(Position.from_code(START_CODE), 0)
+    -1427
+    """
+    mine = own_counts(position, seat)
+    theirs = own_counts(position, 1 - seat)
+    if ends_game:
+        return 1_000_000
+    pips = sum(p * mine[p] for p in range(1, 25))
+    held = sum(1 for p in range(1, 25) if mine[p])
+    home = position.borne_off(seat) + sum(mine[1:7])
+    back = max((p for p in range(1, 25) if theirs[p]), default=0)
+    # my point p is the opponent's point ((p + 11) mod 24) + 1; "ahead" of its
+    # rearmost checker means a lower number than ``back`` in its numbering
+    ahead = sorted(((p + 11) % 24) + 1 for p in range(1, 25) if mine[p])
+    ahead = [q for q in ahead if q < back]
+    prime = run = 0
+    for i, q in enumerate(ahead):
+        run = run + 1 if i and q == ahead[i - 1] + 1 else 1
+        prime = max(prime, run)
+    return -4 * pips + 3 * held + 4 * len(ahead) + 6 * prime + 2 * home
+
+
+class FirstBot(Bot):
+    """Plays the first end in canonical order (RULES §3.8)."""
+
+    name = "first"
+
+    def choose(self, game) -> Play:
+        return game.legal_plays()[0]
 
 
 class GreedyBot(Bot):
-    """A one-stage greedy player with a small heuristic, deterministic.
-
-    Among the stage's ends it picks, in this order of preference:
-
-    1. a play that bears off its last checker (wins the game at once);
-    2. the lowest own pip count after the play (the most progress: checkers
-       moved furthest, borne off checkers count 0);
-    3. the most points held (in Gul Bara a single checker holds a point and
-       blocks the opponent, RULES §2.2);
-    4. the first end in canonical order (RULES §3.8).
-    """
+    """A one-stage greedy player, deterministic: the end with the highest
+    :func:`greedy_score`, the first such end in canonical order (RULES §3.8) on
+    a tie. The native self-play's ``"greedy"`` policy plays the same moves."""
 
     name = "greedy"
 
-    def score(self, seat: int, play: Play):
-        """The sort key of a play: smaller is better."""
+    def score(self, seat: int, play: Play) -> int:
+        """The heuristic score of a play for ``seat`` (higher is better)."""
         from gulbara._backend import Position
-        end = Position.from_code(play.code)
-        return (not play.ends_game, end.pip_count(seat), -_points_held(end, seat))
+        return greedy_score(Position.from_code(play.code), seat, play.ends_game)
 
     def choose(self, game) -> Play:
         ends = game.legal_plays()
         seat = ends.seat
-        best, best_key = None, None
+        best, best_score = None, None
         for play in ends:
-            key = self.score(seat, play)
-            if best_key is None or key < best_key:
-                best, best_key = play, key
+            score = self.score(seat, play)
+            if best_score is None or score > best_score:
+                best, best_score = play, score
         return best
 
 
 #: The bots by name, for the command line.
-BOTS = {"random": RandomBot, "greedy": GreedyBot}
+BOTS = {"random": RandomBot, "first": FirstBot, "greedy": GreedyBot}
 
 
 def play_out(game, white: Bot, black: Bot, max_plies: Optional[int] = None):

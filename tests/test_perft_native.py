@@ -29,7 +29,7 @@ from gulbara.perft import (NATIVE, _rules_from_words, bench_rows, divide, divide
                            perft_python)
 from positions import mixed_positions
 
-from gulbara import _perft   # the compiled perft is part of every build: no skipping
+from gulbara import _perft, _state   # compiled in every build: no skipping
 from conftest import read_perft_table as read_table
 
 
@@ -241,7 +241,7 @@ def test_random_states_perft_and_divide(name):
     rules = VARIANTS[name]
     for code in STATES[name]:
         game = Game.from_state_code(code, rules)
-        assert _perft._py_state_code(game) == code
+        assert _state._py_state_code(game) == code
         assert _perft._py_children(game) == python_children(game), code
         for depth in (0, 1, 2):
             want = perft_python(game, depth, {})

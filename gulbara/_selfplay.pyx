@@ -1,0 +1,502 @@
+# cython: language_level=3
+"""Native self-play: whole games under the full rules, the GIL released.
+
+A game is played on the :c:type:`GameState` of ``_state.pxd`` (the twin of
+:class:`gulbara.Game`) with the transitions shared with native perft, so
+its rules are the game driver's rules: the opening (RULES §6), escalating
+chains and their remainders (RULES §4-5), the stuck rule and mars (RULES §7).
+
+**Random numbers.** Game ``i`` of a run seeded ``seed`` draws from two
+xoshiro256** generators (one for the dice, one for the policies' choices),
+each seeded by splitmix64 from ``(seed, i, stream)`` (:func:`rng_seed`). A
+die is ``below(6) + 1``; ``below(n)`` rejects the ``2**64 mod n`` lowest
+outputs and takes the rest modulo ``n``, so it is exactly uniform. Dice are
+drawn as :class:`gulbara.Game` draws them: two per opening pair (White's
+die, then Black's, again on a tie), two per roll; a chain or a remainder
+draws nothing. ``gulbara.selfplay.Rng`` is the same generator in Python.
+
+**Policies** (per seat): uniformly random end, first (canonical, RULES
+§3.8) end, greedy (the highest :func:`greedy_score`, the first such end on a
+tie), or a caller's evaluator called once per decision on the afterstates'
+features (``_encode.pxd``), the highest score chosen, the first on a tie.
+
+**Statistics.** Each game writes one row of ``N_COLUMNS`` int32 values (the
+``COL_*`` constants); a run also counts each chain's number of stages played
+in full (0..6) into a histogram.
+"""
+
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport malloc, free
+
+from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS
+from gulbara._movegen cimport stage_generate, pos_set_mover_key, Position
+from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
+                             K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll,
+                             play_end, stage_dice, read_rules, read_game, state_code)
+from gulbara._encode cimport encode_pos, BOARD_FEATURES
+
+import numpy as np
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    static inline int gulbara_selfplay_bit_length(unsigned int m) {
+        return m ? 32 - __builtin_clz(m) : 0;
+    }
+    #else
+    static inline int gulbara_selfplay_bit_length(unsigned int m) {
+        int n = 0;
+        while (m) { m >>= 1; n++; }
+        return n;
+    }
+    #endif
+    static inline int gulbara_selfplay_popcount(unsigned int m) {
+        m = m - ((m >> 1) & 0x55555555u);
+        m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+        return (int)((((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+    }
+    """
+    int bit_length "gulbara_selfplay_bit_length"(unsigned int m) noexcept nogil
+    int popcount "gulbara_selfplay_popcount"(unsigned int m) noexcept nogil
+
+
+cdef enum:
+    STAGE_CAPACITY = 17600     # ends one stage can have (_movegen's bound)
+    MAX_SEAT_POLICY = 4
+
+cdef enum:                     # policies
+    POLICY_RANDOM = 0
+    POLICY_FIRST = 1
+    POLICY_GREEDY = 2
+    POLICY_EVALUATOR = 3
+
+#: The policies' numbers, by name (gulbara.selfplay.POLICIES).
+POLICY_CODES = {"random": POLICY_RANDOM, "first": POLICY_FIRST, "greedy": POLICY_GREEDY,
+                "evaluator": POLICY_EVALUATOR}
+
+# The per-game row (gulbara.selfplay.COLUMNS names them in this order).
+cdef enum:
+    COL_WINNER = 0             # 0 White, 1 Black, -1 a draw (stuck) or unfinished
+    COL_POINTS = 1             # 0, 1 or 2 (mars)
+    COL_ROLLS = 2              # rolls made in this run, by either side (RULES §4.5)
+    COL_ROLLS_WHITE = 3
+    COL_ROLLS_BLACK = 4
+    COL_STARTER = 5            # who won the opening, -1 when started past it
+    COL_DECISIONS = 6          # stages played (passes included)
+    COL_DOUBLES = 7            # doubles rolled
+    COL_CHAINS = 8             # escalating doubles (chains begun, RULES §4.2)
+    COL_CHAIN_STAGES = 9       # chain stages played in full
+    COL_STALLS = 10            # chains that stopped on a stage not played in full (RULES §4.4)
+    COL_UNSTARTED = 11         # of them: first stage moved nothing (RULES §5.2)
+    COL_REMAINDERS = 12        # remainders handed to the opponent (RULES §5.1-5.2)
+    COL_REMAINDER_DICE = 13    # dice those remainders carried
+    COL_STUCK = 14             # 1: ended by the stuck rule (RULES §7.2)
+    COL_UNFINISHED = 15        # 1: stopped at max_rolls
+    COL_CHAIN_WIN = 16         # 1: the winning stage was a chain or remainder stage
+    COL_MOVES = 17             # stages that moved a checker
+    N_COLUMNS = 18
+
+cdef enum:
+    HIST_BINS = 8              # chain stages played in full: 0..6 (7 unused)
+
+
+# ---------------------------------------------------------------------------
+# The generator: splitmix64 seeding, xoshiro256** (public-domain algorithms)
+# ---------------------------------------------------------------------------
+
+ctypedef struct Rng:
+    uint64_t s[4]
+
+
+cdef inline uint64_t splitmix64(uint64_t* x) noexcept nogil:
+    cdef uint64_t z
+    x[0] += <uint64_t>0x9E3779B97F4A7C15ULL
+    z = x[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline void rng_seed(Rng* g, uint64_t seed, uint64_t game, uint64_t stream) noexcept nogil:
+    """Seed stream ``stream`` of game ``game`` of a run seeded ``seed``."""
+    cdef uint64_t x = seed
+    cdef uint64_t mix
+    mix = splitmix64(&x)
+    x = mix ^ (game * <uint64_t>0xD1B54A32D192ED03ULL)
+    mix = splitmix64(&x)
+    x = mix ^ (stream * <uint64_t>0x8CB92BA72F3D8DD7ULL)
+    g.s[0] = splitmix64(&x)
+    g.s[1] = splitmix64(&x)
+    g.s[2] = splitmix64(&x)
+    g.s[3] = splitmix64(&x)
+
+
+cdef inline uint64_t rotl(uint64_t x, int k) noexcept nogil:
+    return (x << k) | (x >> (64 - k))
+
+
+cdef inline uint64_t rng_next(Rng* g) noexcept nogil:
+    cdef uint64_t result = rotl(g.s[1] * 5, 7) * 9
+    cdef uint64_t t = g.s[1] << 17
+    g.s[2] ^= g.s[0]
+    g.s[3] ^= g.s[1]
+    g.s[1] ^= g.s[2]
+    g.s[0] ^= g.s[3]
+    g.s[2] ^= t
+    g.s[3] = rotl(g.s[3], 45)
+    return result
+
+
+cdef inline uint32_t rng_below(Rng* g, uint32_t n) noexcept nogil:
+    """Uniform in 0..n-1 (n >= 1): reject the 2**64 mod n lowest outputs."""
+    cdef uint64_t threshold = (<uint64_t>0 - <uint64_t>n) % n
+    cdef uint64_t x
+    while True:
+        x = rng_next(g)
+        if x >= threshold:
+            return <uint32_t>(x % n)
+
+
+# ---------------------------------------------------------------------------
+# The greedy heuristic
+# ---------------------------------------------------------------------------
+
+cdef inline uint32_t rotate12(uint32_t m) noexcept nogil:
+    return ((m << 12) | (m >> 12)) & BOARD_BITS
+
+
+cdef inline int longest_run(uint32_t m) noexcept nogil:
+    cdef int n = 0
+    while m:
+        m &= m << 1
+        n += 1
+    return n
+
+
+cdef int greedy_score(const Pos* p, int seat, bint ends_game) noexcept nogil:
+    """The greedy policy's score of an end position ``p`` for its mover ``seat``.
+
+    A play that ends the game scores 1,000,000. Otherwise, with the mover's
+    own numbering (RULES §1.2-1.3)::
+
+        - 4 x pips                 (the mover's pip count: progress)
+        + 3 x held                 (points the mover holds: RULES §2.2, a
+                                    single checker holds a point)
+        + 4 x blocks               (held points still in front of the
+                                    opponent's rearmost checker)
+        + 6 x prime                (the longest run of such points in a row)
+        + 2 x home                 (checkers on points 1..6 or borne off)
+
+    ``gulbara.bots.greedy_score`` is the same function in Python.
+    """
+    cdef int o = 1 - seat, q, pips = 0, home
+    cdef uint32_t mine_in_theirs, ahead
+    cdef int back
+    if ends_game:
+        return 1000000
+    for q in range(1, 25):
+        pips += q * p.cnt[seat][q]
+    home = p.off[seat]
+    for q in range(1, 7):
+        home += p.cnt[seat][q]
+    back = bit_length(p.occ[o])            # the opponent's rearmost point, its numbering
+    mine_in_theirs = rotate12(p.occ[seat])
+    ahead = mine_in_theirs & ((<uint32_t>1 << (back - 1)) - 1) if back > 0 else 0
+    return (-4 * pips + 3 * popcount(p.occ[seat]) + 4 * popcount(ahead)
+            + 6 * longest_run(ahead) + 2 * home)
+
+
+# ---------------------------------------------------------------------------
+# One game
+# ---------------------------------------------------------------------------
+
+ctypedef struct Player:
+    int policy[2]              # POLICY_* per seat
+    void* evaluator            # an _Evaluator (POLICY_EVALUATOR), borrowed
+    int failed                 # the evaluator raised: stop
+
+
+ctypedef struct Trace:
+    # optional: one (n_ends, chosen) pair per decision, for the move-for-move tests
+    int32_t* data
+    int capacity
+    int n
+
+
+cdef int choose_with_evaluator(void* evaluator, const GameState* s, const StageEnd* ends,
+                               int n_ends) noexcept with gil:
+    """Score the afterstates with the caller's function; -1 when it raised."""
+    cdef _Evaluator ev = <_Evaluator>evaluator
+    cdef float[:, ::1] buf
+    cdef Pos end
+    cdef int i
+    try:
+        buf = ev.buffer(n_ends)
+        for i in range(n_ends):
+            end = s.pos
+            pos_set_mover_key(&end, s.seat, ends[i].key)
+            encode_pos(&end, s.seat, &buf[i, 0])
+        return ev.best(n_ends)
+    except BaseException as exc:
+        ev.error = exc
+        return -1
+
+
+cdef int choose(Player* pl, const GameState* s, const StageEnd* ends, int n_ends,
+                Rng* rng) noexcept nogil:
+    """The index of the end the seat's policy plays."""
+    cdef int policy = pl.policy[s.seat], i, best = 0, score, best_score
+    cdef Pos end
+    if policy == POLICY_RANDOM:                # one draw per decision, a pass's included
+        return <int>rng_below(rng, <uint32_t>n_ends)
+    if n_ends == 1:
+        return 0
+    if policy == POLICY_FIRST:
+        return 0
+    if policy == POLICY_GREEDY:
+        for i in range(n_ends):
+            end = s.pos
+            pos_set_mover_key(&end, s.seat, ends[i].key)
+            score = greedy_score(&end, s.seat, ends[i].ends_game)
+            if i == 0 or score > best_score:
+                best, best_score = i, score
+        return best
+    i = choose_with_evaluator(pl.evaluator, s, ends, n_ends)
+    if i < 0:
+        pl.failed = 1
+        return 0
+    return i
+
+
+cdef int play_game(const GameRules* r, GameState* s, Player* pl, Rng* dice, Rng* rng,
+                   StageEnd* ends, int32_t max_rolls, int32_t* row, int64_t* hist,
+                   Trace* trace) noexcept nogil:
+    """Play ``s`` to its end; write the game's row. 0, or -1 when the evaluator raised."""
+    cdef uint8_t stage[MAX_STAGE_DICE]
+    cdef int n_dice, n_ends, playable, k, a, b, seat, kind, index, count, high, played
+    cdef int chain_full = 0, i
+    cdef int32_t start_rolls = s.game_rolls, start_white = s.rolls[0], start_black = s.rolls[1]
+    cdef bint in_chain = False
+    for k in range(N_COLUMNS):
+        row[k] = 0
+    row[COL_STARTER] = -1
+    row[COL_WINNER] = -1
+    if s.phase == PH_STAGE and s.kind == K_CHAIN:
+        in_chain = True                            # a chain begun before this run
+        chain_full = s.index
+    while s.phase != PH_OVER:
+        if s.phase == PH_OPENING:                  # RULES §6
+            a = <int>rng_below(dice, 6) + 1
+            b = <int>rng_below(dice, 6) + 1
+            if a == b:
+                continue
+            seat = 0 if a > b else 1
+            row[COL_STARTER] = seat
+            if r.starter_rerolls:
+                next_roll(s, seat)
+            else:
+                s.seat = seat
+                begin_roll(r, s, a, b, True)
+            continue
+        if s.phase == PH_ROLL:
+            if s.game_rolls - start_rolls >= max_rolls:
+                row[COL_UNFINISHED] = 1
+                break
+            a = <int>rng_below(dice, 6) + 1
+            b = <int>rng_below(dice, 6) + 1
+            begin_roll(r, s, a, b, False)
+            if a == b:
+                row[COL_DOUBLES] += 1
+                if s.kind == K_CHAIN:
+                    row[COL_CHAINS] += 1
+                    in_chain = True
+                    chain_full = 0
+            continue
+        # a decision
+        n_dice = stage_dice(s, stage)
+        if stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY,
+                          &n_ends, &playable):
+            pl.failed = 2
+            return -1
+        i = choose(pl, s, ends, n_ends, rng)
+        if pl.failed:
+            return -1
+        if trace != NULL and trace.n + 2 <= trace.capacity:
+            trace.data[trace.n] = n_ends
+            trace.data[trace.n + 1] = i
+            trace.n += 2
+        kind, index, count, high, seat = s.kind, s.index, s.count, s.high, s.seat
+        played = ends[i].n_steps
+        row[COL_DECISIONS] += 1
+        if played:
+            row[COL_MOVES] += 1
+        play_end(r, s, &ends[i])
+        if s.phase == PH_OVER:
+            if s.winner >= 0 and kind != K_PLAIN:
+                row[COL_CHAIN_WIN] = 1
+            if kind == K_CHAIN and in_chain:       # the game ended inside the chain
+                if ends[i].ends_game:              # the winning stage counts as played in full
+                    chain_full += 1
+                    row[COL_CHAIN_STAGES] += 1
+                hist[chain_full] += 1
+                in_chain = False
+            break
+        if kind == K_CHAIN:
+            if played == count:
+                chain_full += 1
+                row[COL_CHAIN_STAGES] += 1
+                if high == 6:                      # the whole chain played (RULES §4.2)
+                    hist[chain_full] += 1
+                    in_chain = False
+            else:                                  # stopped (RULES §4.4)
+                row[COL_STALLS] += 1
+                if index == 0 and played == 0:
+                    row[COL_UNSTARTED] += 1
+                hist[chain_full] += 1
+                in_chain = False
+                if s.phase == PH_STAGE and s.kind == K_REMAINDER:
+                    row[COL_REMAINDERS] += 1
+                    row[COL_REMAINDER_DICE] += s.count
+                    for k in range(1, 7):
+                        row[COL_REMAINDER_DICE] += s.then[k]
+    if s.phase == PH_OVER:
+        row[COL_WINNER] = s.winner
+        row[COL_POINTS] = s.points
+        row[COL_STUCK] = 1 if s.winner < 0 else 0
+    row[COL_ROLLS] = s.game_rolls - start_rolls
+    row[COL_ROLLS_WHITE] = s.rolls[0] - start_white
+    row[COL_ROLLS_BLACK] = s.rolls[1] - start_black
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# The caller's evaluator (with the GIL, once per decision)
+# ---------------------------------------------------------------------------
+
+cdef class _Evaluator:
+    """Holds the caller's ``evaluate(features) -> scores`` and its feature buffer."""
+    cdef object fn
+    cdef object array
+    cdef public object error
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.array = np.zeros((64, BOARD_FEATURES), dtype=np.float32)
+        self.error = None
+
+    cdef float[:, ::1] buffer(self, int n):
+        if n > self.array.shape[0]:
+            self.array = np.zeros((max(n, 2 * self.array.shape[0]), BOARD_FEATURES),
+                                  dtype=np.float32)
+        return self.array
+
+    cdef int best(self, int n) except -1:
+        features = self.array[:n]
+        scores = np.asarray(self.fn(features), dtype=np.float64)
+        if scores.shape != (n,):
+            raise ValueError(f"the evaluator must return {n} scores (one per end, shape "
+                             f"({n},)), got shape {scores.shape}")
+        if np.isnan(scores).any():
+            raise ValueError("the evaluator returned NaN scores")
+        return int(np.argmax(scores))
+
+
+# ---------------------------------------------------------------------------
+# Python entry point (gulbara.selfplay wraps it)
+# ---------------------------------------------------------------------------
+
+COLUMN_COUNT = N_COLUMNS
+HISTOGRAM_BINS = HIST_BINS
+
+
+def play_games(game, seed, first_game, n_games, policies, evaluator=None,
+               max_rolls=10000, trace=False):
+    """Play games ``first_game .. first_game + n_games - 1`` of a run seeded ``seed``
+    from the state of ``game`` (a :class:`gulbara.Game`, not changed).
+
+    ``policies`` is a pair of ``POLICY_*`` values (White's, Black's). Returns
+    ``(rows, histogram, traces)``: an ``n_games x N_COLUMNS`` int32 array, the
+    int64 histogram of chain stages played in full, and with ``trace`` one
+    int32 array of ``(n_ends, chosen)`` pairs per game (else ``None``).
+    """
+    cdef GameState s0, s
+    cdef GameRules r
+    cdef Player pl
+    cdef Rng dice, rng
+    cdef StageEnd* ends
+    cdef uint64_t c_seed = seed, c_first = first_game
+    cdef Py_ssize_t n = n_games, g
+    cdef int32_t c_max = max_rolls
+    cdef int failed = 0
+    cdef Trace tr
+    cdef Trace* trp = NULL
+    cdef _Evaluator ev = None
+    read_game(game, &s0, &r)
+    pl.policy[0] = policies[0]
+    pl.policy[1] = policies[1]
+    pl.failed = 0
+    pl.evaluator = NULL
+    if pl.policy[0] == POLICY_EVALUATOR or pl.policy[1] == POLICY_EVALUATOR:
+        ev = _Evaluator(evaluator)
+        pl.evaluator = <void*>ev
+    rows = np.zeros((n, N_COLUMNS), dtype=np.int32)
+    hist = np.zeros(HIST_BINS, dtype=np.int64)
+    cdef int32_t[:, ::1] rows_v = rows
+    cdef int64_t[::1] hist_v = hist
+    traces = [] if trace else None
+    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    if ends == NULL:
+        raise MemoryError("no memory for the self-play buffers")
+    tr.data = NULL
+    try:
+        if trace:
+            tr.capacity = 2 * (c_max + 64) * 64
+            tr.data = <int32_t*>malloc(tr.capacity * sizeof(int32_t))
+            if tr.data == NULL:
+                raise MemoryError("no memory for the trace")
+            trp = &tr
+        for g in range(n):
+            with nogil:
+                s = s0
+                rng_seed(&dice, c_seed, c_first + <uint64_t>g, 0)
+                rng_seed(&rng, c_seed, c_first + <uint64_t>g, 1)
+                tr.n = 0
+                failed = play_game(&r, &s, &pl, &dice, &rng, ends, c_max, &rows_v[g, 0],
+                                   &hist_v[0], trp)
+            if failed:
+                if ev is not None and ev.error is not None:
+                    raise ev.error
+                raise MemoryError("a stage overflowed the self-play buffer")
+            if trace:
+                pairs = np.array(<int32_t[:tr.n]>tr.data if tr.n else [], dtype=np.int32)
+                traces.append((pairs.reshape(-1, 2), state_code(&s)))
+    finally:
+        free(ends)
+        free(tr.data)
+    return rows, hist, traces
+
+
+def _py_greedy_score(code, seat, ends_game):
+    """greedy_score of a position code for ``seat`` (tests against the Python twin)."""
+    from gulbara import _movegen
+    cdef Position position = _movegen.Position.from_code(code)
+    return greedy_score(&position.pos, seat, ends_game)
+
+
+def _py_rng(seed, game, stream, n, bound=0):
+    """``n`` outputs of stream ``stream`` of game ``game`` (raw, or below(bound)) (tests)."""
+    cdef Rng g
+    rng_seed(&g, seed, game, stream)
+    if bound:
+        return [rng_below(&g, bound) for _ in range(n)]
+    return [rng_next(&g) for _ in range(n)]
+
+
+def _py_encode_board(code, seat):
+    """The board block of a position code seen by ``seat`` (float32, 196) (tests, replay)."""
+    from gulbara import _movegen
+    cdef Position position = _movegen.Position.from_code(code)
+    out = np.zeros(BOARD_FEATURES, dtype=np.float32)
+    cdef float[::1] view = out
+    encode_pos(&position.pos, seat, &view[0])
+    return out
