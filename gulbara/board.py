@@ -185,6 +185,16 @@ class Board:
     def __str__(self) -> str:
         return self.ascii()
 
+    def _repr_svg_(self) -> str:
+        """An SVG picture (:func:`gulbara.pictures.board_svg`) with the last pushed play's arrows,
+        so a board draws itself in Jupyter."""
+        from gulbara.pictures import board_svg
+
+        if not self._stack:
+            return board_svg(self)
+        _, seat, play = self._stack[-1]
+        return board_svg(self, last_play=play, play_seat=seat)
+
     def ascii(self) -> str:
         """An ASCII diagram in White's numbering: ``O`` White, ``X`` Black.
 

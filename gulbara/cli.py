@@ -117,6 +117,9 @@ SUBCOMMANDS = [
     ("bench", "gulbara.bench", "run the headline measurements and print one table",
      "The headline measurements (stages, chains, ...), core against the "
      "naive reference in the same run."),
+    ("show", "gulbara.pictures", "draw a position as an SVG or PNG picture",
+     "Draw a position (and optionally a play) as SVG on stdout, or to an .svg or .png "
+     "file with -o (PNG needs: pip install \"gulbara[pictures]\")."),
 ]
 
 
