@@ -120,6 +120,9 @@ SUBCOMMANDS = [
     ("show", "gulbara.pictures", "draw a position as an SVG or PNG picture",
      "Draw a position (and optionally a play) as SVG on stdout, or to an .svg or .png "
      "file with -o (PNG needs: pip install \"gulbara[pictures]\")."),
+    ("selfplay", "gulbara.selfplay_cli", "play many games natively and print statistics",
+     "Native self-play under the full rules with built-in policies; a progress bar, "
+     "a table of statistics with 95% intervals, JSON and plots."),
 ]
 
 

@@ -37,7 +37,7 @@ from gulbara.rules import DEFAULT_RULES, Rules
 
 __all__ = [
     "COLUMNS", "POLICIES", "Rng", "Estimate", "SelfPlayResult", "RolloutResult",
-    "play_games", "rollout", "replay", "InvalidPolicyError",
+    "play_games", "rollout", "replay", "opening_table", "InvalidPolicyError",
 ]
 
 #: The per-game counters, in the order of the columns of :attr:`SelfPlayResult.rows`.
@@ -726,3 +726,33 @@ def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = "ran
                 trace.append((len(ends), i))
             game.play(ends[i])
     return game
+
+
+#: The 15 opening rolls (RULES §6: never a double), larger die first.
+OPENING_ROLLS = tuple((a, b) for a in range(6, 0, -1) for b in range(a - 1, 0, -1))
+
+
+def opening_table(games_per_roll: int, policy: Union[Policy, Sequence[Policy]] = "greedy", *,
+                  seed: int = 0, rules: Optional[Rules] = None, workers: Optional[int] = None,
+                  backend: str = "local", progress: Optional[Callable[[int, int], None]] = None
+                  ) -> List[Tuple[Tuple[int, int], RolloutResult]]:
+    """The starter's results for each of the 15 opening rolls (RULES §6).
+
+    For roll ``a-b`` the game starts with White having won the opening with
+    ``a`` against ``b`` and playing the pair as its first roll; each roll is
+    rolled out ``games_per_roll`` times with the same ``seed`` (common random
+    numbers: the rolls are compared on the same later dice). Returns
+    ``[((a, b), RolloutResult), ...]``; the starter is White, so its win rate
+    is ``result.win_probability[0]``.
+    """
+    games_per_roll = _check_count(games_per_roll, "games_per_roll")
+    table = []
+    total = games_per_roll * len(OPENING_ROLLS)
+    for i, (a, b) in enumerate(OPENING_ROLLS):
+        game = Game(rules, auto_roll=False)
+        game.roll_opening(a, b)
+        done = i * games_per_roll
+        step = None if progress is None else (lambda d, n, done=done: progress(done + d, total))
+        table.append(((a, b), rollout(game, games_per_roll, policy, seed=seed, workers=workers,
+                                      backend=backend, progress=step)))
+    return table

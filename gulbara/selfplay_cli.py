@@ -1,0 +1,185 @@
+"""``gulbara selfplay``: native self-play from the command line.
+
+``gulbara selfplay --games N [--policy P] [--black-policy P] [--workers W]
+[--backend local|ray] [--seed S] [--rules OPTIONS] [--state CODE]
+[--max-rolls R] [--out stats.json] [--plot lengths.png] [--json] [--quiet]``
+
+A progress bar on stderr shows games per second; at the end a table of the
+statistics with 95% intervals (or, with ``--json``, one JSON object) goes to
+stdout. ``--out`` writes the JSON object to a file; ``--plot`` draws the game
+length, points and chain length distributions (``pip install "gulbara[plot]"``).
+"""
+
+import json
+import sys
+import time
+from typing import Optional, TextIO
+
+from gulbara.errors import GulBaraError
+
+__all__ = ["add_arguments", "run", "ProgressBar", "plot_result"]
+
+
+class ProgressBar:
+    """A one-line text progress bar with games per second, redrawn with ``\\r``."""
+
+    def __init__(self, stream: TextIO, total: int, width: int = 30) -> None:
+        self.stream = stream
+        self.total = total
+        self.width = width
+        self.began = time.perf_counter()
+
+    def __call__(self, done: int, total: int) -> None:
+        elapsed = max(time.perf_counter() - self.began, 1e-9)
+        filled = int(self.width * done / total) if total else self.width
+        bar = "#" * filled + "." * (self.width - filled)
+        self.stream.write(f"\r[{bar}] {done:,}/{total:,} games  {done / elapsed:,.0f} games/s")
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+def plot_result(result, path: str) -> None:
+    """Draw the distributions of a run (game length, points, chain length) into ``path``."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError('plots need matplotlib: pip install "gulbara[plot]"') from None
+    import numpy as np
+    rolls = result.column("rolls")
+    points = result.column("points")
+    winner = result.column("winner")
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    top = int(rolls.max()) if len(rolls) else 1
+    axes[0].hist(rolls, bins=range(0, top + 2), color="#4a7ab7")
+    axes[0].set_title(f"Game length (mean {result.mean_rolls.value:.1f} rolls)")
+    axes[0].set_xlabel("rolls per game")
+    axes[0].set_ylabel("games")
+    signed = np.where(winner == 0, points, np.where(winner == 1, -points, 0))
+    values, counts = np.unique(signed, return_counts=True)
+    labels = {-2: "Black mars", -1: "Black", 0: "draw", 1: "White", 2: "White mars"}
+    axes[1].bar([labels.get(int(v), str(v)) for v in values], counts, color="#b7744a")
+    axes[1].set_title("Points")
+    axes[1].set_ylabel("games")
+    hist = result.chain_histogram[:7]
+    axes[2].bar(range(7), hist, color="#5a9a5a")
+    axes[2].set_title(f"Chain length (mean {result.mean_chain_length.value:.2f} stages)")
+    axes[2].set_xlabel("stages played in full")
+    axes[2].set_ylabel("chains")
+    policy = " vs ".join(result.policy)
+    fig.suptitle(f"gulbara self-play: {result.games:,} games, {policy}, seed {result.seed}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def add_arguments(parser) -> None:
+    from gulbara.selfplay import POLICIES
+    parser.add_argument("--games", "-n", type=int, default=10_000, help="games to play")
+    parser.add_argument("--policy", default="random", choices=POLICIES,
+                        help="policy of both seats (or White's with --black-policy)")
+    parser.add_argument("--black-policy", choices=POLICIES, help="Black's policy")
+    parser.add_argument("--workers", "-w", type=int, default=None,
+                        help="worker processes (default: all cores)")
+    parser.add_argument("--backend", default="local", choices=("local", "ray"),
+                        help="local processes, or a Ray cluster (pip install \"gulbara[ray]\")")
+    parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    parser.add_argument("--rules", default="default",
+                        help="rule options, e.g. 'remainder=lost,mars=off' (default: default)")
+    parser.add_argument("--state", help="play on from this state code (Game.state_code())")
+    parser.add_argument("--max-rolls", type=int, default=10_000,
+                        help="stop a game after this many rolls (default 10000)")
+    parser.add_argument("--openings", action="store_true",
+                        help="the opening table: --games games for each of the 15 opening "
+                             "rolls, the starter's win rate and equity")
+    parser.add_argument("--out", help="write the JSON result to this file")
+    parser.add_argument("--plot", help="draw the distributions into this image (PNG, SVG, PDF)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
+        stderr: Optional[TextIO] = None) -> int:
+    from gulbara.game import Game
+    from gulbara.perft import _rules_from_words
+    from gulbara.selfplay import play_games
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    bar = None
+    try:
+        rules = _rules_from_words(args.rules)
+        start = Game.from_state_code(args.state, rules) if args.state else Game(rules,
+                                                                                auto_roll=False)
+        policy = args.policy if args.black_policy is None else (args.policy, args.black_policy)
+        if args.openings:
+            return run_openings(args, rules, policy, stdout, stderr)
+        bar = None if args.quiet else ProgressBar(stderr, args.games)
+        result = play_games(args.games, policy, seed=args.seed, start=start,
+                            workers=args.workers, backend=args.backend,
+                            max_rolls=args.max_rolls, progress=bar)
+    except (GulBaraError, ValueError, TypeError, ImportError) as exc:
+        if bar is not None:
+            bar.close()
+        print(f"gulbara: {exc}", file=stderr)
+        return 2
+    if bar is not None:
+        bar.close()
+    data = result.as_dict()
+    data["workers"] = args.workers
+    data["backend"] = args.backend
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2)
+            handle.write("\n")
+    if args.plot:
+        try:
+            plot_result(result, args.plot)
+        except ImportError as exc:
+            print(f"gulbara: {exc}", file=stderr)
+            return 2
+    if args.json:
+        print(json.dumps(data), file=stdout)
+    else:
+        print(result.table(), file=stdout)
+    return 0
+
+
+def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
+    from gulbara.selfplay import OPENING_ROLLS, opening_table
+    bar = None if args.quiet else ProgressBar(stderr, args.games * len(OPENING_ROLLS))
+    began = time.perf_counter()
+    table = opening_table(args.games, policy, seed=args.seed, rules=rules, workers=args.workers,
+                          backend=args.backend, progress=bar)
+    seconds = time.perf_counter() - began
+    if bar is not None:
+        bar.close()
+    rows = []
+    for (a, b), result in table:
+        win, equity = result.win_probability[0], result.equity[0]
+        rows.append({"roll": f"{a}-{b}", "games": result.games,
+                     "starter_win_rate": win.value, "starter_win_rate_low": win.low,
+                     "starter_win_rate_high": win.high, "starter_equity": equity.value,
+                     "starter_equity_low": equity.low, "starter_equity_high": equity.high,
+                     "mean_rolls": result.mean_rolls.value})
+    names = result.policy
+    data = {"games_per_roll": args.games, "policy": names[0] if names[0] == names[1]
+            else list(names), "seed": args.seed, "seconds": round(seconds, 3),
+            "rules": rules.to_dict(), "openings": rows}
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2)
+            handle.write("\n")
+    if args.json:
+        print(json.dumps(data), file=stdout)
+        return 0
+    print(f"{'roll':<5} {'starter wins (95% CI)':<27} {'equity (95% CI)':<28} rolls", file=stdout)
+    for row in rows:
+        print(f"{row['roll']:<5} {row['starter_win_rate']:.4f} "
+              f"[{row['starter_win_rate_low']:.4f}, {row['starter_win_rate_high']:.4f}]   "
+              f"{row['starter_equity']:+.4f} [{row['starter_equity_low']:+.4f}, "
+              f"{row['starter_equity_high']:+.4f}]  {row['mean_rolls']:.1f}", file=stdout)
+    return 0
