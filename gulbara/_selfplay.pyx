@@ -206,6 +206,59 @@ cdef int greedy_score(const Pos* p, int seat, bint ends_game) noexcept nogil:
             + 6 * longest_run(ahead) + 2 * home)
 
 
+ctypedef struct GreedyBase:
+    # what greedy_score needs of the stage's start, to score each end from its steps
+    uint8_t cnt[25]
+    uint32_t occ
+    int pips
+    int home
+    uint32_t ahead_mask        # the opponent's points (its numbering) ahead of its rearmost
+
+
+cdef inline void greedy_base(GreedyBase* b, const Pos* p, int seat) noexcept nogil:
+    cdef int q, back = bit_length(p.occ[1 - seat])
+    b.pips = 0
+    b.home = p.off[seat]
+    for q in range(25):
+        b.cnt[q] = p.cnt[seat][q]
+    for q in range(1, 25):
+        b.pips += q * p.cnt[seat][q]
+    for q in range(1, 7):
+        b.home += p.cnt[seat][q]
+    b.occ = p.occ[seat]
+    b.ahead_mask = ((<uint32_t>1 << (back - 1)) - 1) if back > 0 else 0
+
+
+cdef inline int greedy_score_end(const GreedyBase* b, const StageEnd* e) noexcept nogil:
+    """greedy_score of an end, from the stage's start and the end's canonical steps
+    (the counts of at most four points change)."""
+    cdef uint8_t cnt[25]
+    cdef uint32_t occ = b.occ, ahead
+    cdef int pips = b.pips, home = b.home, k, frm, die, to
+    if e.ends_game:
+        return 1000000
+    for k in range(25):
+        cnt[k] = b.cnt[k]
+    for k in range(e.n_steps):
+        frm = e.steps[k].frm
+        die = e.steps[k].die
+        cnt[frm] -= 1
+        if cnt[frm] == 0:
+            occ &= ~(<uint32_t>1 << (frm - 1))
+        to = frm - die
+        if to >= 1:
+            pips -= die
+            cnt[to] += 1
+            occ |= <uint32_t>1 << (to - 1)
+            if frm > 6 and to <= 6:
+                home += 1
+        else:
+            pips -= frm                        # borne off (already home)
+    ahead = rotate12(occ) & b.ahead_mask
+    return (-4 * pips + 3 * popcount(occ) + 4 * popcount(ahead)
+            + 6 * longest_run(ahead) + 2 * home)
+
+
 # ---------------------------------------------------------------------------
 # One game
 # ---------------------------------------------------------------------------
@@ -246,7 +299,7 @@ cdef int choose(Player* pl, const GameState* s, const StageEnd* ends, int n_ends
                 Rng* rng) noexcept nogil:
     """The index of the end the seat's policy plays."""
     cdef int policy = pl.policy[s.seat], i, best = 0, score, best_score
-    cdef Pos end
+    cdef GreedyBase base
     if policy == POLICY_RANDOM:                # one draw per decision, a pass's included
         return <int>rng_below(rng, <uint32_t>n_ends)
     if n_ends == 1:
@@ -254,10 +307,9 @@ cdef int choose(Player* pl, const GameState* s, const StageEnd* ends, int n_ends
     if policy == POLICY_FIRST:
         return 0
     if policy == POLICY_GREEDY:
+        greedy_base(&base, &s.pos, s.seat)
         for i in range(n_ends):
-            end = s.pos
-            pos_set_mover_key(&end, s.seat, ends[i].key)
-            score = greedy_score(&end, s.seat, ends[i].ends_game)
+            score = greedy_score_end(&base, &ends[i])
             if i == 0 or score > best_score:
                 best, best_score = i, score
         return best
