@@ -179,6 +179,23 @@ def _py_encode_ends(EndSet ends not None, float[:, ::1] out):
             encode_pos(&p, seat, &out[i, 0])
 
 
+def _py_encode_ends_list(list stages, float[:, ::1] out):
+    """Encode the ends of several ``EndSet`` objects into consecutive rows of ``out``.
+
+    The caller checks the types and that ``out`` has exactly the total number of rows.
+    """
+    cdef EndSet ends
+    cdef Py_ssize_t at = 0, i, n
+    cdef Pos p
+    for item in stages:
+        ends = <EndSet>item
+        n = ends.count()
+        for i in range(n):
+            ends.end_pos(i, &p)
+            encode_pos(&p, ends.seat_, &out[at + i, 0])
+        at += n
+
+
 def _py_encode_state(Position position not None, int seat, bint to_act, dice, bint is_chain,
                      bint is_remainder, int index, later, bint is_chance, bint is_opening,
                      bint escalates, bint opp_escalates, float stuck, bint game_over,

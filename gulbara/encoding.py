@@ -254,26 +254,49 @@ def encode_afterstates(ends, out: Optional[np.ndarray] = None) -> np.ndarray:
     """Every end of a stage (a :class:`gulbara.StageEnds`), ``N x 196``, seen by the stage's mover.
 
     Row ``i`` is ``encode_board(ends[i].code, ends.seat)``; the loop runs with
-    the GIL released.
+    the GIL released. A list of stages gives their ends one after another
+    (each seen by its own mover), in one call.
 
     >>> import gulbara
     >>> ends = gulbara.stage_ends(gulbara.START_CODE, gulbara.BLACK, [6, 4])
     >>> x = encode_afterstates(ends)
     >>> x.shape, bool((x[1] == encode_board(ends[1].code, 1)).all())
     ((2, 196), True)
+    >>> encode_afterstates([ends, gulbara.stage_ends(gulbara.START_CODE, 0, [5, 5])]).shape
+    (4, 196)
     """
+    if isinstance(ends, (list, tuple)):
+        raws = [_raw_ends(item) for item in ends]
+        total = sum(len(raw) for raw in raws)
+        out = _out(out, (total, BOARD_FEATURES))
+        if all(isinstance(raw, _EndSet) for raw in raws):
+            _encode._py_encode_ends_list(raws, out)
+            return out
+        at = 0
+        for raw in raws:
+            _encode_raw(raw, out[at:at + len(raw)])
+            at += len(raw)
+        return out
+    raw = _raw_ends(ends)
+    out = _out(out, (len(raw), BOARD_FEATURES))
+    _encode_raw(raw, out)
+    return out
+
+
+def _raw_ends(ends):
     raw = getattr(ends, "_raw", ends)
     if not (hasattr(raw, "seat") and hasattr(raw, "code") and hasattr(raw, "__len__")):
         raise TypeError(f"ends must be a gulbara.StageEnds, not {type(ends).__name__}")
-    n = len(raw)
-    out = _out(out, (n, BOARD_FEATURES))
+    return raw
+
+
+def _encode_raw(raw, out: np.ndarray) -> None:
     if isinstance(raw, _EndSet):
         _encode._py_encode_ends(raw, out)
-        return out
+        return
     seat = raw.seat                       # the reference backend: through the codes
-    for i in range(n):
+    for i in range(len(raw)):
         _encode._py_encode_position(_CorePosition.from_code(raw.code(i)), seat, out[i])
-    return out
 
 
 def encode_game(game, out: Optional[np.ndarray] = None, *, seat: Optional[int] = None

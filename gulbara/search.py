@@ -41,7 +41,8 @@ from typing import Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
-from gulbara.encoding import BOARD_FEATURES, encode_afterstates
+from gulbara.batch import stage_ends_batch
+from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
 from gulbara.errors import GulBaraError
 from gulbara.play import Play, StageEnds
 
@@ -55,6 +56,9 @@ Evaluator = Callable[[np.ndarray], np.ndarray]
 _WHITE_OPENING = tuple(((w, b), 1 / 30) for w in range(1, 7) for b in range(1, 7) if w != b)
 _ROLLS = tuple(((a, b), (1 if a == b else 2) / 36) for a in range(6, 0, -1)
                for b in range(a, 0, -1))
+# The first stage of each roll (RULES §3.1, §4.1) as stage_ends_batch rows, and its weight.
+_ROLL_DICE = np.array([(a, b, 0, 0) if a != b else (a,) * 4 for (a, b), _ in _ROLLS], np.uint8)
+_ROLL_WEIGHTS = np.array([p for _, p in _ROLLS])
 
 
 @dataclass(frozen=True)
@@ -164,7 +168,7 @@ class _Searcher:
         return self.buffer
 
     def _call(self, features: np.ndarray) -> np.ndarray:
-        values = np.asarray(self.evaluate(features), dtype=np.float64)
+        values = np.array(self.evaluate(features), dtype=np.float64)
         if values.shape != (len(features),):
             raise ValueError(f"evaluate must return an array of shape ({len(features)},) for "
                              f"features of shape {features.shape}, got shape {values.shape}")
@@ -175,28 +179,57 @@ class _Searcher:
     def leaf_scores(self, stages: List[StageEnds]) -> List[np.ndarray]:
         """White's values of every end of each stage, in one evaluator call."""
         total = sum(len(ends) for ends in stages)
-        buffer = self._rows(total)
-        at = 0
-        for ends in stages:
-            encode_afterstates(ends, buffer[at:at + len(ends)])
-            at += len(ends)
+        features = self._rows(total)[:total]
+        encode_afterstates(list(stages), features)
         self.count(total)
-        values = self._call(buffer[:total]) if total else np.zeros(0)
+        values = self.mover_values(features)
         out = []
         at = 0
         for ends in stages:
             n = len(ends)
-            raw = ends._raw
-            mover = raw.seat
-            part = values[at:at + n] * (1.0 if mover == 0 else -1.0)
+            part = values[at:at + n]
+            out.append(part if ends.seat == 0 else -part)
             at += n
-            for i in range(n):
-                if raw.ends_game(i):                # RULES §7.1: the mover wins, mars or not
-                    mars = self.mars and raw.start().borne_off(1 - mover) == 0
-                    points = 2.0 if mars else 1.0
-                    part[i] = points if mover == 0 else -points
-            out.append(part)
         return out
+
+    def mover_values(self, features: np.ndarray) -> np.ndarray:
+        """The movers' values of afterstates: the evaluator's, or the result of a finished game."""
+        values = self._call(features) if len(features) else np.zeros(0)
+        won = features[:, 192] == 1.0          # the mover has borne off 15 (RULES §7.1)
+        if won.any():
+            mars = (features[:, 193] == 0.0) if self.mars else np.zeros(len(features), bool)
+            values = np.where(won, np.where(mars, 2.0, 1.0), values)
+        return values
+
+    def roll_leaf(self, game) -> float:
+        """White's value of a roll node one decision deep: all 21 rolls in one batch.
+
+        The first stage after a roll has the same dice whether or not the
+        double escalates (RULES §4.1-4.2), so the value depends only on the
+        position and the side to roll: that is the cache key.
+        """
+        position, seat = game.position, game.to_move
+        key = ("roll", position, seat)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                return hit
+        self.count()
+        boards = np.repeat(np.array(position.points(), dtype=np.int8)[None, :], 21, axis=0)
+        off = np.repeat(np.array([[position.borne_off(0), position.borne_off(1)]],
+                                 dtype=np.uint8), 21, axis=0)
+        batch = stage_ends_batch(boards, off, np.full(21, seat, np.uint8), _ROLL_DICE,
+                                 steps=False)
+        m = batch.n_ends
+        features = encode_boards(batch.end_boards, seat, self._rows(m)[:m],
+                                 borne_off=batch.end_borne_off)
+        self.count(m)
+        values = self.mover_values(features)
+        best = np.maximum.reduceat(values, batch.offsets[:-1])
+        value = float(best @ _ROLL_WEIGHTS) * (1.0 if seat == 0 else -1.0)
+        if self.cache is not None:
+            self.cache[key] = value
+        return value
 
     # -- the tree -------------------------------------------------------------
 
@@ -219,33 +252,12 @@ class _Searcher:
         return v
 
     def chance(self, game, depth: int) -> float:
+        opening = game.is_opening()
+        if depth == 1 and not opening:
+            return self.roll_leaf(game)
         self.count()
         outcomes = chance_outcomes(game)
-        opening = game.is_opening()
         total = 0.0
-        if depth == 1 and not opening:
-            # Every roll leads to a decision: score all their ends in one call.
-            pending = []
-            for roll, p in outcomes:
-                game.roll(*roll)
-                try:
-                    key = (game.state_key(), 1) if self.cache is not None else None
-                    hit = self.cache.get(key) if key is not None else None
-                    if hit is not None:
-                        total += p * hit
-                    else:
-                        self.count()
-                        pending.append((p, key, game.legal_plays()))
-                finally:
-                    game.undo()
-            if pending:
-                scores = self.leaf_scores([ends for _, _, ends in pending])
-                for (p, key, ends), part in zip(pending, scores):
-                    best = float(part.max() if ends.seat == 0 else part.min())
-                    if key is not None:
-                        self.cache[key] = best
-                    total += p * best
-            return total
         for roll, p in outcomes:
             if opening:
                 game.roll_opening(*roll)
@@ -257,30 +269,31 @@ class _Searcher:
                 game.undo()
         return total
 
-    def decision(self, game, depth: int, order: Optional[List[int]] = None
-                 ) -> Tuple[float, List[Tuple[int, float]]]:
-        """White's value of a decision and ``(end index, White's value)`` of the ends searched."""
+    def decision(self, game, depth: int, order: Optional[List[int]] = None,
+                 root: bool = False) -> Tuple[float, List[Tuple[int, float]]]:
+        """White's value of a decision, and (at the root) ``(end index, White's value)`` pairs."""
         self.count()
         ends = game.legal_plays()
         mover = ends.seat
         sign = 1.0 if mover == 0 else -1.0
         scores = self.leaf_scores([ends])[0]
         if depth <= 1:
-            pairs = [(i, float(scores[i])) for i in range(len(ends))]
-        else:
-            if order is None:   # move ordering: the evaluator's best first (for the mover)
-                order = sorted(range(len(ends)), key=lambda i: -sign * scores[i])
-            pairs = []
-            raw = ends._raw
-            for i in order:
-                if raw.ends_game(i):
-                    pairs.append((i, float(scores[i])))
-                    continue
-                game.play(ends[i])
-                try:
-                    pairs.append((i, self.value(game, depth - 1)))
-                finally:
-                    game.undo()
+            best = float(scores.max() if mover == 0 else scores.min())
+            pairs = [(i, float(v)) for i, v in enumerate(scores)] if root else []
+            return best, pairs
+        if order is None:       # move ordering: the evaluator's best first (for the mover)
+            order = np.argsort(-sign * scores, kind="stable").tolist()
+        pairs = []
+        raw = ends._raw
+        for i in order:
+            if raw.ends_game(i):
+                pairs.append((i, float(scores[i])))
+                continue
+            game.play(ends[i])
+            try:
+                pairs.append((i, self.value(game, depth - 1)))
+            finally:
+                game.undo()
         best = max(sign * v for _, v in pairs) * sign
         return best, pairs
 
@@ -356,7 +369,7 @@ def expectimax(game, depth: int, evaluate: Optional[Evaluator] = None, *,
                 value = searcher.value(root, d) * sign
                 done = SearchResult(None, value, seat, d, searcher.nodes, False)
                 continue
-            _, pairs = searcher.decision(root, d, order)
+            _, pairs = searcher.decision(root, d, order, root=True)
         except _OutOfBudget:
             return SearchResult(done.play, done.value, seat, done.depth, searcher.nodes, True,
                                 done.scores)
