@@ -219,3 +219,37 @@ def test_bad_input():
     with pytest.raises(TypeError):
         expectimax(game, 2, linear, cache="yes")
     assert game.decision.dice == Game(seed=1).decision.dice      # unchanged
+
+
+REFERENCE_SCRIPT = """
+import json, gulbara
+from gulbara.encoding import encode_afterstates, encode_game
+from gulbara.search import expectimax
+game = gulbara.Game.from_state_code({code!r})
+result = expectimax(game, 2)
+print(json.dumps({{"backend": gulbara.BACKEND_NAME, "state": encode_game(game).tolist(),
+                  "after": encode_afterstates(game.legal_plays()).tolist(),
+                  "value": result.value, "play": str(result.play)}}))
+"""
+
+
+def test_the_same_under_the_reference_backend():
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = REFERENCE_SCRIPT.format(code=BEAR_OFF[1])
+    answers = []
+    for backend in ("core", "reference"):
+        env = dict(os.environ, GULBARA_BACKEND=backend,
+                   PYTHONPATH=os.pathsep.join(sys.path))
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, check=True, cwd=Path(__file__).parent).stdout
+        answers.append(json.loads(out))
+    core, reference = answers
+    assert (core["backend"], reference["backend"]) == ("core", "reference")
+    assert core["state"] == reference["state"] and core["after"] == reference["after"]
+    assert core["play"] == reference["play"]
+    assert core["value"] == pytest.approx(reference["value"], abs=1e-9)
