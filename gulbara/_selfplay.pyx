@@ -543,12 +543,3 @@ def _py_rng(seed, game, stream, n, bound=0):
         return [rng_below(&g, bound) for _ in range(n)]
     return [rng_next(&g) for _ in range(n)]
 
-
-def _py_encode_board(code, seat):
-    """The board block of a position code seen by ``seat`` (float32, 196) (tests, replay)."""
-    from gulbara import _movegen
-    cdef Position position = _movegen.Position.from_code(code)
-    out = np.zeros(BOARD_FEATURES, dtype=np.float32)
-    cdef float[::1] view = out
-    encode_pos(&position.pos, seat, &view[0])
-    return out

@@ -220,10 +220,9 @@ class _PythonPolicy:
             bot = GreedyBot()
             scores = [bot.score(ends.seat, play) for play in ends]
         else:
-            from gulbara import _selfplay
-            features = np.array([_selfplay._py_encode_board(play.code, ends.seat)
-                                 for play in ends], dtype=np.float32)
-            scores = list(np.asarray(self.evaluator(features), dtype=np.float64))
+            from gulbara.encoding import encode_afterstates
+            scores = list(np.asarray(self.evaluator(encode_afterstates(ends)),
+                                     dtype=np.float64))
         return max(range(len(scores)), key=lambda i: (scores[i], -i))
 
 
