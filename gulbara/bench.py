@@ -108,6 +108,34 @@ def _batch_rows(rounds: int) -> List[Dict]:
                  work=f"{n:,} stages ({total:,} ends); reference column: single raw calls")]
 
 
+def _selfplay_rows(rounds: int) -> List[Dict]:
+    """Games per second of the native self-play (one process, then two workers), each run's
+    totals checked against the suite; the reference column is the Python driver
+    (:func:`gulbara.selfplay.replay`) playing the same games."""
+    from gulbara.selfplay import replay
+    from gulbara.suites import SELFPLAY_SUITE, selfplay_totals
+
+    rows = []
+    for policy, seed, games, decisions, rolls in SELFPLAY_SUITE:
+        if selfplay_totals(policy, seed, games) != (decisions, rolls):
+            raise AssertionError(f"self-play {policy}: the totals differ from the suite's")
+        core = _median_seconds(lambda: selfplay_totals(policy, seed, games), rounds)
+        sample = 20 if policy == "random" else 4
+        python = _median_seconds(lambda: [replay(seed, i, policy) for i in range(sample)],
+                                 max(1, rounds // 3)) / sample
+        rows.append(dict(measure=f"self-play {policy}, games/s (1 process)", core=games / core,
+                         reference=1 / python, ratio=python * games / core,
+                         work=f"{games:,} games, {decisions:,} decisions; reference column: "
+                              f"the Python driver on {sample} of them"))
+        if policy == "random":
+            two = _median_seconds(lambda: selfplay_totals(policy, seed, games, 2), rounds)
+            rows.append(dict(measure="self-play random, games/s (2 workers)", core=games / two,
+                             reference=games / core, ratio=core / two,
+                             work="the same games; reference column: 1 process; "
+                                  "ratio: the speed-up"))
+    return rows
+
+
 def _optional_rows(rounds: int) -> List[Dict]:
     """Measurements of modules that may not be built in every version."""
     rows = []
@@ -122,7 +150,7 @@ def run_benchmarks(rounds: int = 5) -> Dict:
     if gulbara.BACKEND_NAME != "core":
         raise RuntimeError("gulbara bench times the compiled core: unset GULBARA_BACKEND")
     rows = (_stage_rows(rounds) + _batch_rows(rounds) + _chain_rows(rounds)
-            + _optional_rows(rounds))
+            + _optional_rows(rounds) + _selfplay_rows(rounds))
     return dict(gulbara=gulbara.__version__, python=platform.python_version(),
                 machine=platform.machine(), cpus=os.cpu_count(), rounds=rounds, rows=rows)
 
@@ -139,7 +167,8 @@ def _format_table(result: Dict) -> str:
         return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
     for row in result["rows"]:
-        ratio = "-" if row["ratio"] is None else f"{row['ratio']:,.0f}x"
+        ratio = "-" if row["ratio"] is None else (
+            f"{row['ratio']:,.0f}x" if row["ratio"] >= 10 else f"{row['ratio']:.2f}x")
         lines.append(f"| {row['measure']} | {number(row['core'])} | {number(row['reference'])} "
                      f"| {ratio} | {row['work']} |")
     return "\n".join(lines)

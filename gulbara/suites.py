@@ -138,3 +138,21 @@ def count_boards(jobs) -> int:
     for board, dice in jobs:
         total += len(board.stage_ends(dice))
     return total
+
+
+#: The self-play suite: (policy, seed, games, total decisions, total rolls) of the
+#: native loop from the start under the default rules. tests/test_selfplay.py
+#: checks the native games move for move against the Python driver.
+SELFPLAY_SUITE = (
+    ("random", 2026, 4000, 269_607, 196_010),
+    ("greedy", 2026, 400, 28_564, 20_657),
+)
+
+
+def selfplay_totals(policy: str, seed: int, games: int, workers: int = 1):
+    """(total decisions, total rolls) of a self-play run, every game finished."""
+    from gulbara.selfplay import play_games
+    result = play_games(games, policy, seed=seed, workers=workers)
+    if result.unfinished or result.games != games:
+        raise AssertionError("self-play: games left unfinished")
+    return int(result.column("decisions").sum()), int(result.column("rolls").sum())

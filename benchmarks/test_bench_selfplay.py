@@ -1,0 +1,38 @@
+"""Self-play benchmarks (groups "selfplay" and "selfplay-parallel"): the native game loop.
+
+Each benchmark plays the suite's games (``gulbara.suites.SELFPLAY_SUITE``) and
+asserts their total decisions and rolls; ``extra_info`` holds the games per
+second of the median round. The parallel group plays the same random games on
+one and on two worker processes (the scaling of the local path).
+
+    python3 -m pytest benchmarks/test_bench_selfplay.py
+"""
+
+import pytest
+
+from gulbara.suites import SELFPLAY_SUITE, selfplay_totals
+
+
+def _finish(benchmark, got, expected, games):
+    assert got == expected
+    benchmark.extra_info["games"] = games
+    stats = getattr(benchmark, "stats", None)
+    if stats is not None:   # None with --benchmark-disable
+        benchmark.extra_info["games_per_second_median"] = round(games / stats.stats.median)
+
+
+@pytest.mark.benchmark(group="selfplay")
+@pytest.mark.parametrize("policy, seed, games, decisions, rolls", SELFPLAY_SUITE,
+                         ids=[case[0] for case in SELFPLAY_SUITE])
+def test_selfplay_one_core(benchmark, policy, seed, games, decisions, rolls):
+    got = benchmark.pedantic(selfplay_totals, (policy, seed, games), rounds=5, iterations=1)
+    _finish(benchmark, got, (decisions, rolls), games)
+
+
+@pytest.mark.benchmark(group="selfplay-parallel")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_selfplay_random_workers(benchmark, workers):
+    policy, seed, games, decisions, rolls = SELFPLAY_SUITE[0]
+    got = benchmark.pedantic(selfplay_totals, (policy, seed, games, workers), rounds=5,
+                             iterations=1)
+    _finish(benchmark, got, (decisions, rolls), games)
