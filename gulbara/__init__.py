@@ -22,6 +22,7 @@ from gulbara.rules import DEFAULT_RULES, PRESETS, Rules
 from gulbara.record import read_record, write_record
 from gulbara.bots import GreedyBot, RandomBot
 from gulbara.perft import divide, perft
+from gulbara import encoding
 
 __version__ = "0.1.0"
 
@@ -38,5 +39,5 @@ __all__ = [
     "read_record", "write_record", "RandomBot", "GreedyBot", "perft", "divide",
     "GulBaraError", "InvalidPositionError", "InvalidSeatError", "InvalidDiceError",
     "InvalidNotationError", "IllegalPlayError", "InvalidRulesError",
-    "GameStateError", "RecordError",
+    "GameStateError", "RecordError", "encoding",
 ]

@@ -1,7 +1,10 @@
-"""Built-in players: :class:`RandomBot` and :class:`GreedyBot`, and a loop that plays games out.
+"""Built-in players: :class:`RandomBot`, :class:`GreedyBot`, :class:`ExpectimaxBot`, and a loop
+that plays games out.
 
-A bot has one method, ``choose(game) -> Play``: given a game (or a match) at a
-decision, it returns one of ``game.legal_plays()``.
+A bot (the :class:`Bot` protocol) has one method, ``choose(game) -> Play``:
+given a game (or a match) at a decision, it returns one of
+``game.legal_plays()``. :data:`BOTS` names them for the command line
+(``gulbara play --bot``, ``gulbara arena``).
 
 >>> from gulbara.game import Game
 >>> game = Game(seed=5)
@@ -10,18 +13,27 @@ decision, it returns one of ``game.legal_plays()``.
 (True, True)
 """
 
+import functools
 import random
-from typing import Optional, Sequence
+from typing import Callable, Optional, Protocol, Sequence, runtime_checkable
+
+import numpy as np
 
 from gulbara.play import Play
 
-__all__ = ["Bot", "RandomBot", "GreedyBot", "play_out", "BOTS"]
+__all__ = ["Bot", "RandomBot", "GreedyBot", "ExpectimaxBot", "play_out", "BOTS"]
 
 
-class Bot:
-    """The interface of a player: pick a legal play of the current stage."""
+@runtime_checkable
+class Bot(Protocol):
+    """The interface of a player: pick a legal play of the current stage.
 
-    name = "bot"
+    Any object with a ``choose(game) -> Play`` method is a bot; the built-in
+    ones also subclass this protocol and have a ``name``.
+
+    >>> isinstance(GreedyBot(), Bot)
+    True
+    """
 
     def choose(self, game) -> Play:
         raise NotImplementedError
@@ -77,8 +89,64 @@ class GreedyBot(Bot):
         return best
 
 
-#: The bots by name, for the command line.
-BOTS = {"random": RandomBot, "greedy": GreedyBot}
+class ExpectimaxBot(Bot):
+    """Expectimax search (:func:`gulbara.search.expectimax`) ``depth`` decisions deep.
+
+    ``evaluate`` scores afterstates from the mover's point of view (``N x
+    196`` features to ``N`` values in ``[-2, 2]``); the default is
+    :func:`gulbara.search.race_evaluator`. ``budget_nodes`` and
+    ``budget_seconds`` bound each decision's search (a node budget keeps
+    games reproducible; a time budget does not). A stage with one legal end
+    is played without a search. Deterministic for a deterministic evaluator.
+
+    >>> from gulbara.game import Game
+    >>> game = Game(seed=24)
+    >>> str(ExpectimaxBot(depth=1).choose(game))         # the opening 6-4: two points held
+    '24/18 24/20'
+    """
+
+    name = "expectimax"
+
+    def __init__(self, depth: int = 1, evaluate: Optional[Callable[[np.ndarray], np.ndarray]] = None,
+                 *, budget_nodes: Optional[int] = None, budget_seconds: Optional[float] = None,
+                 cache: bool = True) -> None:
+        from gulbara.errors import GulBaraError
+        from gulbara.search import race_evaluator
+
+        if isinstance(depth, bool) or not isinstance(depth, int):
+            raise TypeError(f"depth must be an int, not {type(depth).__name__}")
+        if depth < 1:
+            raise GulBaraError(f"depth must be >= 1, got {depth}")
+        if evaluate is not None and not callable(evaluate):
+            raise TypeError(f"evaluate must be callable, not {type(evaluate).__name__}")
+        self.depth = depth
+        self.evaluate = evaluate if evaluate is not None else race_evaluator
+        self.budget_nodes = budget_nodes
+        self.budget_seconds = budget_seconds
+        self.cache = cache
+        self.name = f"expectimax{depth}"
+
+    def choose(self, game) -> Play:
+        from gulbara.search import expectimax
+
+        ends = game.legal_plays()
+        if len(ends) == 1:
+            return ends[0]
+        return expectimax(game, self.depth, self.evaluate, budget_nodes=self.budget_nodes,
+                          budget_seconds=self.budget_seconds, cache=self.cache).play
+
+    def __repr__(self) -> str:
+        return f"ExpectimaxBot(depth={self.depth})"
+
+
+#: The bots by name, for the command line: each value makes a bot when called
+#: with no arguments (``RandomBot`` also takes ``seed=``).
+BOTS = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "expectimax1": functools.partial(ExpectimaxBot, depth=1),
+    "expectimax2": functools.partial(ExpectimaxBot, depth=2, budget_nodes=200_000),
+}
 
 
 def play_out(game, white: Bot, black: Bot, max_plies: Optional[int] = None):

@@ -117,6 +117,10 @@ SUBCOMMANDS = [
     ("bench", "gulbara.bench", "run the headline measurements and print one table",
      "The headline measurements (stages, chains, ...), core against the "
      "naive reference in the same run."),
+    ("arena", "gulbara.arena", "play bot against bot, both seats, with 95% intervals",
+     "Play bot A against bot B for --games games (A White in the even ones, game i "
+     "with dice seed SEED + i) and print A's win rate and points per game with 95% "
+     "intervals."),
 ]
 
 

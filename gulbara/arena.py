@@ -1,0 +1,275 @@
+"""Bot against bot: many games, both seats, win rate and points per game with 95% intervals.
+
+Game ``i`` of an arena is ``Game(rules, seed=seed + i)``; bot A plays White in
+the even games and Black in the odd ones, so both bots see the same dice from
+both seats. A bot given by name (see :data:`gulbara.bots.BOTS`) is built
+fresh for the arena; ``"random"`` is seeded from ``seed`` so that the whole
+arena is reproducible.
+
+The intervals are 95% ones: the **Wilson score interval** for A's win rate
+(wins / games; a draw of the stuck rule, RULES §7.2, is not a win), and the
+**normal approximation** ``mean ± 1.96 · sd / sqrt(games)`` for A's points per
+game (``+1``/``+2`` for a win or a mars, ``-1``/``-2`` for a loss, ``0`` for a
+draw; RULES §7.1), clipped to ``[-2, 2]``.
+
+>>> result = arena("greedy", "random", 4, seed=1)
+>>> result.games, result.a_seats
+(4, (0, 1, 0, 1))
+>>> result.a_win_rate_low <= result.a_win_rate <= result.a_win_rate_high
+True
+>>> sorted(result.as_dict())[:4]
+['a', 'a_points_per_game', 'a_points_per_game_high', 'a_points_per_game_low']
+"""
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass
+from typing import Optional, TextIO, Tuple, Union
+
+from gulbara.bots import BOTS, Bot, RandomBot, play_out
+from gulbara.errors import GulBaraError
+from gulbara.game import Game
+from gulbara.rules import DEFAULT_RULES, Rules
+
+__all__ = ["arena", "ArenaResult", "make_bot", "wilson_interval", "mean_interval",
+           "add_arguments", "run"]
+
+#: The normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> Tuple[float, float]:
+    """The Wilson score interval of a proportion ``successes / n``.
+
+    >>> [round(v, 4) for v in wilson_interval(60, 100)]
+    [0.502, 0.6906]
+    >>> wilson_interval(0, 0)
+    (0.0, 1.0)
+    """
+    if n <= 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
+
+
+def mean_interval(values, z: float = Z95, bounds: Tuple[float, float] = (-2.0, 2.0)
+                  ) -> Tuple[float, float, float]:
+    """``(mean, low, high)``: the normal-approximation interval of a mean, clipped to ``bounds``.
+
+    With fewer than two values the interval is the whole of ``bounds``.
+
+    >>> [round(v, 3) for v in mean_interval([1, -1, 2, 1])]
+    [0.75, -0.483, 1.983]
+    """
+    values = list(values)
+    n = len(values)
+    if n == 0:
+        return (0.0, bounds[0], bounds[1])
+    mean = sum(values) / n
+    if n < 2:
+        return (mean, bounds[0], bounds[1])
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    half = z * math.sqrt(variance / n)
+    return (mean, max(bounds[0], mean - half), min(bounds[1], mean + half))
+
+
+@dataclass(frozen=True)
+class ArenaResult:
+    """The outcome of :func:`arena`, from bot A's side.
+
+    ``a_seats[i]`` is A's seat in game ``i`` and ``a_points[i]`` what A scored
+    there (negative for a loss). :meth:`as_dict` is what ``gulbara arena
+    --json`` prints.
+    """
+
+    a: str
+    b: str
+    seed: int
+    games: int
+    a_wins: int
+    b_wins: int
+    draws: int
+    a_win_rate: float
+    a_win_rate_low: float
+    a_win_rate_high: float
+    a_points_per_game: float
+    a_points_per_game_low: float
+    a_points_per_game_high: float
+    seconds: float
+    a_seats: Tuple[int, ...]
+    a_points: Tuple[int, ...]
+
+    def as_dict(self) -> dict:
+        """The summary as a JSON-ready dict (no per-game lists)."""
+        return {
+            "a": self.a, "b": self.b, "seed": self.seed, "games": self.games,
+            "a_wins": self.a_wins, "b_wins": self.b_wins, "draws": self.draws,
+            "a_win_rate": self.a_win_rate, "a_win_rate_low": self.a_win_rate_low,
+            "a_win_rate_high": self.a_win_rate_high,
+            "a_points_per_game": self.a_points_per_game,
+            "a_points_per_game_low": self.a_points_per_game_low,
+            "a_points_per_game_high": self.a_points_per_game_high,
+            "seconds": self.seconds,
+        }
+
+    def describe(self) -> str:
+        """A short human-readable summary."""
+        return (f"{self.a} vs {self.b}: {self.games} games (seed {self.seed}), "
+                f"{self.a} wins {self.a_wins}, loses {self.b_wins}, draws {self.draws}\n"
+                f"  win rate        {self.a_win_rate:.3f}  "
+                f"[{self.a_win_rate_low:.3f}, {self.a_win_rate_high:.3f}]\n"
+                f"  points per game {self.a_points_per_game:+.3f}  "
+                f"[{self.a_points_per_game_low:+.3f}, {self.a_points_per_game_high:+.3f}]\n"
+                f"  {self.seconds:.1f} s, {self.games / max(self.seconds, 1e-9):.1f} games/s")
+
+
+def make_bot(name: str, seed: Optional[int] = None) -> Bot:
+    """A fresh bot from its :data:`gulbara.bots.BOTS` name (``random`` seeded with ``seed``).
+
+    >>> make_bot("greedy").name
+    'greedy'
+    >>> make_bot("nobody")
+    Traceback (most recent call last):
+    ...
+    gulbara.errors.GulBaraError: unknown bot 'nobody' (choose from expectimax1, expectimax2, greedy, random)
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"a bot name is a str, not {type(name).__name__}")
+    if name not in BOTS:
+        raise GulBaraError(f"unknown bot {name!r} (choose from {', '.join(sorted(BOTS))})")
+    if name == "random":
+        return RandomBot(seed=seed)
+    return BOTS[name]()
+
+
+def _bot(bot: Union[str, Bot], seed: int) -> Tuple[Bot, str]:
+    if isinstance(bot, str):
+        return make_bot(bot, seed), bot
+    if not callable(getattr(bot, "choose", None)):
+        raise TypeError(f"a bot has a choose(game) method or is a name in BOTS, "
+                        f"not {type(bot).__name__}")
+    return bot, getattr(bot, "name", type(bot).__name__)
+
+
+class _Progress:
+    """A one-line progress bar with ``\\r`` updates: games done, games/s, A's score so far."""
+
+    def __init__(self, stream: Optional[TextIO], total: int, label: str) -> None:
+        self.stream, self.total, self.label = stream, total, label
+        self.start = time.perf_counter()
+        self.shown = 0.0
+
+    def update(self, done: int, wins: int, points: int, final: bool = False) -> None:
+        if self.stream is None:
+            return
+        now = time.perf_counter()
+        if not final and now - self.shown < 0.2:
+            return
+        self.shown = now
+        rate = done / max(now - self.start, 1e-9)
+        width = 24
+        filled = width * done // max(self.total, 1)
+        bar = "#" * filled + "." * (width - filled)
+        self.stream.write(f"\r{self.label} [{bar}] {done}/{self.total} games "
+                          f"{rate:.1f} games/s  A wins {wins}, {points:+d} points  ")
+        if final:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int = 0, *,
+          rules: Optional[Rules] = None, progress: Union[bool, TextIO, None] = False
+          ) -> ArenaResult:
+    """Play ``games`` games of ``bot_a`` against ``bot_b``, alternating seats; see the module doc.
+
+    Bots are objects with ``choose(game)`` or names in :data:`gulbara.bots.BOTS`.
+    ``progress`` is ``True`` (a progress line on stderr), a text stream, or
+    ``False``.
+    """
+    if isinstance(games, bool) or not isinstance(games, int):
+        raise TypeError(f"games must be an int, not {type(games).__name__}")
+    if games < 1:
+        raise GulBaraError(f"games must be >= 1, got {games}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    rules = DEFAULT_RULES if rules is None else rules
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+    a, a_name = _bot(bot_a, seed)
+    b, b_name = _bot(bot_b, seed + 1_000_003)
+    stream = sys.stderr if progress is True else (progress or None)
+    bar = _Progress(stream, games, f"{a_name} vs {b_name}")
+    start = time.perf_counter()
+    seats, points = [], []
+    wins = losses = draws = 0
+    for i in range(games):
+        game = Game(rules, seed=seed + i)
+        a_seat = 0 if i % 2 == 0 else 1
+        white, black = (a, b) if a_seat == 0 else (b, a)
+        result = play_out(game, white, black)
+        if result.winner is None:
+            draws += 1
+            score = 0
+        elif result.winner == a_seat:
+            wins += 1
+            score = result.points
+        else:
+            losses += 1
+            score = -result.points
+        seats.append(a_seat)
+        points.append(score)
+        bar.update(i + 1, wins, sum(points), final=i + 1 == games)
+    seconds = time.perf_counter() - start
+    low, high = wilson_interval(wins, games)
+    mean, p_low, p_high = mean_interval(points)
+    return ArenaResult(a_name, b_name, seed, games, wins, losses, draws, wins / games, low, high,
+                       mean, p_low, p_high, seconds, tuple(seats), tuple(points))
+
+
+# ---------------------------------------------------------------------------
+# gulbara arena
+# ---------------------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``gulbara arena``."""
+    names = ", ".join(sorted(BOTS))
+    parser.add_argument("a", help=f"bot A ({names})")
+    parser.add_argument("b", help=f"bot B ({names})")
+    parser.add_argument("--games", "-n", type=int, default=100,
+                        help="games to play, A White in the even ones (default 100)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="game i uses dice seed SEED + i (default 0)")
+    parser.add_argument("--rules", default="default",
+                        help="a preset or options like remainder=lost,mars=off")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
+
+
+def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
+    from gulbara.play_cli import _parse_rules
+
+    try:
+        a, b = make_bot(args.a, args.seed), make_bot(args.b, args.seed + 1_000_003)
+        rules = _parse_rules(args.rules)
+        result = arena(a, b, args.games, args.seed, rules=rules,
+                       progress=False if args.quiet else sys.stderr)
+    except (GulBaraError, TypeError) as exc:
+        print(f"gulbara arena: {exc}", file=sys.stderr)
+        return 2
+    result = _renamed(result, args.a, args.b)
+    if args.json:
+        print(json.dumps(result.as_dict()), file=stdout)
+    else:
+        print(result.describe(), file=stdout)
+    return 0
+
+
+def _renamed(result: ArenaResult, a: str, b: str) -> ArenaResult:
+    from dataclasses import replace
+    return replace(result, a=a, b=b)

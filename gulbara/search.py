@@ -1,0 +1,400 @@
+"""Expectimax search over Gul Bara's game tree: chance nodes (the dice) and stage decisions.
+
+The tree is the one :class:`gulbara.Game` walks with explicit rolls
+(``auto_roll=False``, RULES §10): a *chance node* averages over the rolls,
+a *decision* is one stage (RULES §3.1). The stages of an escalation chain and
+of a remainder are consecutive decisions (RULES §4.3, §5.3), possibly of the
+other player; each decision maximises for the side that plays it.
+
+**Values** are expected points from the *root player*'s point of view (the
+side to act at the root; White at the opening), in ``[-2, 2]``: a win counts
+``+1``, a mars ``+2`` (RULES §7.1), a loss ``-1`` or ``-2``, a draw of the
+stuck rule ``0`` (RULES §7.2). The evaluator follows the same scale from the
+*mover*'s side: ``evaluate(features)`` takes an ``N x 196`` ``float32`` array
+of afterstates (:func:`gulbara.encoding.encode_afterstates`, each seen by the
+player who just played the stage) and returns ``N`` values of those positions
+for that player. An evaluator that predicts a win probability ``p`` can return
+``2 * p - 1``.
+
+**Depth** counts decisions: depth 1 scores every end of the root stage with
+the evaluator (one batch call) and picks the best; depth 2 plays each root
+end, then goes through the chance node (all 21 rolls, 1/36 or 2/36 each) or
+the next stage of the chain, and scores every end of the following decision.
+Chance nodes do not use depth. A game-ending end is scored exactly.
+
+**Opening** (RULES §6): at the opening chance node the 30 ordered pairs of
+different dice ``(White's, Black's)`` are equally likely (ties are rolled
+again); :meth:`gulbara.Game.roll_opening` then starts the higher die.
+
+>>> import numpy as np
+>>> from gulbara import Game
+>>> game = Game.from_state_code("G:1,1,,,,,,,,,,-15,,,,,,,,,,,,|0,0|13,0 next=play:W "
+...                             "stage=6-5 roll=6-5 rolls=9,9 stuck=0")
+>>> result = expectimax(game, 1, lambda x: np.zeros(len(x)))
+>>> str(result.play), result.value, result.nodes          # both checkers off: a mars
+('2/off 1/off', 2.0, 2)
+"""
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple, Union
+
+import numpy as np
+
+from gulbara.batch import stage_ends_batch
+from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
+from gulbara.errors import GulBaraError
+from gulbara.play import Play, StageEnds
+
+__all__ = ["expectimax", "SearchResult", "race_evaluator", "chance_outcomes",
+           "Evaluator"]
+
+#: ``evaluate(features N x 196 float32) -> N values`` in ``[-2, 2]``, each for the player
+#: who just played the stage that left the afterstate.
+Evaluator = Callable[[np.ndarray], np.ndarray]
+
+_WHITE_OPENING = tuple(((w, b), 1 / 30) for w in range(1, 7) for b in range(1, 7) if w != b)
+_ROLLS = tuple(((a, b), (1 if a == b else 2) / 36) for a in range(6, 0, -1)
+               for b in range(a, 0, -1))
+# The first stage of each roll (RULES §3.1, §4.1) as stage_ends_batch rows, and its weight.
+_ROLL_DICE = np.array([(a, b, 0, 0) if a != b else (a,) * 4 for (a, b), _ in _ROLLS], np.uint8)
+_ROLL_WEIGHTS = np.array([p for _, p in _ROLLS])
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What :func:`expectimax` found.
+
+    * ``play``: the best play of the root stage (``None`` at a chance node or
+      at the end);
+    * ``value``: its value, expected points for ``seat`` in ``[-2, 2]``;
+    * ``seat``: the root player (``None`` once the game is over);
+    * ``depth``: the deepest search completed (lower than asked when the
+      budget cut it);
+    * ``nodes``: decisions and chance nodes expanded plus afterstates scored;
+    * ``cut``: whether the budget stopped a deeper search;
+    * ``scores``: ``(play, value)`` of every root end at ``depth``, best first.
+    """
+
+    play: Optional[Play]
+    value: float
+    seat: Optional[int]
+    depth: int
+    nodes: int
+    cut: bool
+    scores: Tuple[Tuple[Play, float], ...] = ()
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+def chance_outcomes(game) -> Tuple[Tuple[Tuple[int, int], float], ...]:
+    """The outcomes of the game's chance node with their probabilities.
+
+    At a roll: the 21 rolls, larger die first, 1/36 for a double and 2/36
+    otherwise. At the opening: the 30 ordered pairs ``(White's die, Black's
+    die)`` of different dice, 1/30 each, for :meth:`Game.roll_opening`
+    (RULES §6).
+
+    >>> from gulbara import Game
+    >>> len(chance_outcomes(Game.new_perft_root())), round(sum(p for _, p in _ROLLS), 12)
+    (30, 1.0)
+    """
+    if game.is_opening():
+        return _WHITE_OPENING
+    if not game.is_chance():
+        raise GulBaraError("chance outcomes exist only at a chance node")
+    return _ROLLS
+
+
+def race_evaluator(features: np.ndarray) -> np.ndarray:
+    """A simple evaluator from the board block: the race, and the points that block it.
+
+    ``tanh((lead - 8) / 20) + 0.1 * (blocks - blocked)``, clipped to ``[-1, 1]``:
+
+    * ``lead`` is the opponent's pip count minus the player's (the opponent
+      usually rolls next: 8 pips is about one roll);
+    * ``blocks`` counts the player's points that lie in the opponent's way,
+      ahead of its rearmost checker (a single checker holds a point, RULES
+      §2.2, and there is no hitting), ``blocked`` the same for the opponent.
+
+    Against :class:`gulbara.GreedyBot`, one decision deep, the blocking term
+    is worth about 20 points of win rate over the pip lead alone
+    (``docs/bots.md``).
+
+    >>> from gulbara.encoding import encode_boards
+    >>> x = encode_boards(["G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0",
+    ...                    "G:15,,,,,,,,,,,-15,,,,,,,,,,,,|0,0|0,0"], 0)
+    >>> [round(float(v), 3) for v in race_evaluator(x)]
+    [-0.38, 1.0]
+    """
+    x = np.asarray(features, dtype=np.float32)
+    if x.ndim != 2 or x.shape[1] < BOARD_FEATURES:
+        raise ValueError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
+    lead = (x[:, 195] - x[:, 194]) * 360.0
+    mine, theirs = x[:, 0:96:4], x[:, 96:192:4]          # points held, own numberings
+    mine_back = (mine * _POINTS).max(axis=1)             # rearmost checkers (0: none left)
+    theirs_back = (theirs * _POINTS).max(axis=1)
+    # My point p is the opponent's point ((p + 11) mod 24) + 1 (RULES §1.3).
+    blocks = (mine[:, _OTHER] * (_POINTS < theirs_back[:, None])).sum(axis=1)
+    blocked = (theirs[:, _OTHER] * (_POINTS < mine_back[:, None])).sum(axis=1)
+    return np.clip(np.tanh((lead - 8.0) / 20.0) + 0.1 * (blocks - blocked), -1.0, 1.0)
+
+
+_POINTS = np.arange(1, 25, dtype=np.float32)
+# Column q - 1 of a side's 24 points read in the other side's numbering.
+_OTHER = np.array([(q + 11) % 24 for q in range(1, 25)])
+
+
+def _terminal(game, white: bool) -> float:
+    """The result of a finished game in points for White (``white``) or Black."""
+    result = game.result()
+    if result.winner is None:
+        return 0.0
+    return float(result.points if (result.winner == 0) == white else -result.points)
+
+
+class _Searcher:
+    def __init__(self, evaluate: Evaluator, budget_nodes: Optional[int],
+                 budget_seconds: Optional[float], cache: Optional[dict], mars: bool) -> None:
+        self.evaluate = evaluate
+        self.mars = mars
+        self.budget_nodes = budget_nodes
+        self.deadline = None if budget_seconds is None else time.perf_counter() + budget_seconds
+        self.cache = cache
+        self.nodes = 0
+        self.enforce = False
+        self.buffer = np.zeros((64, BOARD_FEATURES), dtype=np.float32)
+
+    # -- budget ---------------------------------------------------------------
+
+    def count(self, n: int = 1) -> None:
+        self.nodes += n
+        if not self.enforce:
+            return
+        if self.budget_nodes is not None and self.nodes > self.budget_nodes:
+            raise _OutOfBudget
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise _OutOfBudget
+
+    # -- leaves ---------------------------------------------------------------
+
+    def _rows(self, n: int) -> np.ndarray:
+        if n > len(self.buffer):
+            self.buffer = np.zeros((max(n, 2 * len(self.buffer)), BOARD_FEATURES), np.float32)
+        return self.buffer
+
+    def _call(self, features: np.ndarray) -> np.ndarray:
+        values = np.array(self.evaluate(features), dtype=np.float64)
+        if values.shape != (len(features),):
+            raise ValueError(f"evaluate must return an array of shape ({len(features)},) for "
+                             f"features of shape {features.shape}, got shape {values.shape}")
+        if not np.isfinite(values).all():
+            raise ValueError("evaluate returned a value that is not finite")
+        return values
+
+    def leaf_scores(self, stages: List[StageEnds]) -> List[np.ndarray]:
+        """White's values of every end of each stage, in one evaluator call."""
+        total = sum(len(ends) for ends in stages)
+        features = self._rows(total)[:total]
+        encode_afterstates(list(stages), features)
+        self.count(total)
+        values = self.mover_values(features)
+        out = []
+        at = 0
+        for ends in stages:
+            n = len(ends)
+            part = values[at:at + n]
+            out.append(part if ends.seat == 0 else -part)
+            at += n
+        return out
+
+    def mover_values(self, features: np.ndarray) -> np.ndarray:
+        """The movers' values of afterstates: the evaluator's, or the result of a finished game."""
+        values = self._call(features) if len(features) else np.zeros(0)
+        won = features[:, 192] == 1.0          # the mover has borne off 15 (RULES §7.1)
+        if won.any():
+            mars = (features[:, 193] == 0.0) if self.mars else np.zeros(len(features), bool)
+            values = np.where(won, np.where(mars, 2.0, 1.0), values)
+        return values
+
+    def roll_leaf(self, game) -> float:
+        """White's value of a roll node one decision deep: all 21 rolls in one batch.
+
+        The first stage after a roll has the same dice whether or not the
+        double escalates (RULES §4.1-4.2), so the value depends only on the
+        position and the side to roll: that is the cache key.
+        """
+        position, seat = game.position, game.to_move
+        key = ("roll", position, seat)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                return hit
+        self.count()
+        boards = np.repeat(np.array(position.points(), dtype=np.int8)[None, :], 21, axis=0)
+        off = np.repeat(np.array([[position.borne_off(0), position.borne_off(1)]],
+                                 dtype=np.uint8), 21, axis=0)
+        batch = stage_ends_batch(boards, off, np.full(21, seat, np.uint8), _ROLL_DICE,
+                                 steps=False)
+        m = batch.n_ends
+        features = encode_boards(batch.end_boards, seat, self._rows(m)[:m],
+                                 borne_off=batch.end_borne_off)
+        self.count(m)
+        values = self.mover_values(features)
+        best = np.maximum.reduceat(values, batch.offsets[:-1])
+        value = float(best @ _ROLL_WEIGHTS) * (1.0 if seat == 0 else -1.0)
+        if self.cache is not None:
+            self.cache[key] = value
+        return value
+
+    # -- the tree -------------------------------------------------------------
+
+    def value(self, game, depth: int) -> float:
+        """White's expected points of ``game`` searched to ``depth`` decisions."""
+        if game.is_over():
+            return _terminal(game, True)
+        key = None
+        if self.cache is not None:
+            key = (game.state_key(), depth)
+            hit = self.cache.get(key)
+            if hit is not None:
+                return hit
+        if game.is_chance():
+            v = self.chance(game, depth)
+        else:
+            v = self.decision(game, depth)[0]
+        if key is not None:
+            self.cache[key] = v
+        return v
+
+    def chance(self, game, depth: int) -> float:
+        opening = game.is_opening()
+        if depth == 1 and not opening:
+            return self.roll_leaf(game)
+        self.count()
+        outcomes = chance_outcomes(game)
+        total = 0.0
+        for roll, p in outcomes:
+            if opening:
+                game.roll_opening(*roll)
+            else:
+                game.roll(*roll)
+            try:
+                total += p * self.value(game, depth)
+            finally:
+                game.undo()
+        return total
+
+    def decision(self, game, depth: int, order: Optional[List[int]] = None,
+                 root: bool = False) -> Tuple[float, List[Tuple[int, float]]]:
+        """White's value of a decision, and (at the root) ``(end index, White's value)`` pairs."""
+        self.count()
+        ends = game.legal_plays()
+        mover = ends.seat
+        sign = 1.0 if mover == 0 else -1.0
+        scores = self.leaf_scores([ends])[0]
+        if depth <= 1:
+            best = float(scores.max() if mover == 0 else scores.min())
+            pairs = [(i, float(v)) for i, v in enumerate(scores)] if root else []
+            return best, pairs
+        if order is None:       # move ordering: the evaluator's best first (for the mover)
+            order = np.argsort(-sign * scores, kind="stable").tolist()
+        pairs = []
+        raw = ends._raw
+        for i in order:
+            if raw.ends_game(i):
+                pairs.append((i, float(scores[i])))
+                continue
+            game.play(ends[i])
+            try:
+                pairs.append((i, self.value(game, depth - 1)))
+            finally:
+                game.undo()
+        best = max(sign * v for _, v in pairs) * sign
+        return best, pairs
+
+
+def _check_budget(budget_nodes, budget_seconds):
+    if budget_nodes is not None:
+        if isinstance(budget_nodes, bool) or not isinstance(budget_nodes, int):
+            raise TypeError(f"budget_nodes must be an int or None, not {type(budget_nodes).__name__}")
+        if budget_nodes < 1:
+            raise GulBaraError(f"budget_nodes must be >= 1, got {budget_nodes}")
+    if budget_seconds is not None:
+        if isinstance(budget_seconds, bool) or not isinstance(budget_seconds, (int, float)):
+            raise TypeError("budget_seconds must be a number or None, "
+                            f"not {type(budget_seconds).__name__}")
+        if not budget_seconds > 0:
+            raise GulBaraError(f"budget_seconds must be > 0, got {budget_seconds}")
+
+
+def expectimax(game, depth: int, evaluate: Optional[Evaluator] = None, *,
+               budget_nodes: Optional[int] = None, budget_seconds: Optional[float] = None,
+               cache: Union[bool, Dict] = True) -> SearchResult:
+    """Search ``game`` (a :class:`gulbara.Game` or ``Match``) ``depth`` decisions deep.
+
+    ``evaluate`` scores afterstates (see the module docstring; default
+    :func:`race_evaluator`). The search deepens one decision at a time
+    (1, 2, ..., ``depth``); ``budget_nodes`` and ``budget_seconds`` stop it
+    between or inside those iterations (depth 1 always completes), and the
+    result is that of the deepest completed one, with ``cut=True``.
+
+    ``cache=True`` keeps a transposition table for this call, keyed on
+    ``(game.state_key(), depth)`` (the full state: equal keys, equal
+    futures); a ``dict`` is used and filled instead (reuse it across calls
+    with the same evaluator only); ``False`` turns it off.
+
+    The game is not changed (the search works on a copy with explicit rolls).
+    """
+    from gulbara.game import Game, Match
+
+    if isinstance(game, Match):
+        game = game.game
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a gulbara.Game, not {type(game).__name__}")
+    if isinstance(depth, bool) or not isinstance(depth, int):
+        raise TypeError(f"depth must be an int, not {type(depth).__name__}")
+    if depth < 1:
+        raise GulBaraError(f"depth must be >= 1, got {depth}")
+    if evaluate is None:
+        evaluate = race_evaluator
+    if not callable(evaluate):
+        raise TypeError(f"evaluate must be callable, not {type(evaluate).__name__}")
+    _check_budget(budget_nodes, budget_seconds)
+    if cache is True:
+        table: Optional[dict] = {}
+    elif cache is False or cache is None:
+        table = None
+    elif isinstance(cache, dict):
+        table = cache
+    else:
+        raise TypeError(f"cache must be a bool or a dict, not {type(cache).__name__}")
+
+    searcher = _Searcher(evaluate, budget_nodes, budget_seconds, table, game.rules.mars)
+    if game.is_over():
+        return SearchResult(None, 0.0, None, depth, 0, False)
+    root = game.copy(auto_roll=False)
+    seat = 0 if root.is_opening() else root.to_move
+    sign = 1.0 if seat == 0 else -1.0
+    done: Optional[SearchResult] = None
+    order: Optional[List[int]] = None
+    for d in range(1, depth + 1):
+        searcher.enforce = d > 1
+        try:
+            if root.is_chance():
+                value = searcher.value(root, d) * sign
+                done = SearchResult(None, value, seat, d, searcher.nodes, False)
+                continue
+            _, pairs = searcher.decision(root, d, order, root=True)
+        except _OutOfBudget:
+            return SearchResult(done.play, done.value, seat, done.depth, searcher.nodes, True,
+                                done.scores)
+        ends = root.legal_plays()
+        ranked = sorted(pairs, key=lambda pair: (-sign * pair[1], pair[0]))
+        order = [i for i, _ in ranked]
+        scores = tuple((ends[i], sign * v) for i, v in ranked)
+        done = SearchResult(scores[0][0], scores[0][1], seat, d, searcher.nodes, False, scores)
+    return SearchResult(done.play, done.value, seat, done.depth, searcher.nodes, False,
+                        done.scores)

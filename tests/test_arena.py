@@ -1,0 +1,164 @@
+"""The arena (gulbara.arena) and the bots of gulbara.bots: seats, reproducibility, intervals, CLI."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+import gulbara
+from gulbara import Game
+from gulbara.arena import ArenaResult, arena, make_bot, mean_interval, run, wilson_interval
+from gulbara.bots import BOTS, Bot, ExpectimaxBot, GreedyBot, RandomBot, play_out
+from gulbara.cli import build_parser, main
+from gulbara.errors import GulBaraError
+
+KEYS = {"games", "a_win_rate", "a_win_rate_low", "a_win_rate_high", "a_points_per_game",
+        "a_points_per_game_low", "a_points_per_game_high", "draws", "seconds"}
+
+
+class SeatRecorder:
+    """A bot that plays the first legal end and notes the seats it was asked to play."""
+
+    name = "recorder"
+
+    def __init__(self):
+        self.seats = []
+
+    def choose(self, game):
+        self.seats.append(game.decision.seat)
+        return game.legal_plays()[0]
+
+
+def test_reproducible_for_a_seed():
+    first = arena("random", "greedy", 6, seed=11)
+    again = arena("random", "greedy", 6, seed=11)
+    assert first.a_points == again.a_points and first.a_seats == again.a_seats
+    assert first.as_dict().keys() == again.as_dict().keys()
+    other = arena("random", "random", 6, seed=12)
+    assert other.seed == 12
+
+
+def test_game_i_uses_seed_plus_i_and_seats_alternate():
+    a = SeatRecorder()
+    result = arena(a, GreedyBot(), 4, seed=7)
+    assert result.a_seats == (0, 1, 0, 1)
+    assert set(a.seats) == {0, 1}
+    # Game 1 (A Black) replays from Game(seed=8) with the same bots.
+    white, black = GreedyBot(), SeatRecorder()
+    outcome = play_out(Game(seed=8), white, black)
+    expected = 0 if outcome.winner is None else (
+        outcome.points if outcome.winner == 1 else -outcome.points)
+    assert result.a_points[1] == expected
+
+
+def test_counts_and_intervals():
+    result = arena("greedy", "random", 10, seed=3)
+    assert isinstance(result, ArenaResult)
+    assert result.a_wins + result.b_wins + result.draws == result.games == 10
+    assert result.a_win_rate == result.a_wins / 10
+    assert result.a_win_rate_low <= result.a_win_rate <= result.a_win_rate_high
+    assert -2 <= result.a_points_per_game_low <= result.a_points_per_game
+    assert result.a_points_per_game <= result.a_points_per_game_high <= 2
+    assert result.a_points_per_game == pytest.approx(np.mean(result.a_points))
+    assert result.seconds > 0
+
+
+@pytest.mark.parametrize("wins,n", [(0, 5), (5, 5), (3, 10), (50, 100), (1, 1)])
+def test_wilson_contains_the_estimate(wins, n):
+    low, high = wilson_interval(wins, n)
+    assert 0 <= low <= wins / n <= high <= 1
+
+
+def test_mean_interval():
+    mean, low, high = mean_interval([1, 1, 1, 1])
+    assert mean == low == high == 1
+    assert mean_interval([2]) == (2, -2, 2)
+    mean, low, high = mean_interval([1, -1] * 50)
+    assert mean == 0 and low == pytest.approx(-high) and high == pytest.approx(
+        1.96 * np.sqrt(100 / 99 / 100), rel=1e-3)
+
+
+def test_progress_line():
+    stream = io.StringIO()
+    arena("greedy", "greedy", 3, seed=1, progress=stream)
+    text = stream.getvalue()
+    assert "\r" in text and "3/3 games" in text and "games/s" in text and text.endswith("\n")
+
+
+def test_bad_arguments():
+    with pytest.raises(GulBaraError, match="unknown bot 'nobody'"):
+        arena("nobody", "greedy", 2)
+    with pytest.raises(GulBaraError):
+        arena("greedy", "greedy", 0)
+    with pytest.raises(TypeError):
+        arena(object(), "greedy", 2)
+    with pytest.raises(TypeError):
+        arena("greedy", "greedy", 2.0)
+
+
+# ---------------------------------------------------------------------------
+# The command line
+# ---------------------------------------------------------------------------
+
+def test_cli_json(capsys):
+    assert main(["arena", "greedy", "random", "--games", "4", "--seed", "5", "--json"]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert KEYS <= set(data) and data["games"] == 4
+    assert data["a_win_rate_low"] <= data["a_win_rate"] <= data["a_win_rate_high"]
+    assert data["a"] == "greedy" and data["b"] == "random"
+    assert "games/s" in captured.err
+    again = run(build_parser().parse_args(
+        ["arena", "greedy", "random", "--games", "4", "--seed", "5", "--json", "--quiet"]),
+        None, io.StringIO())
+    assert again == 0
+
+
+def test_cli_text_and_quiet(capsys):
+    assert main(["arena", "random", "greedy", "-n", "2", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "win rate" in captured.out and captured.err == ""
+
+
+def test_cli_bad_bot_name(capsys):
+    assert main(["arena", "greedy", "nobody", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown bot 'nobody'" in err and "expectimax1" in err
+    assert main(["arena", "greedy", "greedy", "--games", "0"]) == 2
+    assert "games must be >= 1" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# The bots
+# ---------------------------------------------------------------------------
+
+def test_bots_registry_and_protocol():
+    assert {"random", "greedy", "expectimax1", "expectimax2"} <= set(BOTS)
+    for name in BOTS:
+        bot = make_bot(name, 1)
+        assert isinstance(bot, Bot)
+        game = Game(seed=2)
+        assert bot.choose(game) in game.legal_plays()
+    assert make_bot("expectimax2").depth == 2
+    assert isinstance(SeatRecorder(), Bot)
+
+
+def test_expectimax_bot_is_deterministic_and_plays_legal():
+    game = Game(seed=9)
+    first = play_out(game.copy(), ExpectimaxBot(1), ExpectimaxBot(1))
+    again = play_out(game.copy(), ExpectimaxBot(1), ExpectimaxBot(1))
+    assert first == again
+    with pytest.raises(GulBaraError):
+        ExpectimaxBot(0)
+    with pytest.raises(TypeError):
+        ExpectimaxBot(1, evaluate=3)
+
+
+def test_expectimax_bot_with_a_custom_evaluator():
+    # An evaluator that prefers the most checkers on the player's 24: it never moves off it
+    # when it can help it, so the first play keeps the most there.
+    bot = ExpectimaxBot(1, evaluate=lambda x: x[:, 95] + x[:, 94] + x[:, 93] + x[:, 92])
+    game = Game(seed=24)                                  # White's opening 6-4
+    assert str(bot.choose(game)) == "24/14"
+    assert repr(bot) == "ExpectimaxBot(depth=1)"

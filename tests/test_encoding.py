@@ -1,0 +1,334 @@
+"""Feature encodings (gulbara.encoding, docs/encoding.md): values by hand, symmetry, batch == single."""
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import gulbara
+from gulbara import START_CODE, Game, Position
+from gulbara.batch import boards_from_codes, code_from_board, stage_ends_batch, dice_array
+from gulbara.encoding import (BOARD_FEATURES, BORNE_OFF, ESCALATES, GAME_OVER, IS_CHAIN,
+                              IS_CHANCE, IS_OPENING, IS_REMAINDER, LATER_DICE,
+                              OPPONENT_ESCALATES, OPPONENT_POINTS, OutputBufferError, PIPS,
+                              PLAYER_POINTS, SEAT, STAGE_DICE, STAGE_INDEX, STAGE_SIZE,
+                              STATE_FEATURES, STUCK, TO_ACT, encode_afterstates, encode_board,
+                              encode_boards, encode_game)
+from gulbara.errors import GulBaraError, InvalidPositionError, InvalidSeatError
+
+
+def other(q):
+    """A point in the other side's numbering (RULES §1.3)."""
+    return ((q + 11) % 24) + 1
+
+
+def mirror(code):
+    """The same position with the colours swapped (White's checkers become Black's)."""
+    p = Position.from_code(code)
+    points = p.points()
+    swapped = [0] * 24
+    for q in range(1, 25):
+        swapped[other(q) - 1] = -points[q - 1]
+    return code_from_board(swapped, (p.borne_off(1), p.borne_off(0)))
+
+
+def positions_from_play(n, seed=7):
+    """Codes of positions reached by seeded random games (every kind of stage)."""
+    rng = random.Random(seed)
+    codes = []
+    while len(codes) < n:
+        game = Game(seed=rng.randrange(10**9))
+        bot = gulbara.RandomBot(seed=rng.randrange(10**9))
+        while not game.is_over() and len(codes) < n:
+            game.play(bot.choose(game))
+            codes.append(game.code())
+    return codes
+
+
+CODES = positions_from_play(300)
+
+
+# ---------------------------------------------------------------------------
+# The board block by hand
+# ---------------------------------------------------------------------------
+
+def test_constants_and_slices():
+    assert BOARD_FEATURES == 196 and STATE_FEATURES == 220
+    assert (PLAYER_POINTS.stop - PLAYER_POINTS.start) == 96
+    assert OPPONENT_POINTS == slice(96, 192) and BORNE_OFF == slice(192, 194)
+    assert PIPS == slice(194, 196) and STAGE_DICE.start == BOARD_FEATURES
+    offsets = sorted([STAGE_DICE.start, STAGE_SIZE, IS_CHAIN, IS_REMAINDER, STAGE_INDEX,
+                      LATER_DICE.start, SEAT, TO_ACT, IS_CHANCE, IS_OPENING, ESCALATES,
+                      OPPONENT_ESCALATES, STUCK, GAME_OVER])
+    assert offsets[0] == 196 and offsets[-1] == STATE_FEATURES - 1
+    assert gulbara.encoding is __import__("gulbara.encoding").encoding
+
+
+def test_start_by_hand():
+    for seat in (0, 1):
+        x = encode_board(START_CODE, seat)
+        assert x.shape == (196,) and x.dtype == np.float32
+        expected = np.zeros(196, np.float32)
+        expected[92:96] = [1, 1, 1, 1]              # own 24: 15 checkers, (15 - 3) / 12 = 1
+        expected[96 + 92:96 + 96] = [1, 1, 1, 1]    # the opponent's own 24
+        expected[194:196] = [1, 1]                  # 360 pips each
+        assert np.array_equal(x, expected)
+
+
+def test_a_position_by_hand():
+    # White: 2 on its 1, 5 on its 6, 4 borne off, 4 on 20; Black: 3 on White's 12 (its own 24),
+    # 1 on White's 14 (its own 2), 11 borne off.
+    code = "G:2,,,,,5,,,,,,-3,,-1,,,,,,4,,,,|0,0|4,11"
+    w = encode_board(code, 0)
+    assert w[0:4].tolist() == [1, 1, 0, 0]
+    assert w[20:24].tolist() == pytest.approx([1, 1, 1, 2 / 12])
+    assert w[76:80].tolist() == pytest.approx([1, 1, 1, 1 / 12])
+    assert w[96 + 92:96 + 96].tolist() == [1, 1, 1, 0]      # Black's own 24
+    assert w[96 + 4:96 + 8].tolist() == [1, 0, 0, 0]        # Black's own 2
+    assert w[192:194].tolist() == pytest.approx([4 / 15, 11 / 15])
+    assert w[194:196].tolist() == pytest.approx([(2 + 30 + 80) / 360, (72 + 2) / 360])
+    b = encode_board(code, 1)
+    assert np.array_equal(b[:96], w[96:192]) and np.array_equal(b[96:192], w[:96])
+    assert b[192:194].tolist() == w[192:194][::-1].tolist()
+    assert b[194:196].tolist() == w[194:196][::-1].tolist()
+
+
+def test_accepts_positions_boards_and_games():
+    code = CODES[17]
+    x = encode_board(code, 1)
+    assert np.array_equal(encode_board(Position.from_code(code), 1), x)
+    assert np.array_equal(encode_board(gulbara.Board.from_code(code), 1), x)
+    game = Game(seed=3)
+    assert np.array_equal(encode_board(game, 0), encode_board(game.code(), 0))
+    assert np.array_equal(encode_board(code, np.int64(1)), x)
+
+
+@pytest.mark.parametrize("code", CODES[::7])
+def test_colour_symmetry(code):
+    flipped = mirror(code)
+    assert mirror(flipped) == Position.from_code(code).code()
+    assert np.array_equal(encode_board(code, 0), encode_board(flipped, 1))
+    assert np.array_equal(encode_board(code, 1), encode_board(flipped, 0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_symmetry_on_random_boards(data):
+    # Random valid boards: each side's checkers on distinct free points, the rest borne off.
+    rng = random.Random(data.draw(st.integers(0, 10**9)))
+    board = [0] * 24
+    for sign in (1, -1):
+        n = rng.randrange(16)
+        for _ in range(n):
+            free = [q for q in range(24) if board[q] * sign >= 0]
+            q = rng.choice(free)
+            board[q] += sign
+    off = (15 - sum(v for v in board if v > 0), 15 - sum(-v for v in board if v < 0))
+    code = code_from_board(board, off)
+    assert np.array_equal(encode_board(code, 0), encode_board(mirror(code), 1))
+
+
+# ---------------------------------------------------------------------------
+# Batches and afterstates
+# ---------------------------------------------------------------------------
+
+def test_batch_equals_single():
+    rng = np.random.default_rng(1)
+    seats = rng.integers(0, 2, len(CODES))
+    single = np.stack([encode_board(code, int(s)) for code, s in zip(CODES, seats)])
+    assert np.array_equal(encode_boards(CODES, seats), single)
+    boards, off = boards_from_codes(CODES)
+    assert np.array_equal(encode_boards(boards, seats, borne_off=off), single)
+    assert np.array_equal(encode_boards(boards, seats), single)      # borne off derived
+    out = np.full((len(CODES), 196), np.nan, np.float32)
+    assert encode_boards(boards, seats.astype(np.uint8), out, borne_off=off) is out
+    assert np.array_equal(out, single)
+    assert np.array_equal(encode_boards(CODES, 1)[5], encode_board(CODES[5], 1))
+    assert encode_boards([], 0).shape == (0, 196)
+
+
+def test_batch_of_stage_and_chain_ends():
+    requests = [(code, i % 2, (6, 2) if i % 3 else (4, 4, 4, 4))
+                for i, code in enumerate(CODES[:40])]
+    codes = [c for c, _, _ in requests]
+    boards, off = boards_from_codes(codes)
+    seats = np.array([s for _, s, _ in requests], np.uint8)
+    result = stage_ends_batch(boards, off, seats, dice_array([d for _, _, d in requests]))
+    movers = np.repeat(seats, result.counts)
+    x = encode_boards(result.end_boards, movers, borne_off=result.end_borne_off)
+    for i in range(len(requests)):
+        part = result.ends_of(i)
+        ends = gulbara.stage_ends(*requests[i])
+        assert np.array_equal(x[part], encode_afterstates(ends))
+    chain = gulbara.chain_ends(START_CODE, gulbara.BLACK, 4)
+    y = encode_boards(chain, 1)
+    assert np.array_equal(y, np.stack([encode_board(c, 1) for c in chain.codes()]))
+
+
+@pytest.mark.parametrize("index", range(0, 300, 23))
+def test_afterstates_equal_encode_board(index):
+    code = CODES[index]
+    for seat in (0, 1):
+        for dice in ((6, 5), (2, 1), (3, 3, 3, 3), (1, 1), (5,)):
+            ends = gulbara.stage_ends(code, seat, dice)
+            x = encode_afterstates(ends)
+            assert x.shape == (len(ends), 196)
+            for i, play in enumerate(ends):
+                assert np.array_equal(x[i], encode_board(play.code, seat))
+            out = np.empty_like(x)
+            assert encode_afterstates(ends._raw, out) is out and np.array_equal(out, x)
+
+
+class _CodeEnds:
+    """A stand-in with the backend contract (as the reference backend's ends are)."""
+
+    def __init__(self, ends):
+        self._ends = ends
+        self.seat = ends.seat
+
+    def __len__(self):
+        return len(self._ends)
+
+    def code(self, i):
+        return self._ends[i].code
+
+
+def test_afterstates_through_codes():
+    ends = gulbara.stage_ends(CODES[40], 1, (4, 2))
+    assert np.array_equal(encode_afterstates(_CodeEnds(ends)), encode_afterstates(ends))
+
+
+# ---------------------------------------------------------------------------
+# The game-state block
+# ---------------------------------------------------------------------------
+
+def test_opening_chance_node():
+    game = Game.new_perft_root()
+    s = encode_game(game)
+    assert s.shape == (220,) and s.dtype == np.float32
+    assert np.array_equal(s[:196], encode_board(START_CODE, 0))
+    assert s[IS_CHANCE] == 1 and s[IS_OPENING] == 1 and s[TO_ACT] == 1 and s[SEAT] == 0
+    assert s[STAGE_DICE].sum() == 0 and s[STAGE_SIZE] == 0 and s[GAME_OVER] == 0
+    assert s[ESCALATES] == 0 and s[OPPONENT_ESCALATES] == 0
+
+
+def test_opening_decision():
+    game = Game(seed=24)                    # White plays its opening 6-4
+    s = encode_game(game)
+    assert s[STAGE_DICE].tolist() == [0, 0, 0, 0.25, 0, 0.25]
+    assert s[STAGE_SIZE] == 0.5 and s[IS_CHAIN] == 0 and s[IS_REMAINDER] == 0
+    assert s[IS_CHANCE] == 0 and s[IS_OPENING] == 0 and s[SEAT] == 0 and s[TO_ACT] == 1
+    game.play("24/14")                      # Black to play 5-2
+    s = encode_game(game)
+    assert s[SEAT] == 1 and s[TO_ACT] == 1
+    assert np.array_equal(s[:196], encode_board(game.code(), 1))
+
+
+def test_chain_stage():
+    game = Game.from_state_code(f"{START_CODE} next=chain:W stage=4-4-4-4 index=1 roll=3-3 "
+                                f"rolls=4,2 stuck=0")
+    s = encode_game(game)
+    assert s[STAGE_DICE].tolist() == [0, 0, 0, 1, 0, 0] and s[STAGE_SIZE] == 1
+    assert s[IS_CHAIN] == 1 and s[IS_REMAINDER] == 0
+    assert s[STAGE_INDEX] == pytest.approx(1 / 6)
+    assert s[LATER_DICE].sum() == 0
+    assert s[ESCALATES] == 1 and s[OPPONENT_ESCALATES] == 0    # Black's next is its 3rd roll
+
+
+def test_remainder_stage():
+    text = (f"{START_CODE} next=remainder:B stage=4-4 index=0 then=5x4,6x4 roll=3-3 roller=W "
+            f"rolls=4,3 stuck=7")
+    game = Game.from_state_code(text)
+    s = encode_game(game)
+    assert s[SEAT] == 1 and s[TO_ACT] == 1
+    assert s[STAGE_DICE].tolist() == [0, 0, 0, 0.5, 0, 0] and s[STAGE_SIZE] == 0.5
+    assert s[IS_REMAINDER] == 1 and s[IS_CHAIN] == 0 and s[STAGE_INDEX] == 0
+    assert s[LATER_DICE].tolist() == [0, 0, 0, 0, 1, 1]
+    assert s[ESCALATES] == 1 and s[OPPONENT_ESCALATES] == 1
+    assert s[STUCK] == pytest.approx(0.07)
+    w = encode_game(game, seat=0)                               # White's point of view
+    assert w[SEAT] == 0 and w[TO_ACT] == 0
+    assert np.array_equal(w[:196], encode_board(START_CODE, 0))
+    assert game.state_code() == text                            # unchanged
+
+
+def test_roll_node_and_stuck_scaling():
+    game = Game.from_state_code(f"{START_CODE} next=roll:B rolls=1,0 stuck=50",
+                                gulbara.Rules(stuck_limit=200))
+    s = encode_game(game)
+    assert s[IS_CHANCE] == 1 and s[IS_OPENING] == 0 and s[SEAT] == 1 and s[TO_ACT] == 1
+    assert s[STUCK] == pytest.approx(0.25)
+
+
+def test_game_over():
+    game = Game.from_state_code("G:,,,,,,,,,,,-15,,,,,,,,,,,,|0,0|15,0 next=over "
+                                "result=W:2:mars rolls=30,29 stuck=0")
+    s = encode_game(game)
+    assert s[GAME_OVER] == 1 and s[TO_ACT] == 0 and s[SEAT] == 0 and s[IS_CHANCE] == 0
+    assert encode_game(game, seat=1)[SEAT] == 1
+
+
+def test_game_symmetry_of_the_board_block():
+    game = Game(seed=11)
+    bot = gulbara.RandomBot(seed=2)
+    while not game.is_over():
+        s = encode_game(game)
+        assert np.array_equal(s[:196], encode_board(game.code(), game.to_move))
+        game.play(bot.choose(game))
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+def test_out_buffer_errors():
+    ends = gulbara.stage_ends(START_CODE, 0, (6, 5))
+    with pytest.raises(OutputBufferError, match=r"C-contiguous float32 array of shape \(196,\), "
+                                                r"got float64 \(196,\)"):
+        encode_board(START_CODE, 0, np.zeros(196))
+    with pytest.raises(ValueError, match=r"shape \(2, 196\), got float32 \(3, 196\)"):
+        encode_afterstates(ends, np.zeros((3, 196), np.float32))
+    strided = np.zeros((4, 196), np.float32)[::2]
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        encode_boards([START_CODE] * 2, 0, strided)
+    frozen = np.zeros(220, np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        encode_game(Game(seed=1), frozen)
+    with pytest.raises(TypeError):
+        encode_board(START_CODE, 0, [0.0] * 196)
+    assert issubclass(OutputBufferError, GulBaraError)
+
+
+def test_input_errors():
+    with pytest.raises(InvalidSeatError):
+        encode_board(START_CODE, 2)
+    with pytest.raises(TypeError):
+        encode_board(START_CODE, True)
+    with pytest.raises(TypeError):
+        encode_board(42, 0)
+    with pytest.raises(InvalidPositionError):
+        encode_board("G:nonsense", 0)
+    with pytest.raises(InvalidSeatError, match="row 1"):
+        encode_boards([START_CODE] * 3, [0, 5, 1])
+    boards, off = boards_from_codes([START_CODE] * 3)
+    with pytest.raises(ValueError, match=r"int8 array of shape \(N, 24\)"):
+        encode_boards(boards.astype(np.int16), 0)
+    with pytest.raises(ValueError, match=r"uint8 array of shape \(3, 2\)"):
+        encode_boards(boards, 0, borne_off=off[:2])
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        encode_boards(boards, [0, 1])
+    bad = boards.copy()
+    bad[2, 0] = 1
+    with pytest.raises(InvalidPositionError, match="row 2"):
+        encode_boards(bad, 0, borne_off=off)
+    bad[2, 0] = 16
+    with pytest.raises(InvalidPositionError, match="row 2: .*point 1 holds 16"):
+        encode_boards(bad, 0)
+    with pytest.raises(TypeError):
+        encode_afterstates("not ends")
+    with pytest.raises(TypeError):
+        encode_game(START_CODE)
+    with pytest.raises(InvalidSeatError):
+        encode_game(Game(seed=1), seat=3)

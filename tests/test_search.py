@@ -1,0 +1,221 @@
+"""Expectimax (gulbara.search): 1-ply = argmax of the evaluator, 2-ply = an independent brute force."""
+
+import random
+
+import numpy as np
+import pytest
+
+import gulbara
+from gulbara import Game, START_CODE
+from gulbara.encoding import encode_board
+from gulbara.errors import GulBaraError
+from gulbara.search import SearchResult, chance_outcomes, expectimax, race_evaluator
+
+WEIGHTS = np.random.default_rng(5).normal(0, 0.05, 196).astype(np.float32)
+
+
+def linear(features):
+    """A colour-blind linear evaluator, bounded to [-1, 1]."""
+    return np.tanh(features @ WEIGHTS)
+
+
+def mid_game_states(n, seed=3):
+    """State codes of decisions reached by seeded games (all kinds of stage)."""
+    rng = random.Random(seed)
+    codes = []
+    while len(codes) < n:
+        game = Game(seed=rng.randrange(10**9))
+        bot = gulbara.RandomBot(seed=rng.randrange(10**9))
+        plies = 0
+        while not game.is_over() and len(codes) < n:
+            if plies % 9 == 4:
+                codes.append(game.state_code())
+            game.play(bot.choose(game))
+            plies += 1
+    return codes
+
+
+STATES = mid_game_states(12)
+
+BEAR_OFF = [
+    # White to play 6-5 with two checkers left: both off, Black has borne off none (a mars).
+    "G:1,1,,,,,,,,,,-15,,,,,,,,,,,,|0,0|13,0 next=play:W stage=6-5 roll=6-5 rolls=9,9 stuck=0",
+    # A short race, Black to play.
+    "G:2,1,1,,,,,,,,,,-1,-2,,,,,,,,,,|0,0|11,12 next=play:B stage=3-1 roll=3-1 rolls=20,20 "
+    "stuck=0",
+    # An escalating 5-5 for White in its home board: chain stages in a row.
+    "G:3,2,,1,,,,,,,,,-2,,-1,,,,,,,,,|0,0|9,12 next=chain:W stage=5-5-5-5 index=0 roll=5-5 "
+    "rolls=12,12 stuck=0",
+    # A remainder stage for Black, then its later stages.
+    "G:3,2,,1,,,,,,,,,-2,,-1,,,,,,,,,|0,0|9,12 next=remainder:B stage=4-4 index=0 then=5x4,6x4 "
+    "roll=3-3 roller=W rolls=12,12 stuck=0",
+]
+
+
+# ---------------------------------------------------------------------------
+# An independent brute force (no cache, no batching, no ordering)
+# ---------------------------------------------------------------------------
+
+def points_for(seat, game):
+    result = game.result()
+    if result.winner is None:
+        return 0.0
+    return float(result.points if result.winner == seat else -result.points)
+
+
+def leaf_best(game, root, evaluate):
+    """A decision scored one ply deep, in points for ``root``."""
+    ends = game.legal_plays()
+    mover = ends.seat
+    values = []
+    for play in ends:
+        if play.ends_game:
+            child = game.copy(auto_roll=False)
+            child.play(play)
+            v = points_for(mover, child)
+        else:
+            v = float(evaluate(encode_board(play.code, mover)[None, :])[0])
+        values.append(v)
+    best = max(values)
+    return best if mover == root else -best
+
+
+def expected_leaf(game, root, evaluate):
+    """After a play: the game's end, the next decision, or the average over the rolls."""
+    if game.is_over():
+        return points_for(root, game)
+    if game.is_decision():
+        return leaf_best(game, root, evaluate)
+    total = 0.0
+    for a in range(1, 7):
+        for b in range(1, 7):           # all 36 ordered rolls, 1/36 each
+            child = game.copy(auto_roll=False)
+            child.roll(a, b)
+            total += leaf_best(child, root, evaluate) / 36
+    return total
+
+
+def brute_force_2ply(game, evaluate):
+    root = game.to_move
+    mover = game.decision.seat
+    values = []
+    for play in game.legal_plays():
+        child = game.copy(auto_roll=False)
+        child.play(play)
+        v = expected_leaf(child, root, evaluate)
+        values.append(v if mover == root else -v)
+    best = max(values)
+    return best if mover == root else -best
+
+
+# ---------------------------------------------------------------------------
+# Tests
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("code", BEAR_OFF + STATES)
+def test_one_ply_is_the_argmax_of_the_evaluator(code):
+    game = Game.from_state_code(code)
+    ends = game.legal_plays()
+    result = expectimax(game, 1, linear)
+    expected = []
+    for play in ends:
+        if play.ends_game:
+            child = game.copy(auto_roll=False)
+            child.play(play)
+            expected.append(points_for(ends.seat, child))
+        else:
+            expected.append(float(linear(encode_board(play.code, ends.seat)[None, :])[0]))
+    best = int(np.argmax(expected))        # the first of equal values, as in canonical order
+    assert result.play == ends[best]
+    assert result.value == pytest.approx(expected[best], abs=1e-6)
+    assert result.seat == game.to_move and result.depth == 1 and not result.cut
+    assert [play for play, _ in result.scores][0] == ends[best]
+    assert len(result.scores) == len(ends)
+
+
+@pytest.mark.parametrize("code", BEAR_OFF + STATES[:6])
+def test_two_ply_value_equals_brute_force(code):
+    game = Game.from_state_code(code)
+    before = game.state_code()
+    expected = brute_force_2ply(game, linear)
+    for cache in (True, False):
+        result = expectimax(game, 2, linear, cache=cache)
+        assert result.value == pytest.approx(expected, abs=1e-5)
+        assert result.depth == 2 and not result.cut
+    assert game.state_code() == before
+
+
+def test_a_mars_is_two_points():
+    game = Game.from_state_code(BEAR_OFF[0])
+    result = expectimax(game, 2, linear)
+    assert result.value == 2.0 and str(result.play) == "2/off 1/off"
+    no_mars = Game.from_state_code(BEAR_OFF[0], gulbara.Rules(mars=False))
+    assert expectimax(no_mars, 1, linear).value == 1.0
+
+
+def test_root_at_a_chance_node_and_the_opening():
+    game = Game.from_state_code("G:2,1,1,,,,,,,,,,-1,-2,,,,,,,,,,|0,0|11,12 next=roll:B "
+                                "rolls=20,20 stuck=0")
+    result = expectimax(game, 1, linear)
+    assert result.play is None and result.seat == 1
+    expected = 0.0
+    for a in range(1, 7):
+        for b in range(1, 7):
+            child = game.copy(auto_roll=False)
+            child.roll(a, b)
+            expected += leaf_best(child, 1, linear) / 36
+    assert result.value == pytest.approx(expected, abs=1e-6)
+    # The opening: each side starts half the time with mirrored positions, so a
+    # colour-blind evaluator gives the opening the value 0 (RULES §6).
+    opening = Game.new_perft_root()
+    assert len(chance_outcomes(opening)) == 30
+    assert expectimax(opening, 1, linear).value == pytest.approx(0.0, abs=1e-9)
+
+
+def test_budget_cuts_back_to_the_last_completed_depth():
+    game = Game.from_state_code(STATES[2])
+    one = expectimax(game, 1, linear)
+    cut = expectimax(game, 3, linear, budget_nodes=50)
+    assert cut.cut and cut.depth == 1 and cut.play == one.play and cut.value == one.value
+    assert cut.nodes > 50
+    timed = expectimax(game, 3, linear, budget_seconds=1e-4)
+    assert timed.cut and timed.depth >= 1
+
+
+def test_shared_cache_and_default_evaluator():
+    game = Game.from_state_code(STATES[4])
+    table = {}
+    first = expectimax(game, 2, cache=table)
+    assert table and expectimax(game, 2, cache=table).value == first.value
+    assert isinstance(first, SearchResult)
+    assert expectimax(game, 2, race_evaluator, cache=False).value == pytest.approx(first.value)
+
+
+def test_search_of_a_finished_game_and_a_match():
+    game = Game.from_state_code("G:,,,,,,,,,,,-15,,,,,,,,,,,,|0,0|15,0 next=over "
+                                "result=W:2:mars rolls=30,29 stuck=0")
+    result = expectimax(game, 2, linear)
+    assert result.play is None and result.nodes == 0
+    match = gulbara.Match(target=1, seed=4)
+    assert expectimax(match, 1, linear).play in match.legal_plays()
+
+
+def test_bad_input():
+    game = Game(seed=1)
+    with pytest.raises(GulBaraError):
+        expectimax(game, 0, linear)
+    with pytest.raises(TypeError):
+        expectimax(game, 1.5, linear)
+    with pytest.raises(TypeError):
+        expectimax(START_CODE, 1, linear)
+    with pytest.raises(TypeError):
+        expectimax(game, 1, "linear")
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        expectimax(game, 1, lambda x: np.zeros(3))
+    with pytest.raises(ValueError, match="finite"):
+        expectimax(game, 1, lambda x: np.full(len(x), np.nan))
+    with pytest.raises(GulBaraError):
+        expectimax(game, 2, linear, budget_nodes=0)
+    with pytest.raises(TypeError):
+        expectimax(game, 2, linear, cache="yes")
+    assert game.decision.dice == Game(seed=1).decision.dice      # unchanged
