@@ -271,12 +271,18 @@ class StepStage:
         """The single legal steps from ``position`` with a die of ``left`` and where each leads."""
         seat = self._seat
         points = position.points()
-        sign = 1 if seat == 0 else -1
+        if seat == 0:
+            mine = points
+        else:                                           # own numbering (RULES §1.3)
+            mine = tuple(-points[_own_to_white(1, p) - 1] for p in range(1, 25))
         out = []
         for die in sorted(set(left), reverse=True):
             for frm in range(24, 0, -1):
-                if points[_own_to_white(seat, frm) - 1] * sign <= 0:
+                if mine[frm - 1] <= 0:
                     continue
+                target = frm - die
+                if target >= 1 and mine[target - 1] < 0:
+                    continue                            # RULES §2.2: the opponent holds it
                 try:                                    # RULES §2.2-2.3
                     after = position.apply_steps(seat, [(frm, die)])
                 except IllegalPlayError:
