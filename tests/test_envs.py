@@ -328,6 +328,15 @@ def test_driver_games_follow_the_game():
     assert seen == {"plain", "chain", "remainder"}
 
 
+def test_driver_play_stage():
+    driver = StepGame(Game(seed=24))
+    assert str(driver.play_stage("24/14")) == "24/14" and driver.to_act == 1
+    driver.apply(driver.legal_actions()[0])
+    with pytest.raises(GameStateError, match="step"):
+        driver.play_stage(driver.game.legal_plays()[0])
+    assert len(driver.stage.steps) == 1
+
+
 def test_observation_mid_stage():
     driver = StepGame(Game(seed=24))                 # White: 6-4
     start = observe(driver, 0)

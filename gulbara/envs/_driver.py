@@ -73,6 +73,19 @@ class StepGame:
             return out
         return stage.action_mask(out)
 
+    def play_stage(self, play) -> Play:
+        """Play the whole current stage at once (a bot's choice), as :meth:`gulbara.Game.play`.
+
+        Only before the stage's first step; raises ``GameStateError`` after it.
+        """
+        stage = self.stage
+        if stage is not None and stage.steps:
+            raise GameStateError(f"{len(stage.steps)} step(s) of the stage are taken already; "
+                                 "finish it with step actions")
+        chosen = self.game.play(play)
+        self._stage = None
+        return chosen
+
     def apply(self, action) -> Optional[Play]:
         """Take one step action; returns the stage's play once it is complete, else ``None``.
 

@@ -114,8 +114,7 @@ class GulBaraEnv(gymnasium.Env):
         """Let the opponent play its stages until the agent has a step to take or the game ends."""
         driver = self._driver
         while driver.to_act is not None and driver.to_act != self.seat:
-            driver.game.play(self._bot.choose(driver.game))
-            driver._stage = None
+            driver.play_stage(self._bot.choose(driver.game))
 
     def _reward(self) -> float:
         score = self._driver.game.result().score
