@@ -120,6 +120,10 @@ def _own_to_white(seat: int, point: int) -> int:
     return point if seat == 0 else ((point + 11) % 24) + 1
 
 
+#: Black's own points 1..24 as indices (0-based) of White's numbering (RULES §1.3).
+_BLACK_TO_WHITE_INDEX = tuple(_own_to_white(1, p) - 1 for p in range(1, 25))
+
+
 class StepStage:
     """One stage played step by step: the steps taken, the legal next steps, the mask.
 
@@ -274,7 +278,7 @@ class StepStage:
         if seat == 0:
             mine = points
         else:                                           # own numbering (RULES §1.3)
-            mine = tuple(-points[_own_to_white(1, p) - 1] for p in range(1, 25))
+            mine = [-points[q] for q in _BLACK_TO_WHITE_INDEX]
         out = []
         for die in sorted(set(left), reverse=True):
             for frm in range(24, 0, -1):
