@@ -209,7 +209,8 @@ def test_mask_sweep_slow():
 
 
 def _code(points, off_white, off_black):
-    return "G:" + ",".join("" if n == 0 else str(n) for n in points) + f"|0,0|{off_white},{off_black}"
+    tokens = ",".join("" if n == 0 else str(n) for n in points)
+    return f"G:{tokens}|0,0|{off_white},{off_black}"
 
 
 def test_larger_die_rule():
@@ -452,7 +453,7 @@ def test_pettingzoo_draw_rewards_zero():
 def test_gymnasium_check_env():
     import gymnasium
     from gymnasium.utils.env_checker import check_env
-    import gulbara.envs.gymnasium  # noqa: F401  (registers GulBara-v0)
+    import gulbara.envs.gymnasium  # noqa: F401  registers GulBara-v0
     env = gymnasium.make("GulBara-v0", illegal_action="lose")
     check_env(env.unwrapped)
     env.close()

@@ -33,7 +33,7 @@ Play(((24, 6), (18, 4)), code='G:,,,,,,,,,,,-15,,1,,,,,,,,,,14|0,0|0,0')
 """
 
 import operator
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -264,7 +264,7 @@ class StepStage:
         self._legal = None
         if len(self._steps) == self._need or position.borne_off(self._seat) == 15:
             play = self._ends.find(list(self._steps))
-            if play is None:                        # cannot happen: the mask is derived from the rules
+            if play is None:                        # cannot happen: the mask follows the rules
                 raise AssertionError(f"steps {self._steps} reach no end of {self._ends!r}")
             self._done = play
         return self._done
@@ -295,7 +295,7 @@ class StepStage:
         return out
 
     def _can_finish(self, position, left: Tuple[int, ...], need: int) -> bool:
-        """Whether ``need`` more steps can be played from ``position`` with ``left``, or the game ends."""
+        """Whether ``need`` more steps can follow ``position`` with ``left`` (or the game ends)."""
         if need <= 0:
             return True
         key = (position, left)

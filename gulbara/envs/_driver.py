@@ -14,7 +14,7 @@ from typing import List, Optional
 
 import numpy as np
 
-from gulbara.envs._actions import N_ACTIONS, IllegalActionError, StepStage, check_action
+from gulbara.envs._actions import N_ACTIONS, StepStage, check_action
 from gulbara.errors import GameStateError
 from gulbara.play import Play
 
@@ -46,7 +46,7 @@ class StepGame:
 
     @property
     def stage(self) -> Optional[StepStage]:
-        """The stage being played, with the steps taken so far; ``None`` when there is no decision."""
+        """The stage being played, with the steps taken so far; ``None`` without a decision."""
         if not self.game.is_decision():
             self._stage = None
             return None

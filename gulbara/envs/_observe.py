@@ -29,7 +29,7 @@ __all__ = ["STATE_FEATURES", "observe"]
 
 
 def observe(driver, seat: int, out: Optional[np.ndarray] = None) -> np.ndarray:
-    """The ``STATE_FEATURES`` float32 observation of ``driver`` (a ``StepGame``) seen by ``seat``."""
+    """The ``STATE_FEATURES`` float32 observation of ``driver`` (a ``StepGame``) for ``seat``."""
     out = encode_game(driver.game, out, seat=seat)
     stage = driver.stage
     if stage is not None and stage.steps:

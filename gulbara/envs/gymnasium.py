@@ -75,7 +75,8 @@ class GulBaraEnv(gymnasium.Env):
         if isinstance(opponent, str):
             if opponent not in BOTS:
                 raise GulBaraError(f"unknown opponent {opponent!r}; the built-in bots are "
-                                   f"{', '.join(sorted(BOTS))}, or pass an object with choose(game)")
+                                   f"{', '.join(sorted(BOTS))}, or pass an object with "
+                                   "choose(game)")
         elif not callable(getattr(opponent, "choose", None)):
             raise TypeError(f"opponent must be a bot name or have choose(game), "
                             f"not {type(opponent).__name__}")

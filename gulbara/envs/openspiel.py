@@ -32,7 +32,7 @@ finished game's current player ``-4`` (:data:`TERMINAL_PLAYER_ID`).
 (True, (0, 0.027777777777777776))
 """
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -80,7 +80,7 @@ _OPENING_OUTCOMES: Tuple[Tuple[int, float], ...] = tuple(
 
 
 class GulBaraGame:
-    """The game object: its sizes and :meth:`new_initial_state`. ``rules``: a :class:`gulbara.Rules`.
+    """The game object: its sizes and :meth:`new_initial_state`; ``rules`` a :class:`gulbara.Rules`.
 
     >>> GulBaraGame().num_distinct_actions(), GulBaraGame().observation_tensor_shape()
     (145, [220])
@@ -124,7 +124,7 @@ class GulBaraGame:
 
 
 class GulBaraState:
-    """A game state: a :class:`gulbara.Game` with explicit dice, played one step action at a time."""
+    """A game state: a :class:`gulbara.Game` with explicit dice, played one step at a time."""
 
     def __init__(self, game: GulBaraGame, _driver: Optional[StepGame] = None) -> None:
         self._game = game
@@ -143,7 +143,7 @@ class GulBaraState:
         return self._driver.game
 
     def current_player(self) -> int:
-        """The seat to act, ``CHANCE_PLAYER_ID`` (-1) for dice, ``TERMINAL_PLAYER_ID`` (-4) at the end."""
+        """The seat to act; -1 at a chance node, -4 at the end (as OpenSpiel's player ids)."""
         game = self._driver.game
         if game.is_over():
             return TERMINAL_PLAYER_ID
@@ -170,7 +170,7 @@ class GulBaraState:
         raise GulBaraError("chance_outcomes() is only for a chance node")
 
     def legal_actions(self, player: Optional[int] = None) -> List[int]:
-        """The legal actions (ascending) of the current player, or of ``player`` (none if not to act)."""
+        """The legal actions, ascending, of the side to act (of ``player``: none if not to act)."""
         current = self.current_player()
         if player is not None and player != current:
             return []
@@ -179,7 +179,7 @@ class GulBaraState:
         return self._driver.legal_actions()
 
     def legal_actions_mask(self, player: Optional[int] = None) -> List[int]:
-        """0/1 per action: ``num_distinct_actions()`` long, ``max_chance_outcomes()`` at chance nodes."""
+        """0/1 per action: ``num_distinct_actions()`` long, ``max_chance_outcomes()`` at chance."""
         size = MAX_CHANCE_OUTCOMES if self.is_chance_node() else N_ACTIONS
         mask = [0] * size
         for action in self.legal_actions(player):
@@ -249,7 +249,7 @@ class GulBaraState:
     # -- acting --------------------------------------------------------------
 
     def apply_action(self, action: int) -> None:
-        """Apply a chance outcome or a step action; raises (and changes nothing) if it is not legal."""
+        """Apply a chance outcome or a step action; raises, changing nothing, if it is not legal."""
         game = self._driver.game
         if game.is_over():
             raise GulBaraError(f"action {action!r}: the game is over")
