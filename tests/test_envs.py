@@ -371,6 +371,13 @@ def test_pettingzoo_seed_test():
     seed_test(env, num_cycles=200)
 
 
+def test_pettingzoo_render_test(capsys):
+    from pettingzoo.test import render_test
+    from gulbara.envs.pettingzoo import env
+    render_test(env)
+    assert "to move:" in capsys.readouterr().out          # "human" prints the board
+
+
 def test_pettingzoo_render():
     from gulbara.envs.pettingzoo import env
     e = env(render_mode="ansi")

@@ -62,13 +62,14 @@ class GulBaraEnv(gymnasium.Env):
     :data:`gulbara.bots.BOTS`), or any object with ``choose(game) -> Play``.
 
     ``seat`` is the agent's seat, ``rules`` a :class:`gulbara.Rules`,
-    ``render_mode`` ``None`` or ``"ansi"``, ``illegal_action`` ``"raise"`` or
+    ``render_mode`` ``None``, ``"ansi"`` (``render()`` returns text) or
+    ``"human"`` (printed after every reset and step), ``illegal_action`` ``"raise"`` or
     ``"lose"`` (see the module docstring). A bot named by a string is made
     anew at each reset (a ``"random"`` one seeded from the environment's
     generator, so a seeded reset fixes the whole episode).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(self, opponent="random", seat: int = 0, rules: Optional[Rules] = None,
                  render_mode: Optional[str] = None, illegal_action: str = "raise") -> None:
@@ -85,7 +86,7 @@ class GulBaraEnv(gymnasium.Env):
         if rules is not None and not isinstance(rules, Rules):
             raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise GulBaraError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+            raise GulBaraError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         if illegal_action not in ("raise", "lose"):
             raise GulBaraError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
         self.opponent = opponent
@@ -136,6 +137,8 @@ class GulBaraEnv(gymnasium.Env):
         self._driver = StepGame(Game(self.rules, seed=game_seed))
         self._lost_by_illegal = False
         self._bot_plays()
+        if self.render_mode == "human":
+            self.render()
         return observe(self._driver, self.seat), self._info()
 
     def step(self, action):
@@ -154,17 +157,23 @@ class GulBaraEnv(gymnasium.Env):
             info = {"action_mask": np.zeros(N_ACTIONS, dtype=np.int8), "illegal_action": True}
             return (observe(driver, self.seat), ILLEGAL_ACTION_REWARD, True, False, info)
         self._bot_plays()
+        if self.render_mode == "human":
+            self.render()
         over = driver.game.is_over()
         reward = self._reward() if over else 0.0
         return observe(driver, self.seat), reward, over, False, self._info()
 
     def render(self) -> Optional[str]:
-        """The board, the stage and the steps taken as text (``render_mode="ansi"``)."""
+        """The board, the stage and the steps taken: returned ("ansi") or printed ("human")."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; "
                                   "make the environment with render_mode='ansi'")
             return None
-        return render_text(self._driver)
+        text = render_text(self._driver)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
 
 
 if ENV_ID not in gymnasium.registry:

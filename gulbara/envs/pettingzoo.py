@@ -70,18 +70,18 @@ class raw_env(AECEnv):
     """One game of Gul Bara as an AEC environment (see the module docstring).
 
     ``rules`` is a :class:`gulbara.Rules` (the default rules when ``None``);
-    ``render_mode`` is ``None`` or ``"ansi"`` (``render()`` returns the board
-    as text).
+    ``render_mode`` is ``None``, ``"ansi"`` (``render()`` returns the board as
+    text) or ``"human"`` (the board is printed after every reset and step).
     """
 
-    metadata = {"render_modes": ["ansi"], "name": "gulbara_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human"], "name": "gulbara_v0", "is_parallelizable": False}
 
     def __init__(self, rules: Optional[Rules] = None, render_mode: Optional[str] = None) -> None:
         super().__init__()
         if rules is not None and not isinstance(rules, Rules):
             raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.rules = rules
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
@@ -131,6 +131,8 @@ class raw_env(AECEnv):
         self.truncations = {agent: False for agent in self.agents}
         self.infos = {agent: {} for agent in self.agents}
         self.agent_selection = AGENTS[self._driver.to_act]
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> dict:
         seat = AGENTS.index(agent)
@@ -158,14 +160,20 @@ class raw_env(AECEnv):
         else:
             self.agent_selection = AGENTS[self._driver.to_act]
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> Optional[str]:
-        """The board, the stage and the steps taken as text (``render_mode="ansi"``)."""
+        """The board, the stage and the steps taken: returned ("ansi") or printed ("human")."""
         if self.render_mode is None:
             from gymnasium import logger
             logger.warn("render() called without a render_mode; use raw_env(render_mode='ansi')")
             return None
-        return render_text(self._driver)
+        text = render_text(self._driver)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
 
     def close(self) -> None:
         pass
