@@ -617,6 +617,19 @@ def test_openspiel_random_playouts():
         assert str(state).endswith(result.describe())
 
 
+def test_openspiel_draw_returns_zero():
+    from gulbara.envs.openspiel import TERMINAL_PLAYER_ID, GulBaraGame, GulBaraState
+    points = [0] * 24
+    points[23] = 1
+    points[17] = points[18] = -1
+    code = _code(points, 14, 13) + " next=roll:W rolls=5,5 stuck=99"
+    state = GulBaraState(GulBaraGame(), StepGame(Game.from_state_code(code)))
+    state.apply_action(5 * 6 + 4)                              # 6-5: blocked
+    assert state.legal_actions() == [PASS_ACTION]
+    state.apply_action(PASS_ACTION)                            # the 100th roll in a row (RULES §7.2)
+    assert state.current_player() == TERMINAL_PLAYER_ID and state.returns() == [0.0, 0.0]
+
+
 def test_openspiel_clone_is_independent():
     from gulbara.envs.openspiel import GulBaraGame
     state = GulBaraGame().new_initial_state()
