@@ -1,0 +1,180 @@
+"""A Gymnasium environment: one game of Gul Bara against a built-in bot, one step action at a time.
+
+Importing this module registers it as ``"GulBara-v0"``::
+
+    import gymnasium, gulbara.envs.gymnasium
+    env = gymnasium.make("GulBara-v0", opponent="greedy")
+
+The agent plays seat ``seat`` (0 White, 1 Black); the opponent's stages are
+played by the bot in between (``bot.choose(game)`` for a whole stage). An
+action is one step (see :mod:`gulbara.envs._actions`: ``(from - 1) * 6 +
+(die - 1)``, ``144`` to pass when no die can be played); the legal ones are
+``info["action_mask"]`` (int8, 145). The observation is the game-state block
+of :mod:`gulbara.encoding` (``STATE_FEATURES`` float32 values) seen by the
+agent, mid-stage aware. The reward is 0 until the end, then the points won
+(1, or 2 for a mars, RULES §7.1), as many negative for a loss, 0 for a draw
+by the stuck rule (RULES §7.2).
+
+An action that is not legal raises :class:`~gulbara.envs.IllegalActionError`
+(a ``ValueError``) and changes nothing, unless ``illegal_action="lose"``:
+then it ends the episode with the reward ``-2.0`` (the worst a game can
+give), as some training loops and ``gymnasium.utils.env_checker``, which
+samples actions without the mask, need.
+
+>>> env = GulBaraEnv(opponent="greedy")
+>>> obs, info = env.reset(seed=24)                 # White (the agent) opens with 6-4
+>>> obs.shape, [int(a) for a in info["action_mask"].nonzero()[0]]
+((220,), [141, 143])
+>>> obs, reward, terminated, truncated, info = env.step(143)
+>>> [int(a) for a in info["action_mask"].nonzero()[0]]    # 24/18 taken, the 4 is left
+[105, 141]
+"""
+
+from typing import Optional
+
+import numpy as np
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+except ImportError as exc:                          # pragma: no cover - depends on the install
+    raise ImportError("gulbara.envs.gymnasium needs gymnasium: pip install 'gulbara[rl]'") from exc
+
+from gulbara.bots import BOTS
+from gulbara.envs._actions import N_ACTIONS, IllegalActionError, check_action
+from gulbara.envs._driver import StepGame
+from gulbara.envs._observe import STATE_FEATURES, observe
+from gulbara.envs._render import render_text
+from gulbara.errors import GulBaraError
+from gulbara.game import Game
+from gulbara.rules import Rules
+
+__all__ = ["GulBaraEnv", "ENV_ID", "ILLEGAL_ACTION_REWARD"]
+
+#: The id the environment is registered under.
+ENV_ID = "GulBara-v0"
+#: The reward of an illegal action with ``illegal_action="lose"``.
+ILLEGAL_ACTION_REWARD = -2.0
+
+
+class GulBaraEnv(gymnasium.Env):
+    """One game against ``opponent``: ``"random"``, ``"greedy"`` (or another name of
+    :data:`gulbara.bots.BOTS`), or any object with ``choose(game) -> Play``.
+
+    ``seat`` is the agent's seat, ``rules`` a :class:`gulbara.Rules`,
+    ``render_mode`` ``None``, ``"ansi"`` (``render()`` returns text) or
+    ``"human"`` (printed after every reset and step), ``illegal_action`` ``"raise"`` or
+    ``"lose"`` (see the module docstring). A bot named by a string is made
+    anew at each reset (a ``"random"`` one seeded from the environment's
+    generator, so a seeded reset fixes the whole episode).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(self, opponent="random", seat: int = 0, rules: Optional[Rules] = None,
+                 render_mode: Optional[str] = None, illegal_action: str = "raise") -> None:
+        if isinstance(opponent, str):
+            if opponent not in BOTS:
+                raise GulBaraError(f"unknown opponent {opponent!r}; the built-in bots are "
+                                   f"{', '.join(sorted(BOTS))}, or pass an object with "
+                                   "choose(game)")
+        elif not callable(getattr(opponent, "choose", None)):
+            raise TypeError(f"opponent must be a bot name or have choose(game), "
+                            f"not {type(opponent).__name__}")
+        if isinstance(seat, bool) or seat not in (0, 1):
+            raise GulBaraError(f"seat must be 0 (White) or 1 (Black), got {seat!r}")
+        if rules is not None and not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise GulBaraError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if illegal_action not in ("raise", "lose"):
+            raise GulBaraError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        self.opponent = opponent
+        self.seat = int(seat)
+        self.rules = rules
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.observation_space = spaces.Box(0.0, 1.0, (STATE_FEATURES,), dtype=np.float32)
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        self._driver: Optional[StepGame] = None
+        self._bot = None
+        self._lost_by_illegal = False
+
+    @property
+    def game(self) -> Game:
+        """The :class:`gulbara.Game` being played (at the start of the stage being played)."""
+        return self._driver.game
+
+    def _info(self) -> dict:
+        info = {"action_mask": self._driver.action_mask()}
+        game = self._driver.game
+        if game.is_over():
+            info["result"] = game.result().describe()
+        return info
+
+    def _bot_plays(self) -> None:
+        """Let the opponent play its stages until the agent has a step to take or the game ends."""
+        driver = self._driver
+        while driver.to_act is not None and driver.to_act != self.seat:
+            driver.play_stage(self._bot.choose(driver.game))
+
+    def _reward(self) -> float:
+        score = self._driver.game.result().score
+        return float(score[self.seat] - score[1 - self.seat])         # RULES §7.1
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Start a new game; ``seed`` fixes its dice (those of ``gulbara.Game(seed=seed)``)."""
+        super().reset(seed=seed)
+        game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
+        if isinstance(self.opponent, str):
+            bot_class = BOTS[self.opponent]
+            if self.opponent == "random":
+                self._bot = bot_class(seed=int(self.np_random.integers(2**63)))
+            else:
+                self._bot = bot_class()
+        else:
+            self._bot = self.opponent
+        self._driver = StepGame(Game(self.rules, seed=game_seed))
+        self._lost_by_illegal = False
+        self._bot_plays()
+        if self.render_mode == "human":
+            self.render()
+        return observe(self._driver, self.seat), self._info()
+
+    def step(self, action):
+        if self._driver is None:
+            raise GulBaraError("call reset() before step()")
+        driver = self._driver
+        if driver.game.is_over() or self._lost_by_illegal:
+            raise GulBaraError("the episode is over; call reset()")
+        try:
+            action = check_action(action)
+            driver.apply(action)                    # raises on an illegal action, unchanged
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            self._lost_by_illegal = True
+            info = {"action_mask": np.zeros(N_ACTIONS, dtype=np.int8), "illegal_action": True}
+            return (observe(driver, self.seat), ILLEGAL_ACTION_REWARD, True, False, info)
+        self._bot_plays()
+        if self.render_mode == "human":
+            self.render()
+        over = driver.game.is_over()
+        reward = self._reward() if over else 0.0
+        return observe(driver, self.seat), reward, over, False, self._info()
+
+    def render(self) -> Optional[str]:
+        """The board, the stage and the steps taken: returned ("ansi") or printed ("human")."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; "
+                                  "make the environment with render_mode='ansi'")
+            return None
+        text = render_text(self._driver)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point=f"{__name__}:GulBaraEnv")

@@ -1,0 +1,179 @@
+"""A PettingZoo AEC environment of one game of Gul Bara, played one step action at a time.
+
+Agents are ``"white"`` (seat 0) and ``"black"`` (seat 1). The agent to act
+is the side the game names: the roller for the stages of a roll and of its
+escalation chain, the receiver for the stages of a remainder (RULES §4-5),
+so one agent often acts several times in a row, once per die. Each action is
+one step (see :mod:`gulbara.envs._actions`: ``(from - 1) * 6 + (die - 1)``,
+and ``144`` to pass when no die can be played); the dice are rolled inside
+the environment (seeded: ``reset(seed=s)`` plays the dice of
+``gulbara.Game(seed=s)``).
+
+Observation of an agent: ``{"observation": float32[STATE_FEATURES],
+"action_mask": int8[145]}`` (the game-state block of
+:mod:`gulbara.encoding` from the agent's point of view, mid-stage aware; the
+mask is all zero for the agent not to act). Rewards come at the end only:
+the winner gets the points it wins (1, or 2 for a mars, RULES §7.1), the
+loser as many negative, and a draw by the stuck rule (RULES §7.2) gives 0.
+An action that is not legal raises :class:`~gulbara.envs.IllegalActionError`
+(a ``ValueError``) and changes nothing.
+
+>>> from gulbara.envs.pettingzoo import env
+>>> e = env()
+>>> e.reset(seed=24)
+>>> e.agent_selection                             # White opens with 6-4
+'white'
+>>> obs, reward, terminated, truncated, info = e.last()
+>>> [int(a) for a in obs["action_mask"].nonzero()[0]]
+[141, 143]
+>>> e.step(143); e.agent_selection                # 24/18: the 4 is still to play
+'white'
+>>> e.step(141); e.agent_selection                # 24/20 completes the stage
+'black'
+"""
+
+import random
+from typing import Optional
+
+import numpy as np
+
+try:
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ImportError as exc:                          # pragma: no cover - depends on the install
+    raise ImportError("gulbara.envs.pettingzoo needs pettingzoo and gymnasium: "
+                      "pip install 'gulbara[rl]'") from exc
+
+from gulbara.envs._actions import N_ACTIONS, check_action
+from gulbara.envs._driver import StepGame
+from gulbara.envs._observe import STATE_FEATURES, observe
+from gulbara.envs._render import render_text
+from gulbara.game import Game
+from gulbara.rules import Rules
+
+__all__ = ["env", "raw_env", "AGENTS"]
+
+#: The agents, by seat.
+AGENTS = ("white", "black")
+
+
+def env(**kwargs) -> AECEnv:
+    """The environment with PettingZoo's order checks (``reset`` before anything else).
+
+    Keyword arguments go to :class:`raw_env`.
+    """
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(AECEnv):
+    """One game of Gul Bara as an AEC environment (see the module docstring).
+
+    ``rules`` is a :class:`gulbara.Rules` (the default rules when ``None``);
+    ``render_mode`` is ``None``, ``"ansi"`` (``render()`` returns the board as
+    text) or ``"human"`` (the board is printed after every reset and step).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "gulbara_v0", "is_parallelizable": False}
+
+    def __init__(self, rules: Optional[Rules] = None, render_mode: Optional[str] = None) -> None:
+        super().__init__()
+        if rules is not None and not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        self.rules = rules
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        observation = spaces.Box(0.0, 1.0, (STATE_FEATURES,), dtype=np.float32)
+        mask = spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8)
+        self.observation_spaces = {
+            agent: spaces.Dict({"observation": observation, "action_mask": mask})
+            for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(N_ACTIONS) for agent in self.possible_agents}
+        self._seeds = random.Random()                   # the seeds of games reset without one
+        self._driver: Optional[StepGame] = None
+
+    def observation_space(self, agent: str):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str):
+        return self.action_spaces[agent]
+
+    # -- the game ------------------------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        """The :class:`gulbara.Game` being played (at the start of the stage being played)."""
+        return self._driver.game
+
+    @property
+    def driver(self) -> StepGame:
+        """The step driver: the game and the steps taken in the current stage."""
+        return self._driver
+
+    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
+        """Start a new game; ``seed`` fixes its dice (those of ``gulbara.Game(seed=seed)``).
+
+        Without a seed, the game's seed is drawn from a generator that the
+        last seed given reseeded, so a seeded first reset fixes every game after it.
+        """
+        if seed is not None:
+            self._seeds.seed(seed)
+            game_seed = seed
+        else:
+            game_seed = self._seeds.randrange(2**63)
+        self._driver = StepGame(Game(self.rules, seed=game_seed))
+        self.agents = list(self.possible_agents)
+        self.rewards = {agent: 0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = AGENTS[self._driver.to_act]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict:
+        seat = AGENTS.index(agent)
+        driver = self._driver
+        mask = (driver.action_mask() if driver.to_act == seat
+                else np.zeros(N_ACTIONS, dtype=np.int8))
+        return {"observation": observe(driver, seat), "action_mask": mask}
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        action = check_action(action)
+        self._driver.apply(action)                       # raises on an illegal action, unchanged
+        self._cumulative_rewards[agent] = 0
+        self._clear_rewards()
+        game = self._driver.game
+        if game.is_over():
+            result = game.result()
+            for seat, name in enumerate(AGENTS):
+                self.rewards[name] = result.score[seat] - result.score[1 - seat]  # RULES §7.1
+                self.terminations[name] = True
+                self.infos[name] = {"result": result.describe()}
+        else:
+            self.agent_selection = AGENTS[self._driver.to_act]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> Optional[str]:
+        """The board, the stage and the steps taken: returned ("ansi") or printed ("human")."""
+        if self.render_mode is None:
+            from gymnasium import logger
+            logger.warn("render() called without a render_mode; use raw_env(render_mode='ansi')")
+            return None
+        text = render_text(self._driver)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
