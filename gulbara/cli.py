@@ -123,7 +123,7 @@ SUBCOMMANDS = [
     ("selfplay", "gulbara.selfplay_cli", "play many games natively and print statistics",
      "Native self-play under the full rules with built-in policies; a progress bar, "
      "a table of statistics with 95% intervals, JSON and plots."),
-    ("arena", "gulbara.arena", "play bot against bot, both seats, with 95% intervals",
+    ("arena", "gulbara.arena", "play bot against bot, both seats, with 95%% intervals",
      "Play bot A against bot B for --games games (A White in the even ones, game i "
      "with dice seed SEED + i) and print A's win rate and points per game with 95% "
      "intervals."),

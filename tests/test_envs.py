@@ -189,6 +189,13 @@ def test_mask_many_positions_all_rolls():
 def test_mask_chain_and_remainder_stages():
     rules = Rules(exempt_rolls=0)
     found = seeded_stages(rules, range(3), {"chain", "remainder"})
+    # more games until remainders of every size (1..4 dice in a stage) were met
+    seed = 3
+    while {len(d) for _, _, d, k in found if k == "remainder"} != {1, 2, 3, 4} and seed < 80:
+        have = {len(d) for _, _, d, k in found if k == "remainder"}
+        found += [stage for stage in seeded_stages(rules, [seed], {"remainder"})
+                  if len(stage[2]) not in have]
+        seed += 1
     kinds = {kind for *_, kind in found}
     assert kinds == {"chain", "remainder"}
     sizes = {len(dice) for _, _, dice, kind in found if kind == "remainder"}
