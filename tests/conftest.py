@@ -38,3 +38,13 @@ def read_perft_table(path):
 @pytest.fixture(scope="session")
 def gul_bara_cases():
     return load_gul_bara_cases()
+
+
+def same_package_environment():
+    """Environment variables under which a subprocess (or a Ray worker) imports the very
+    gulbara package these tests import (installed, or a source tree built in place)."""
+    import os
+    import gulbara
+    home = str(Path(gulbara.__file__).resolve().parent.parent)
+    paths = [home] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}

@@ -25,6 +25,7 @@ from gulbara.envs import (N_ACTIONS, PASS_ACTION, IllegalActionError, StepGame, 
                           action_to_string, check_action, decode_action, encode_step, observe)
 from gulbara.errors import GameStateError, IllegalPlayError
 
+from conftest import same_package_environment
 from positions import mixed_positions
 
 ROLLS = gulbara.ROLLS
@@ -667,11 +668,13 @@ def test_openspiel_bad_actions_change_nothing():
 # ---------------------------------------------------------------------------
 
 
-def test_import_gulbara_does_not_import_envs():
+def test_import_gulbara_does_not_import_envs(tmp_path):
     code = ("import sys, gulbara; "
             "print(any(m.startswith(('gulbara.envs', 'pettingzoo', 'gymnasium')) "
             "for m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # outside the source tree, importing the package these tests import
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=tmp_path, env=same_package_environment())
     assert out.stdout.strip() == "False"
 
 

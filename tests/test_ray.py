@@ -4,6 +4,8 @@ Runs on a local Ray instance (``ray.init(num_cpus=2)``); Ray comes with the
 ``ray`` extra, which CI installs.
 """
 
+import os
+
 import numpy as np
 import pytest
 
@@ -13,12 +15,22 @@ from gulbara import Game
 from gulbara.cli import main
 from gulbara.selfplay import CHUNK_GAMES, play_games, rollout
 
+from conftest import same_package_environment
+
 
 @pytest.fixture(scope="module")
-def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
+def local_ray(tmp_path_factory):
+    # Ray workers start in the driver's directory and put it on their path: start them
+    # outside the source tree, importing the package these tests import.
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("ray"))
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 runtime_env={"env_vars": {"PYTHONPATH": same_package_environment()["PYTHONPATH"]}})
+        yield
+    finally:
+        ray.shutdown()
+        os.chdir(here)
 
 
 def test_ray_gives_the_local_numbers(local_ray):

@@ -14,7 +14,7 @@ import pytest
 import gulbara
 from gulbara import _movegen, _reference
 from gulbara.cli import answer_request, ends_as_case
-from conftest import DATA, load_gul_bara_cases
+from conftest import DATA, load_gul_bara_cases, same_package_environment
 
 CASES = load_gul_bara_cases()
 CASE_KEYS = ("position", "seat", "dice", "playableDice", "ends")
@@ -65,6 +65,6 @@ def test_gulbara_ends_command_answers_every_request(tmp_path):
     # Run outside the source tree so the installed package is the one imported.
     result = subprocess.run([sys.executable, "-m", "gulbara", "ends"], input=requests,
                             capture_output=True, text=True, timeout=120, check=True,
-                            cwd=tmp_path)
+                            cwd=tmp_path, env=same_package_environment())
     answers = result.stdout.splitlines()
     assert answers == [expected_line(case) for case in CASES]
