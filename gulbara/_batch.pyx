@@ -275,11 +275,11 @@ cdef extern from *:
     }
 
     /* Write the board of the end with mover key (lo, hi) in White's numbering
-       (+ White, - Black) at dst; return the mover's checkers on the board.
-       The mover never shares a point with the opponent (RULES 2.2), so OR-ing
-       its signed counts into the base adds them. */
+       (+ White, - Black) at dst; return the mover's checkers on the board when
+       ``count`` (else 0). The mover never shares a point with the opponent
+       (RULES 2.2), so OR-ing its signed counts into the base adds them. */
     static inline int gulbara_end_board(int8_t* dst, const gulbara_row* r, uint64_t lo,
-                                        uint64_t hi, int seat) {
+                                        uint64_t hi, int seat, int count) {
         uint64_t wlo = lo, whi = hi;
         if (seat)
             gulbara_rotate_key(lo, hi, &wlo, &whi);
@@ -289,7 +289,7 @@ cdef extern from *:
             __m128i x = _mm_set_epi64x((long long)whi, (long long)wlo);
             __m128i l = _mm_and_si128(x, m), h = _mm_and_si128(_mm_srli_epi16(x, 4), m);
             __m128i c0 = _mm_unpacklo_epi8(l, h), c1 = _mm_unpackhi_epi8(l, h);
-            int total = gulbara_byte_sum(l, h);
+            int total = count ? gulbara_byte_sum(l, h) : 0;
             if (seat) {
                 c0 = _mm_sub_epi8(z, c0);
                 c1 = _mm_sub_epi8(z, c1);
@@ -308,7 +308,7 @@ cdef extern from *:
                 total += c;
                 dst[q] = (int8_t)(r->base[q] | (seat ? -c : c));
             }
-            return total;
+            return count ? total : 0;
         }
     #endif
     }
@@ -321,7 +321,7 @@ cdef extern from *:
         int on_board[2]
     int row_read "gulbara_row_read"(const int8_t* board, int seat, Row* r) noexcept nogil
     int end_board "gulbara_end_board"(int8_t* dst, const Row* r, uint64_t lo, uint64_t hi,
-                                      int seat) noexcept nogil
+                                      int seat, int count) noexcept nogil
 
 
 cdef inline int read_dice(const uint8_t* dice_row, uint8_t* dice, int* n_dice) noexcept nogil:
@@ -375,28 +375,51 @@ ctypedef struct Loop:
     int played
     Row info              # the pending row's board, read (row_read)
     int other_off         # and the opponent's borne-off count
+    bint fixed            # no play of the stage bears off (write_ends)
     int problem
     int detail
 
 
+cdef inline int key_outside(uint64_t lo, uint64_t hi) noexcept nogil:
+    """The mover's checkers outside its home board (own points 7..24) in a packed key."""
+    cdef uint64_t m = <uint64_t>0x0F0F0F0F0F0F0F0FULL
+    cdef uint64_t x = lo >> 24             # points 7..16 (the home board is points 1..6)
+    cdef uint64_t t = (x & m) + ((x >> 4) & m) + (hi & m) + ((hi >> 4) & m)
+    # every byte of t is at most 15 and so is their sum: no carries between bytes
+    return <int>((t * <uint64_t>0x0101010101010101ULL) >> 56)
+
+
 cdef inline void write_ends(Out* o, const StageEnd* ends, int n, const Row* info,
-                            int other_off, int seat) noexcept nogil:
-    """Append ``n`` ends of a stage played by ``seat`` (RULES §1.3: White's numbering)."""
+                            int other_off, int seat, bint fixed) noexcept nogil:
+    """Append ``n`` ends of a stage played by ``seat`` (RULES §1.3: White's numbering).
+
+    ``fixed``: no play of the stage bears off, every end keeps the borne-off counts."""
     cdef int j, on_board
-    cdef Py_ssize_t at
-    cdef uint8_t* bo
+    cdef int8_t* boards = o.boards + 24 * o.size
+    cdef uint8_t* bo = o.borne_off + 2 * o.size
+    cdef uint8_t* game = o.game + o.size
+    cdef uint8_t* steps = o.steps
+    cdef uint8_t* n_steps = o.n_steps
+    cdef uint8_t pair[2]
+    if steps != NULL:
+        steps += 8 * o.size
+        n_steps += o.size
+    pair[1 - seat] = <uint8_t>other_off
+    pair[seat] = <uint8_t>(N_CHECKERS - info.on_board[seat])
     for j in range(n):
-        at = o.size + j
-        on_board = end_board(o.boards + 24 * at, info, ends[j].key.lo, ends[j].key.hi, seat)
-        bo = o.borne_off + 2 * at
-        bo[seat] = <uint8_t>(N_CHECKERS - on_board)
-        bo[1 - seat] = <uint8_t>other_off
-        o.game[at] = ends[j].ends_game
-    if o.steps != NULL:
-        for j in range(n):
-            at = o.size + j
-            memcpy(o.steps + 8 * at, ends[j].steps, 8)     # zero past n_steps (stage_generate)
-            o.n_steps[at] = ends[j].n_steps
+        if fixed:
+            end_board(boards, info, ends[j].key.lo, ends[j].key.hi, seat, 0)
+        else:
+            on_board = end_board(boards, info, ends[j].key.lo, ends[j].key.hi, seat, 1)
+            pair[seat] = <uint8_t>(N_CHECKERS - on_board)
+        memcpy(bo, pair, 2)
+        game[j] = ends[j].ends_game
+        if steps != NULL:
+            memcpy(steps, ends[j].steps, 8)     # zero past n_steps (stage_generate)
+            n_steps[j] = ends[j].n_steps
+            steps += 8
+        boards += 24
+        bo += 2
     o.size += n
 
 
@@ -454,10 +477,11 @@ cdef int run_rows(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_off,
                 stage_generate_key(key, s.info.mine, s.info.blocked, d, n_dice, s.scratch,
                                    SCRATCH, &s.n_ends, &s.played)
             s.other_off = other_off
+            s.fixed = key_outside(key.lo, key.hi) >= n_dice
             s.pending = 1
         if o.size + s.n_ends > o.capacity:
             return FULL
-        write_ends(o, s.scratch, s.n_ends, &s.info, s.other_off, seat)
+        write_ends(o, s.scratch, s.n_ends, &s.info, s.other_off, seat, s.fixed)
         counts[i] = s.n_ends
         playable[i] = s.played
         offsets[i + 1] = o.size

@@ -319,6 +319,15 @@ cdef inline int nibble(uint64_t lo, uint64_t hi, int p) noexcept nogil:
     return <int>((hi >> (4 * (p - 17))) & 15)
 
 
+cdef inline int key_outside(uint64_t lo, uint64_t hi) noexcept nogil:
+    """The mover's checkers outside its home board (own points 7..24) in a packed key."""
+    cdef uint64_t m = <uint64_t>0x0F0F0F0F0F0F0F0FULL
+    cdef uint64_t x = lo >> 24             # points 7..16 (the home board is points 1..6)
+    cdef uint64_t t = (x & m) + ((x >> 4) & m) + (hi & m) + ((hi >> 4) & m)
+    # every byte of t is at most 15 and so is their sum: no carries between bytes
+    return <int>((t * <uint64_t>0x0101010101010101ULL) >> 56)
+
+
 cdef inline uint32_t open_from(uint32_t blocked, int distance) noexcept nogil:
     """The points q (bit q - 1) whose q - distance is a point the opponent does not hold."""
     return (~(blocked << distance) & ~(((<uint32_t>1) << distance) - 1)
@@ -398,9 +407,92 @@ cdef inline void sink_record(Sink* s, uint64_t lo, uint64_t hi, int n_steps, int
 # Equal dice
 # ---------------------------------------------------------------------------
 
-cdef void eq_dfs(Sink* s, int die, int n_dice, uint32_t open_d, uint32_t mask, uint64_t lo,
-                 uint64_t hi, uint64_t path, int depth, uint32_t allowed) noexcept nogil:
-    """All plays of ``n_dice`` equal dice with sources in non-increasing order.
+# DELTA_LO[d][q], DELTA_HI[d][q]: the change of a packed key when a checker
+# steps d from own point q (onto q - d, or off).
+cdef uint64_t DELTA_LO[7][25]
+cdef uint64_t DELTA_HI[7][25]
+# LANDS[d][q]: the occupancy bit of q - d (0 when the step bears off).
+cdef uint32_t LANDS[7][25]
+for _d in range(1, 7):
+    for _p in range(1, 25):
+        DELTA_LO[_d][_p] = UNIT_LO[_p - _d if _p > _d else 0] - UNIT_LO[_p]
+        DELTA_HI[_d][_p] = UNIT_HI[_p - _d if _p > _d else 0] - UNIT_HI[_p]
+        LANDS[_d][_p] = (<uint32_t>1) << (_p - _d - 1) if _p > _d else 0
+
+
+# One stage of equal dice.
+ctypedef struct EqStage:
+    int die
+    int n_dice
+    uint32_t open_d        # open_from(blocked, die)
+    bint bear_off          # a step of the stage may bear off
+    const uint64_t* dlo    # DELTA_LO[die]
+    const uint64_t* dhi
+    const uint32_t* lands  # LANDS[die]
+
+
+cdef inline void eq_leaves(Sink* s, const EqStage* st, uint32_t sources, uint64_t lo,
+                           uint64_t hi, uint64_t steps, int depth) noexcept nogil:
+    """The ends of the last die from one position: one per source (``sources``
+    not empty; the last checker cannot go off). ``steps``: the packed steps
+    with the last die's value already in."""
+    cdef int frm, shift = 16 * depth
+    cdef StageEnd* e
+    if s.best < depth + 1:
+        s.best = depth + 1
+        s.n = 0
+    if s.capacity - s.n < N_POINTS:
+        while sources:
+            frm = bit_length(sources)
+            sources &= ~((<uint32_t>1) << (frm - 1))
+            sink_record(s, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, depth + 1, False,
+                        steps | ((<uint64_t>frm) << shift))
+        return
+    e = s.out + s.n
+    while sources:
+        frm = bit_length(sources)
+        sources &= ~((<uint32_t>1) << (frm - 1))
+        put_end(e, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, False,
+                steps | ((<uint64_t>frm) << shift))
+        e += 1
+    s.n = <int>(e - s.out)
+
+
+cdef void eq_no_bear_off(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo, uint64_t hi,
+                         uint64_t path, int depth, uint32_t allowed) noexcept nogil:
+    """eq_dfs when no step of the stage can bear off (so none ends the game),
+    ``depth + 2 <= st.n_dice``: the last two dice in one loop."""
+    cdef uint32_t sources = mask & st.open_d & allowed, bit, child, second
+    cdef uint64_t clo, chi, steps
+    cdef int frm
+    if not sources:
+        sink_record(s, lo, hi, depth, depth, False, path)
+        return
+    path |= (<uint64_t>st.die) << (16 * depth + 8)
+    while sources:
+        frm = bit_length(sources)
+        bit = (<uint32_t>1) << (frm - 1)
+        sources &= ~bit
+        child = mask | st.lands[frm]
+        if nibble(lo, hi, frm) == 1:
+            child &= ~bit
+        clo = lo + st.dlo[frm]
+        chi = hi + st.dhi[frm]
+        steps = path | ((<uint64_t>frm) << (16 * depth))
+        if depth + 2 < st.n_dice:
+            eq_no_bear_off(s, st, child, clo, chi, steps, depth + 1, (bit << 1) - 1)
+            continue
+        second = child & st.open_d & ((bit << 1) - 1)
+        if not second:
+            sink_record(s, clo, chi, depth + 1, depth + 1, False, steps)
+        else:
+            eq_leaves(s, st, second, clo, chi,
+                      steps | ((<uint64_t>st.die) << (16 * (depth + 1) + 8)), depth + 1)
+
+
+cdef void eq_dfs(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo, uint64_t hi,
+                 uint64_t path, int depth, uint32_t allowed) noexcept nogil:
+    """All plays of ``st.n_dice`` equal dice with sources in non-increasing order.
 
     With equal dice a play is a multiset of steps, and each multiset leads to
     its own end position; its non-increasing order is legal whenever any
@@ -410,53 +502,38 @@ cdef void eq_dfs(Sink* s, int die, int n_dice, uint32_t open_d, uint32_t mask, u
     ``mask`` and its packed key; ``path`` the packed steps so far;
     ``allowed`` the points at or below the previous step's source.
     """
-    cdef uint32_t sources = movable(mask, open_d, die) & allowed, bit, child
-    cdef uint64_t clo, chi, steps
-    cdef int frm
-    cdef bint lone
+    cdef int die = st.die, frm
+    cdef uint32_t sources = mask & st.open_d, bit, child
+    cdef uint64_t steps
+    if st.bear_off:
+        sources = movable(mask, st.open_d, die)
+    sources &= allowed
     if not sources:
         sink_record(s, lo, hi, depth, depth, False, path)
         return
-    if depth + 1 == n_dice:
-        # The last die: every source gives an end, at the full length.
-        if s.best < n_dice:
-            s.best = n_dice
-            s.n = 0
-        lone = (mask & (mask - 1)) == 0      # one point held: the last checker may go off
-        while sources:
-            frm = bit_length(sources)
-            bit = (<uint32_t>1) << (frm - 1)
-            sources &= ~bit
-            if s.n >= s.capacity:
-                s.overflow = 1
-                return
-            steps = path | packed_step(depth, frm, die)
-            if frm > die:
-                put_end(&s.out[s.n], lo - UNIT_LO[frm] + UNIT_LO[frm - die],
-                        hi - UNIT_HI[frm] + UNIT_HI[frm - die], n_dice, False, steps)
-            else:
-                put_end(&s.out[s.n], lo - UNIT_LO[frm], hi - UNIT_HI[frm], n_dice,
-                        lone and nibble(lo, hi, frm) == 1, steps)    # RULES §3.3
-            s.n += 1
+    if depth + 1 == st.n_dice and not (st.bear_off and (mask & (mask - 1)) == 0):
+        # The last die, and the last checker cannot go off: every source
+        # gives an end of the full length.
+        eq_leaves(s, st, sources, lo, hi, path | ((<uint64_t>die) << (16 * depth + 8)), depth)
         return
+    path |= (<uint64_t>die) << (16 * depth + 8)
     while sources:
         frm = bit_length(sources)
         bit = (<uint32_t>1) << (frm - 1)
         sources &= ~bit
-        clo = lo - UNIT_LO[frm]
-        chi = hi - UNIT_HI[frm]
-        child = mask
+        child = mask | st.lands[frm]
         if nibble(lo, hi, frm) == 1:
             child &= ~bit
-        if frm > die:
-            clo += UNIT_LO[frm - die]
-            chi += UNIT_HI[frm - die]
-            child |= bit >> die
-        steps = path | packed_step(depth, frm, die)
+        steps = path | ((<uint64_t>frm) << (16 * depth))
         if not child:
-            sink_record(s, clo, chi, depth + 1, n_dice, True, steps)    # RULES §3.3
+            sink_record(s, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, st.n_dice, True,
+                        steps)    # RULES §3.3
+        elif depth + 1 == st.n_dice:
+            sink_record(s, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, st.n_dice, False,
+                        steps)
         else:
-            eq_dfs(s, die, n_dice, open_d, child, clo, chi, steps, depth + 1, (bit << 1) - 1)
+            eq_dfs(s, st, child, lo + st.dlo[frm], hi + st.dhi[frm], steps, depth + 1,
+                   (bit << 1) - 1)
 
 
 # ---------------------------------------------------------------------------
@@ -469,6 +546,30 @@ cdef inline bint no_bear_off_in_two(uint32_t mask, uint64_t lo, uint64_t hi) noe
     cdef uint32_t outside = mask & ~(<uint32_t>HOME_BITS)
     return (outside & (outside - 1)) != 0 or (
         outside != 0 and nibble(lo, hi, bit_length(outside)) >= 2)
+
+
+cdef inline int two_seconds(StageEnd* out, int n, int capacity, uint32_t second, uint64_t lo,
+                            uint64_t hi, uint64_t steps, const uint64_t* dlo,
+                            const uint64_t* dhi) noexcept nogil:
+    """Append one end per second source (two steps, no game end); the new count, or -1."""
+    cdef int frm2
+    cdef StageEnd* e = out + n
+    if capacity - n < N_POINTS:
+        while second:
+            frm2 = bit_length(second)
+            second &= ~((<uint32_t>1) << (frm2 - 1))
+            if n >= capacity:
+                return -1
+            put_end(&out[n], lo + dlo[frm2], hi + dhi[frm2], 2, False,
+                    steps | ((<uint64_t>frm2) << 16))
+            n += 1
+        return n
+    while second:
+        frm2 = bit_length(second)
+        second &= ~((<uint32_t>1) << (frm2 - 1))
+        put_end(e, lo + dlo[frm2], hi + dhi[frm2], 2, False, steps | ((<uint64_t>frm2) << 16))
+        e += 1
+    return <int>(e - out)
 
 
 cdef int two_dice_no_bear_off(uint32_t mask, uint32_t blocked, uint64_t lo, uint64_t hi,
@@ -494,9 +595,14 @@ cdef int two_dice_no_bear_off(uint32_t mask, uint32_t blocked, uint64_t lo, uint
     """
     cdef uint32_t open_h = open_from(blocked, high), open_l = open_from(blocked, low)
     cdef uint32_t move_h = mask & open_h, move_l = mask & open_l
-    cdef uint32_t first = move_h | move_l, bit, rest, second, hbit
-    cdef uint64_t lo1, hi1, lo2, hi2, step1
-    cdef int frm, frm2, die, n = 0
+    cdef uint32_t first = move_h | move_l, bit, rest, second
+    cdef const uint64_t* hlo = DELTA_LO[high]
+    cdef const uint64_t* hhi = DELTA_HI[high]
+    cdef const uint64_t* llo = DELTA_LO[low]
+    cdef const uint64_t* lhi = DELTA_HI[low]
+    cdef uint64_t steps_h = packed_step(0, 0, high) | packed_step(1, 0, low)
+    cdef uint64_t steps_l = packed_step(0, 0, low) | packed_step(1, 0, high)
+    cdef int frm, die, n = 0
     while first:
         frm = bit_length(first)
         bit = (<uint32_t>1) << (frm - 1)
@@ -504,40 +610,21 @@ cdef int two_dice_no_bear_off(uint32_t mask, uint32_t blocked, uint64_t lo, uint
         rest = mask
         if nibble(lo, hi, frm) == 1:
             rest &= ~bit
-        lo1 = lo - UNIT_LO[frm]
-        hi1 = hi - UNIT_HI[frm]
         if move_h & bit:
-            hbit = bit >> high
-            second = (rest | hbit) & open_l & ((bit << 1) - 1)
-            lo2 = lo1 + UNIT_LO[frm - high]
-            hi2 = hi1 + UNIT_HI[frm - high]
-            step1 = packed_step(0, frm, high) | packed_step(1, 0, low)
-            while second:
-                frm2 = bit_length(second)
-                second &= ~((<uint32_t>1) << (frm2 - 1))
-                if n >= capacity:
-                    return -1
-                put_end(&out[n], lo2 - UNIT_LO[frm2] + UNIT_LO[frm2 - low],
-                        hi2 - UNIT_HI[frm2] + UNIT_HI[frm2 - low], 2, False,
-                        step1 | packed_step(1, frm2, 0))
-                n += 1
+            second = (rest | LANDS[high][frm]) & open_l & ((bit << 1) - 1)
+            n = two_seconds(out, n, capacity, second, lo + hlo[frm], hi + hhi[frm],
+                            steps_h | <uint64_t>frm, llo, lhi)
+            if n < 0:
+                return -1
         if move_l & bit:
-            hbit = bit >> low
-            second = (rest | hbit) & open_h & (bit - 1)
+            second = (rest | LANDS[low][frm]) & open_h & (bit - 1)
             if move_h & bit:
-                second &= ~hbit      # (F, high), (F - high, low) reached that end
-            lo2 = lo1 + UNIT_LO[frm - low]
-            hi2 = hi1 + UNIT_HI[frm - low]
-            step1 = packed_step(0, frm, low) | packed_step(1, 0, high)
-            while second:
-                frm2 = bit_length(second)
-                second &= ~((<uint32_t>1) << (frm2 - 1))
-                if n >= capacity:
-                    return -1
-                put_end(&out[n], lo2 - UNIT_LO[frm2] + UNIT_LO[frm2 - high],
-                        hi2 - UNIT_HI[frm2] + UNIT_HI[frm2 - high], 2, False,
-                        step1 | packed_step(1, frm2, 0))
-                n += 1
+                # (F, high), (F - high, low) reached the end of (F, low), (F - low, high)
+                second &= ~LANDS[low][frm]
+            n = two_seconds(out, n, capacity, second, lo + llo[frm], hi + lhi[frm],
+                            steps_l | <uint64_t>frm, hlo, hhi)
+            if n < 0:
+                return -1
     if n:
         playable[0] = 2
         return n
@@ -553,8 +640,8 @@ cdef int two_dice_no_bear_off(uint32_t mask, uint32_t blocked, uint64_t lo, uint
         first &= ~((<uint32_t>1) << (frm - 1))
         if n >= capacity:
             return -1
-        put_end(&out[n], lo - UNIT_LO[frm] + UNIT_LO[frm - die],
-                hi - UNIT_HI[frm] + UNIT_HI[frm - die], 1, False, packed_step(0, frm, die))
+        put_end(&out[n], lo + DELTA_LO[die][frm], hi + DELTA_HI[die][frm], 1, False,
+                packed_step(0, frm, die))
         n += 1
     return n
 
@@ -670,6 +757,7 @@ cdef int stage_generate_key(Key96 key, uint32_t mine, uint32_t blocked, const ui
     """stage_generate on the mover's packed key, its occupancy ``mine`` and the
     points the opponent holds in the mover's numbering (``blocked``)."""
     cdef Sink s
+    cdef EqStage eq
     cdef TwoSink* t
     cdef TwoSink two
     cdef int i, kept, n
@@ -711,8 +799,17 @@ cdef int stage_generate_key(Key96 key, uint32_t mine, uint32_t blocked, const ui
         s.best = 0
         s.overflow = 0
         if mine:
-            eq_dfs(&s, dice[0], n_dice, open_from(blocked, dice[0]), mine, lo, hi, 0, 0,
-                   BOARD_BITS)
+            eq.die = dice[0]
+            eq.n_dice = n_dice
+            eq.open_d = open_from(blocked, dice[0])
+            eq.bear_off = key_outside(lo, hi) < n_dice
+            eq.dlo = DELTA_LO[dice[0]]
+            eq.dhi = DELTA_HI[dice[0]]
+            eq.lands = LANDS[dice[0]]
+            if eq.bear_off or n_dice == 1:
+                eq_dfs(&s, &eq, mine, lo, hi, 0, 0, BOARD_BITS)
+            else:
+                eq_no_bear_off(&s, &eq, mine, lo, hi, 0, 0, BOARD_BITS)
     if s.n == 0:
         sink_record(&s, lo, hi, 0, 0, False, 0)    # RULES §3.6: the empty play
     n_ends[0] = s.n
