@@ -1417,15 +1417,17 @@ cdef void keyset_free(KeySet* s) noexcept nogil:
     s.size = 0
 
 
-cdef inline void keyset_place(uint64_t* slots, Py_ssize_t mask, uint64_t a, uint64_t b) noexcept nogil:
-    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b) & <uint64_t>mask)
+cdef inline void keyset_place(uint64_t* slots, Py_ssize_t mask, uint64_t a, uint64_t b,
+                              uint64_t hashed) noexcept nogil:
+    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b & hashed) & <uint64_t>mask)
     while slots[2 * h + 1] != EMPTY_K1:
         h = (h + 1) & mask
     slots[2 * h] = a
     slots[2 * h + 1] = b
 
 
-cdef int keyset_grow(KeySet* s) noexcept nogil:
+cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil:
+    """Double the table; ``hashed``: the bits of k1 the table hashes (see keyset_add_max)."""
     cdef Py_ssize_t old_slots = s.mask + 1, slots = 2 * old_slots, i
     cdef uint64_t* fresh = <uint64_t*>pool_take(s.pool, 2 * slots * sizeof(uint64_t))
     if fresh == NULL:
@@ -1434,7 +1436,7 @@ cdef int keyset_grow(KeySet* s) noexcept nogil:
         fresh[2 * i + 1] = EMPTY_K1
     for i in range(old_slots):
         if s.slots[2 * i + 1] != EMPTY_K1:
-            keyset_place(fresh, slots - 1, s.slots[2 * i], s.slots[2 * i + 1])
+            keyset_place(fresh, slots - 1, s.slots[2 * i], s.slots[2 * i + 1], hashed)
     pool_give(s.pool, s.slots, 2 * old_slots * sizeof(uint64_t))
     s.slots = fresh
     s.mask = slots - 1
@@ -1456,7 +1458,34 @@ cdef inline int keyset_add(KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
     slot[1] = b
     s.size += 1
     if 2 * s.size > s.mask + 1:
-        if keyset_grow(s):
+        if keyset_grow(s, EMPTY_K1):
+            return -1
+    return 1
+
+
+cdef uint64_t LOW32 = <uint64_t>0xFFFFFFFFULL
+
+
+cdef inline int keyset_add_max(KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
+    """Insert the key (a, low 32 bits of b) carrying the high bits of b as a
+    value; an equal key keeps the larger value. 1 if new, 0 if already there,
+    -1 when out of memory. A table is used with this or with keyset_add, not both."""
+    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b & LOW32) & <uint64_t>s.mask)
+    cdef uint64_t* slot
+    while True:
+        slot = s.slots + 2 * h
+        if slot[1] == EMPTY_K1:
+            break
+        if slot[0] == a and (slot[1] & LOW32) == (b & LOW32):
+            if b > slot[1]:
+                slot[1] = b
+            return 0
+        h = (h + 1) & s.mask
+    slot[0] = a
+    slot[1] = b
+    s.size += 1
+    if 2 * s.size > s.mask + 1:
+        if keyset_grow(s, LOW32):
             return -1
     return 1
 
@@ -1534,6 +1563,29 @@ cdef int gen_max_steps(Gen* g, int die, int count, int depth, int max_from) noex
     return best
 
 
+cdef int max_steps_no_bear_off(uint32_t mine, uint64_t lo, uint64_t hi, uint32_t blocked,
+                               int die, int count) noexcept nogil:
+    """gen_max_steps when no step of the ``count`` dice can bear off (``count``
+    or more checkers outside the home board): then the checkers do not
+    interfere (RULES §2.2: only the opponent blocks), and a checker on p can
+    step as long as p - d, p - 2d, ... are open, so the dice that can be
+    played are the sum of those runs over the checkers, at most ``count``."""
+    cdef uint32_t open_d = open_from(blocked, die), sources = mine & open_d
+    cdef int frm, run, q, total = 0
+    while sources:
+        frm = bit_length(sources)
+        sources &= ~((<uint32_t>1) << (frm - 1))
+        run = 1
+        q = frm - die
+        while run < count and (open_d >> (q - 1)) & 1:
+            run += 1
+            q -= die
+        total += run * nibble(lo, hi, frm)
+        if total >= count:
+            return count
+    return total
+
+
 cdef enum:
     BATCH = 64
 
@@ -1555,10 +1607,15 @@ cdef int flush_batch(KeySet** tables, uint64_t* k0, uint64_t* k1, uint8_t* which
     cdef Py_ssize_t h
     for j in range(n):
         t = tables[which[j]]
-        h = <Py_ssize_t>(key_hash(k0[j], k1[j]) & <uint64_t>t.mask)
+        h = <Py_ssize_t>(key_hash(k0[j], k1[j] & (LOW32 if which[j] == 0 else EMPTY_K1))
+                         & <uint64_t>t.mask)
         prefetch(t.slots + 2 * h)
     for j in range(n):
-        if keyset_add(tables[which[j]], k0[j], k1[j]) < 0:
+        if which[j] == 0:
+            # a step layer of chain_layers: the value is the step's source
+            if keyset_add_max(tables[0], k0[j], k1[j]) < 0:
+                return -1
+        elif keyset_add(tables[which[j]], k0[j], k1[j]) < 0:
             return -1
     return 0
 
@@ -1601,6 +1658,7 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
     cdef uint64_t over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
     cdef uint64_t done_tag = make_tag(STOP_COMPLETE, sink.number, sink.count) << 32
     cdef int depth = sink.steps
+    cdef uint32_t open_d = open_from(blocked, die)
     if sink.stalls:
         done_tag = make_tag(STOP_STALLED, sink.number, sink.steps) << 32
     tables[1] = sink.following
@@ -1620,7 +1678,15 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
             mine = key_occupancy(klo, khi)
             all_home = not (mine & ~(<uint32_t>HOME_BITS))
             highest = bit_length(mine)
-            sources = mine
+            # only the sources that can step (movable), to skip the blocked ones
+            sources = mine & open_d
+            if all_home:
+                sources = movable(mine, open_d, die)
+            if k:
+                # Sources in non-increasing order, as in eq_dfs: at or below
+                # the previous step's source (the largest over the plays
+                # merged into this position, so no play is lost).
+                sources &= ((<uint32_t>2) << (layer.slots[2 * i + 1] >> 32)) - 1
             while sources:
                 frm = bit_length(sources)
                 sources &= ~((<uint32_t>1) << (frm - 1))
@@ -1642,7 +1708,7 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
                     b1[n_batch] = child_hi | over_tag
                     which[n_batch] = 2
                 elif k + 1 < depth:
-                    b1[n_batch] = child_hi
+                    b1[n_batch] = child_hi | ((<uint64_t>frm - 1) << 32)
                     which[n_batch] = 0
                 elif sink.last_stage or sink.stalls:
                     b1[n_batch] = child_hi | done_tag
@@ -1697,7 +1763,8 @@ cdef void key_dfs(KeyDFS* st, uint64_t klo, uint64_t khi, uint32_t mine, int dep
     """The plays of one position's stage of equal dice, sources in non-increasing
     order (each end once, as in gen_equal_dice), on the packed key; the ends go
     into the batch."""
-    cdef uint32_t sources = mine & (((<uint32_t>1) << max_from) - 1)
+    cdef uint32_t sources = movable(mine, open_from(st.blocked, st.die), st.die) & (
+        ((<uint32_t>1) << max_from) - 1)
     cdef uint32_t child_mine, bit
     cdef uint64_t child_lo, child_hi
     cdef int frm, target
@@ -1821,8 +1888,12 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                 continue
             key.lo = frontier.slots[2 * i]
             key.hi = <uint32_t>frontier.slots[2 * i + 1]
-            gen_load(&g, key, blocked)
-            playable = gen_max_steps(&g, n, count, 0, 24)
+            if key_outside(key.lo, key.hi) >= count:
+                playable = max_steps_no_bear_off(key_occupancy(key.lo, key.hi), key.lo, key.hi,
+                                                 blocked, n, count)
+            else:
+                gen_load(&g, key, blocked)
+                playable = gen_max_steps(&g, n, count, 0, 24)
             if playable > 0:
                 added = keyset_add(&groups[playable], key.lo, key.hi)
             elif is_chain:
