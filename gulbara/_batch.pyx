@@ -37,7 +37,7 @@ from libc.string cimport memset, memcpy
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS
 
 from gulbara._types cimport Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS, MAX_STAGE_DICE
-from gulbara._movegen cimport stage_generate
+from gulbara._movegen cimport stage_generate_key
 
 import numpy as np
 
@@ -155,93 +155,203 @@ cdef inline int read_row(const int8_t* board, const uint8_t* off, bint derive_of
 
 cdef extern from *:
     """
-    /* A uint64 whose byte k (k = 0..7, in memory order) is bits 8k..8k+7 of x. */
-    #if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \\
-        __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    #define gulbara_le64(x) __builtin_bswap64(x)
+    /* One request row and one end position, a whole board at a time: with
+       SSE2 (every x86-64) 16 points per instruction, else plain 64-bit words.
+       Define GULBARA_NO_SIMD to build the plain version on x86-64 too. */
+    #if defined(__SSE2__) && (defined(__x86_64__) || defined(_M_X64)) && !defined(GULBARA_NO_SIMD)
+    #define GULBARA_SSE2 1
+    #include <emmintrin.h>
     #else
-    #define gulbara_le64(x) (x)
+    #define GULBARA_SSE2 0
     #endif
+    #include <string.h>
+
+    /* A request's board, read once: the mover's packed key (own numbering,
+       as Key96), its occupancy, the opponent's points in the mover's
+       numbering, the checkers each side has on the board, and the
+       opponent's signed counts in White's numbering (the fixed part of
+       every end's board). */
+    typedef struct {
+        uint64_t lo, hi;
+        uint32_t mine, blocked;
+        int on_board[2];          /* White's, Black's */
+        int8_t base[24];
+    } gulbara_row;
+
+    static inline uint32_t gulbara_rotate12(uint32_t m) {
+        return ((m << 12) | (m >> 12)) & 0xFFFFFFu;
+    }
+
+    /* A key over White's numbering as the same side's key over Black's
+       numbering, and back (RULES 1.3: a rotation by 12 points, 48 bits). */
+    static inline void gulbara_rotate_key(uint64_t lo, uint64_t hi, uint64_t* rlo, uint64_t* rhi) {
+        *rlo = (lo >> 48) | (hi << 16) | (lo << 48);
+        *rhi = (lo >> 16) & 0xFFFFFFFFull;
+    }
+
+    #if GULBARA_SSE2
+    static inline uint64_t gulbara_pack_nibbles(__m128i a, __m128i b, uint64_t* hi) {
+        /* 24 counts (bytes, < 16) as 24 nibbles: bytes 2j, 2j + 1 -> byte j */
+        __m128i m = _mm_set1_epi16(0xFF);
+        __m128i pa = _mm_and_si128(_mm_or_si128(a, _mm_srli_epi16(a, 4)), m);
+        __m128i pb = _mm_and_si128(_mm_or_si128(b, _mm_srli_epi16(b, 4)), m);
+        __m128i p = _mm_packus_epi16(pa, pb);
+        *hi = (uint64_t)_mm_cvtsi128_si64(_mm_srli_si128(p, 8));
+        return (uint64_t)_mm_cvtsi128_si64(p);
+    }
+
+    static inline int gulbara_byte_sum(__m128i a, __m128i b) {
+        __m128i s = _mm_sad_epu8(_mm_add_epi8(a, b), _mm_setzero_si128());
+        return _mm_cvtsi128_si32(s) + _mm_cvtsi128_si32(_mm_srli_si128(s, 8));
+    }
+    #endif
+
+    /* Read a board row for ``seat``; 0, or 1 when a point holds more than 15. */
+    static inline int gulbara_row_read(const int8_t* board, int seat, gulbara_row* r) {
+        uint64_t wlo, whi, blo, bhi;
+        uint32_t occ_w, occ_b;
+    #if GULBARA_SSE2
+        __m128i z = _mm_setzero_si128();
+        __m128i a, b, gta, gtb, lta, ltb, wa, wb, ka, kb;
+        memcpy(&wlo, board + 16, 8);
+        a = _mm_loadu_si128((const __m128i*)board);               /* points 1..16 */
+        b = _mm_cvtsi64_si128((long long)wlo);                    /* points 17..24 */
+        gta = _mm_cmpgt_epi8(a, z);
+        gtb = _mm_cmpgt_epi8(b, z);
+        lta = _mm_cmpgt_epi8(z, a);
+        ltb = _mm_cmpgt_epi8(z, b);
+        wa = _mm_and_si128(a, gta);                               /* White's counts */
+        wb = _mm_and_si128(b, gtb);
+        ka = _mm_and_si128(_mm_sub_epi8(z, a), lta);              /* Black's, White's numbering */
+        kb = _mm_and_si128(_mm_sub_epi8(z, b), ltb);
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_subs_epu8(_mm_or_si128(wa, ka), _mm_set1_epi8(15)), z)) != 0xFFFF
+            || _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_subs_epu8(_mm_or_si128(wb, kb), _mm_set1_epi8(15)), z)) != 0xFFFF)
+            return 1;
+        occ_w = (uint32_t)_mm_movemask_epi8(gta) | ((uint32_t)_mm_movemask_epi8(gtb) << 16);
+        occ_b = (uint32_t)_mm_movemask_epi8(lta) | ((uint32_t)_mm_movemask_epi8(ltb) << 16);
+        r->on_board[0] = gulbara_byte_sum(wa, wb);
+        r->on_board[1] = gulbara_byte_sum(ka, kb);
+        wlo = gulbara_pack_nibbles(wa, wb, &whi);
+        blo = gulbara_pack_nibbles(ka, kb, &bhi);
+        if (seat == 0) {
+            _mm_storeu_si128((__m128i*)r->base, _mm_and_si128(a, lta));
+            _mm_storel_epi64((__m128i*)(r->base + 16), _mm_and_si128(b, ltb));
+        } else {
+            _mm_storeu_si128((__m128i*)r->base, wa);
+            _mm_storel_epi64((__m128i*)(r->base + 16), wb);
+        }
+    #else
+        int q, v;
+        wlo = whi = blo = bhi = 0;
+        occ_w = occ_b = 0;
+        r->on_board[0] = r->on_board[1] = 0;
+        for (q = 0; q < 24; q++) {
+            v = board[q];
+            if (v > 15 || v < -15)
+                return 1;
+            if (v > 0) {
+                occ_w |= (uint32_t)1 << q;
+                r->on_board[0] += v;
+                if (q < 16) wlo |= (uint64_t)v << (4 * q); else whi |= (uint64_t)v << (4 * (q - 16));
+            } else if (v < 0) {
+                occ_b |= (uint32_t)1 << q;
+                r->on_board[1] -= v;
+                if (q < 16) blo |= (uint64_t)(-v) << (4 * q); else bhi |= (uint64_t)(-v) << (4 * (q - 16));
+            }
+            r->base[q] = (int8_t)((seat == 0) ? (v < 0 ? v : 0) : (v > 0 ? v : 0));
+        }
+    #endif
+        if (seat == 0) {
+            r->lo = wlo;
+            r->hi = whi;
+            r->mine = occ_w;
+            r->blocked = occ_b;
+        } else {
+            gulbara_rotate_key(blo, bhi, &r->lo, &r->hi);
+            r->mine = gulbara_rotate12(occ_b);
+            r->blocked = gulbara_rotate12(occ_w);
+        }
+        return 0;
+    }
+
+    /* Write the board of the end with mover key (lo, hi) in White's numbering
+       (+ White, - Black) at dst; return the mover's checkers on the board when
+       ``count`` (else 0). The mover never shares a point with the opponent
+       (RULES 2.2), so OR-ing its signed counts into the base adds them. */
+    static inline int gulbara_end_board(int8_t* dst, const gulbara_row* r, uint64_t lo,
+                                        uint64_t hi, int seat, int count) {
+        uint64_t wlo = lo, whi = hi;
+        if (seat)
+            gulbara_rotate_key(lo, hi, &wlo, &whi);
+    #if GULBARA_SSE2
+        {
+            __m128i z = _mm_setzero_si128(), m = _mm_set1_epi8(0x0F);
+            __m128i x = _mm_set_epi64x((long long)whi, (long long)wlo);
+            __m128i l = _mm_and_si128(x, m), h = _mm_and_si128(_mm_srli_epi16(x, 4), m);
+            __m128i c0 = _mm_unpacklo_epi8(l, h), c1 = _mm_unpackhi_epi8(l, h);
+            int total = count ? gulbara_byte_sum(l, h) : 0;
+            if (seat) {
+                c0 = _mm_sub_epi8(z, c0);
+                c1 = _mm_sub_epi8(z, c1);
+            }
+            c0 = _mm_or_si128(c0, _mm_loadu_si128((const __m128i*)r->base));
+            c1 = _mm_or_si128(c1, _mm_loadl_epi64((const __m128i*)(r->base + 16)));
+            _mm_storeu_si128((__m128i*)dst, c0);
+            _mm_storel_epi64((__m128i*)(dst + 16), c1);
+            return total;
+        }
+    #else
+        {
+            int q, c, total = 0;
+            for (q = 0; q < 24; q++) {
+                c = (int)(((q < 16) ? (wlo >> (4 * q)) : (whi >> (4 * (q - 16)))) & 15);
+                total += c;
+                dst[q] = (int8_t)(r->base[q] | (seat ? -c : c));
+            }
+            return count ? total : 0;
+        }
+    #endif
+    }
     """
-    uint64_t le64 "gulbara_le64"(uint64_t x) noexcept nogil
+    ctypedef struct Row "gulbara_row":
+        uint64_t lo
+        uint64_t hi
+        uint32_t mine
+        uint32_t blocked
+        int on_board[2]
+    int row_read "gulbara_row_read"(const int8_t* board, int seat, Row* r) noexcept nogil
+    int end_board "gulbara_end_board"(int8_t* dst, const Row* r, uint64_t lo, uint64_t hi,
+                                      int seat, int count) noexcept nogil
 
 
-# STEP_MASK[n]: the bytes of n steps (2 bytes each) of a StageEnd's 8-byte step array.
-cdef uint8_t STEP_MASK[MAX_STAGE_DICE + 1][8]
-
-
-cdef void init_tables() noexcept:
-    cdef int n, k
-    for n in range(MAX_STAGE_DICE + 1):
-        for k in range(8):
-            STEP_MASK[n][k] = 0xFF if k < 2 * n else 0
-
-
-init_tables()
-
-cdef uint64_t LOW_NIBBLES = <uint64_t>0x0F0F0F0F0F0F0F0FULL
-cdef uint64_t HIGH_BITS = <uint64_t>0x8080808080808080ULL
-
-
-cdef inline uint64_t spread(uint64_t x) noexcept nogil:
-    """Eight 4-bit counts (bits 4k..4k+3 of x) as eight bytes (bits 8k..8k+7)."""
-    x &= <uint64_t>0xFFFFFFFFULL
-    x = (x | (x << 16)) & <uint64_t>0x0000FFFF0000FFFFULL
-    x = (x | (x << 8)) & <uint64_t>0x00FF00FF00FF00FFULL
-    return (x | (x << 4)) & LOW_NIBBLES
-
-
-cdef inline uint64_t negate_bytes(uint64_t x) noexcept nogil:
-    """Every byte c (0..15) of x as the int8 byte -c (no borrow crosses a byte: c < 0x80)."""
-    return (HIGH_BITS - x) ^ HIGH_BITS
-
-
-cdef inline void mover_base(const int8_t* board, int seat, uint64_t* base) noexcept nogil:
-    """The board without the mover's checkers, in the mover's numbering, as three words.
-
-    Word w byte k is the mover's own point 8w + k + 1, which is White's point
-    8w + k + 1 for White and ((8w + k + 12) mod 24) + 1 for Black (RULES §1.3).
-    """
-    cdef int8_t m[24]
-    cdef int k, v
-    for k in range(24):
-        v = board[k] if seat == 0 else board[(k + 12) % 24]
-        m[k] = v if (v < 0) == (seat == 0) else 0
-    memcpy(base, m, 24)
-
-
-cdef inline void decode_board(int8_t* dst, const uint64_t* base, Key96 key,
-                              int seat) noexcept nogil:
-    """Write the end of ``key`` in White's numbering: ``base`` plus the mover's counts.
-
-    The mover never shares a point with the opponent (RULES §2.2), so OR-ing
-    its signed counts into ``base`` adds them. Black's words go to White's
-    points 13..20, 21..24 + 1..4 and 5..12 (RULES §1.3).
-    """
-    cdef uint64_t w0 = spread(key.lo), w1 = spread(key.lo >> 32), w2 = spread(key.hi)
-    if seat == 0:
-        w0 = le64(w0) | base[0]
-        w1 = le64(w1) | base[1]
-        w2 = le64(w2) | base[2]
-        memcpy(dst, &w0, 8)
-        memcpy(dst + 8, &w1, 8)
-        memcpy(dst + 16, &w2, 8)
+cdef inline int read_dice(const uint8_t* dice_row, uint8_t* dice, int* n_dice) noexcept nogil:
+    """The dice of a row when they are a valid stage (RULES §3.1), larger first; else -1."""
+    cdef int k, n = 0
+    cdef uint8_t a
+    for k in range(MAX_STAGE_DICE):
+        a = dice_row[k]
+        if a == 0:
+            break
+        if a > 6:
+            return -1
+        dice[n] = a
+        n += 1
+    for k in range(n + 1, MAX_STAGE_DICE):
+        if dice_row[k]:
+            return -1
+    if n == 0:
+        return -1
+    if n == 2:
+        if dice[0] < dice[1]:
+            a = dice[0]
+            dice[0] = dice[1]
+            dice[1] = a
     else:
-        w0 = le64(negate_bytes(w0)) | base[0]
-        w1 = le64(negate_bytes(w1)) | base[1]
-        w2 = le64(negate_bytes(w2)) | base[2]
-        memcpy(dst + 12, &w0, 8)
-        memcpy(dst + 20, &w1, 4)                    # own 9..12 -> White's 21..24
-        memcpy(dst, (<uint8_t*>&w1) + 4, 4)         # own 13..16 -> White's 1..4
-        memcpy(dst + 4, &w2, 8)
-
-
-cdef inline int key_checkers(Key96 key) noexcept nogil:
-    """The checkers on the board in a mover key: the sum of its 24 nibbles (at most 15)."""
-    cdef uint64_t m = <uint64_t>0x0F0F0F0F0F0F0F0FULL
-    cdef uint64_t t = (key.lo & m) + ((key.lo >> 4) & m) + (key.hi & m) + ((key.hi >> 4) & m)
-    # every byte of t is at most 15 and so is their sum: no carries between bytes
-    return <int>((t * <uint64_t>0x0101010101010101ULL) >> 56)
+        for k in range(1, n):
+            if dice[k] != dice[0]:
+                return -1
+    n_dice[0] = n
+    return 0
 
 
 # The output arrays of one call, as raw pointers (re-read after every resize).
@@ -263,35 +373,53 @@ ctypedef struct Loop:
     int pending           # the scratch holds row ``row``'s ends, not written yet
     int n_ends
     int played
-    uint64_t base[3]      # the pending row's board without the mover's checkers (mover_base)
+    Row info              # the pending row's board, read (row_read)
     int other_off         # and the opponent's borne-off count
+    bint fixed            # no play of the stage bears off (write_ends)
     int problem
     int detail
 
 
-cdef inline void write_ends(Out* o, const StageEnd* ends, int n, const uint64_t* base,
-                            int other_off, int seat) noexcept nogil:
-    """Append ``n`` ends of a stage played by ``seat`` (RULES §1.3: White's numbering)."""
-    cdef int j, k
-    cdef Py_ssize_t at
-    cdef uint64_t w, mask
-    cdef uint8_t* bo
+cdef inline int key_outside(uint64_t lo, uint64_t hi) noexcept nogil:
+    """The mover's checkers outside its home board (own points 7..24) in a packed key."""
+    cdef uint64_t m = <uint64_t>0x0F0F0F0F0F0F0F0FULL
+    cdef uint64_t x = lo >> 24             # points 7..16 (the home board is points 1..6)
+    cdef uint64_t t = (x & m) + ((x >> 4) & m) + (hi & m) + ((hi >> 4) & m)
+    # every byte of t is at most 15 and so is their sum: no carries between bytes
+    return <int>((t * <uint64_t>0x0101010101010101ULL) >> 56)
+
+
+cdef inline void write_ends(Out* o, const StageEnd* ends, int n, const Row* info,
+                            int other_off, int seat, bint fixed) noexcept nogil:
+    """Append ``n`` ends of a stage played by ``seat`` (RULES §1.3: White's numbering).
+
+    ``fixed``: no play of the stage bears off, every end keeps the borne-off counts."""
+    cdef int j, on_board
+    cdef int8_t* boards = o.boards + 24 * o.size
+    cdef uint8_t* bo = o.borne_off + 2 * o.size
+    cdef uint8_t* game = o.game + o.size
+    cdef uint8_t* steps = o.steps
+    cdef uint8_t* n_steps = o.n_steps
+    cdef uint8_t pair[2]
+    if steps != NULL:
+        steps += 8 * o.size
+        n_steps += o.size
+    pair[1 - seat] = <uint8_t>other_off
+    pair[seat] = <uint8_t>(N_CHECKERS - info.on_board[seat])
     for j in range(n):
-        at = o.size + j
-        decode_board(o.boards + 24 * at, base, ends[j].key, seat)
-        bo = o.borne_off + 2 * at
-        bo[seat] = <uint8_t>(N_CHECKERS - key_checkers(ends[j].key))
-        bo[1 - seat] = <uint8_t>other_off
-        o.game[at] = ends[j].ends_game
-    if o.steps != NULL:
-        for j in range(n):
-            at = o.size + j
-            k = ends[j].n_steps
-            memcpy(&w, ends[j].steps, 8)      # steps past n_steps are not set: mask them
-            memcpy(&mask, STEP_MASK[k], 8)
-            w &= mask
-            memcpy(o.steps + 8 * at, &w, 8)
-            o.n_steps[at] = <uint8_t>k
+        if fixed:
+            end_board(boards, info, ends[j].key.lo, ends[j].key.hi, seat, 0)
+        else:
+            on_board = end_board(boards, info, ends[j].key.lo, ends[j].key.hi, seat, 1)
+            pair[seat] = <uint8_t>(N_CHECKERS - on_board)
+        memcpy(bo, pair, 2)
+        game[j] = ends[j].ends_game
+        if steps != NULL:
+            memcpy(steps, ends[j].steps, 8)     # zero past n_steps (stage_generate)
+            n_steps[j] = ends[j].n_steps
+            steps += 8
+        boards += 24
+        bo += 2
     o.size += n
 
 
@@ -302,10 +430,12 @@ cdef int run_rows(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_off,
     """Go on with the batch from row ``s.row``; 0 when done, else a BAD_* code or FULL."""
     cdef Py_ssize_t i, n = boards.shape[0]
     cdef Pos p
+    cdef Key96 key
     cdef uint8_t d[MAX_STAGE_DICE]
     cdef const int8_t* board
     cdef const uint8_t* off_row
-    cdef int n_dice, err, seat
+    cdef int n_dice, err, seat, other_off = 0
+    cdef bint ok
     while s.row < n:
         i = s.row
         seat = seats[i]
@@ -314,13 +444,28 @@ cdef int run_rows(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_off,
             off_row = NULL
             if not derive_off:
                 off_row = &borne_off[i, 0]
-            err = read_row(board, off_row, derive_off, seat, &dice[i, 0], &p, d, &n_dice,
-                           &s.detail)
-            if err:
-                s.problem = err
-                return err
-            if stage_generate(&p, seat, d, n_dice, s.scratch, s.scratch_capacity,
-                              &s.n_ends, &s.played):
+            # The usual row, checked on the way; on any problem read_row names it.
+            ok = seat <= 1 and row_read(board, seat, &s.info) == 0
+            if ok:
+                if derive_off:
+                    ok = s.info.on_board[0] <= N_CHECKERS and s.info.on_board[1] <= N_CHECKERS
+                    other_off = N_CHECKERS - s.info.on_board[1 - seat]
+                else:
+                    ok = (off_row[0] + s.info.on_board[0] == N_CHECKERS
+                          and off_row[1] + s.info.on_board[1] == N_CHECKERS)
+                    other_off = off_row[1 - seat]
+                ok = ok and read_dice(&dice[i, 0], d, &n_dice) == 0
+            if not ok:
+                err = read_row(board, off_row, derive_off, seat, &dice[i, 0], &p, d, &n_dice,
+                               &s.detail)
+                if err:
+                    s.problem = err
+                    return err
+                other_off = p.off[1 - seat]
+            key.lo = s.info.lo
+            key.hi = <uint32_t>s.info.hi
+            if stage_generate_key(key, s.info.mine, s.info.blocked, d, n_dice, s.scratch,
+                                  s.scratch_capacity, &s.n_ends, &s.played):
                 # More ends than the scratch holds: again, into one that holds any stage.
                 free(s.scratch)
                 s.scratch = <StageEnd*>malloc(SCRATCH * sizeof(StageEnd))
@@ -329,13 +474,14 @@ cdef int run_rows(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_off,
                     s.scratch_capacity = 0
                     s.problem = NO_MEMORY
                     return NO_MEMORY
-                stage_generate(&p, seat, d, n_dice, s.scratch, SCRATCH, &s.n_ends, &s.played)
-            mover_base(board, seat, s.base)
-            s.other_off = p.off[1 - seat]
+                stage_generate_key(key, s.info.mine, s.info.blocked, d, n_dice, s.scratch,
+                                   SCRATCH, &s.n_ends, &s.played)
+            s.other_off = other_off
+            s.fixed = key_outside(key.lo, key.hi) >= n_dice
             s.pending = 1
         if o.size + s.n_ends > o.capacity:
             return FULL
-        write_ends(o, s.scratch, s.n_ends, s.base, s.other_off, seat)
+        write_ends(o, s.scratch, s.n_ends, &s.info, s.other_off, seat, s.fixed)
         counts[i] = s.n_ends
         playable[i] = s.played
         offsets[i + 1] = o.size

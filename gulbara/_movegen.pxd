@@ -20,6 +20,9 @@ cdef void step_undo(Pos* p, int seat, int frm, int die) noexcept nogil
 cdef int stage_generate(const Pos* p, int seat, const uint8_t* dice, int n_dice,
                         StageEnd* out, int capacity, int* n_ends,
                         int* playable) noexcept nogil
+cdef int stage_generate_key(Key96 key, uint32_t mine, uint32_t blocked, const uint8_t* dice,
+                            int n_dice, StageEnd* out, int capacity, int* n_ends,
+                            int* playable) noexcept nogil
 
 
 cdef class Position:

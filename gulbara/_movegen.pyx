@@ -239,9 +239,19 @@ cdef void step_undo(Pos* p, int seat, int frm, int die) noexcept nogil:
 # Stage enumeration (RULES §3)
 # ---------------------------------------------------------------------------
 
+# UNIT_LO[q], UNIT_HI[q]: one checker on own point q in a packed key (Key96).
+cdef uint64_t UNIT_LO[25]
+cdef uint64_t UNIT_HI[25]
+for _p in range(1, 25):
+    UNIT_LO[_p] = (<uint64_t>1) << (4 * (_p - 1)) if _p <= 16 else 0
+    UNIT_HI[_p] = (<uint64_t>1) << (4 * (_p - 17)) if _p > 16 else 0
+UNIT_LO[0] = 0
+UNIT_HI[0] = 0
+
+
 # The mover's side of a position in its own numbering, with the opponent's
-# occupancy rotated into the same numbering, the packed key kept up to date
-# step by step, and the current step path.
+# occupancy rotated into the same numbering and the packed key kept up to
+# date step by step (the chains' count of playable dice, gen_max_steps).
 ctypedef struct Gen:
     uint8_t c[25]
     uint32_t mask
@@ -249,13 +259,6 @@ ctypedef struct Gen:
     int off
     uint64_t klo
     uint64_t khi
-    Step path[MAX_STAGE_DICE]
-    StageEnd* out
-    int capacity
-    int n
-    int best
-    int overflow
-    uint16_t slots[256]   # two-dice de-duplication: index + 1 into out, 0 free
 
 
 cdef inline bint gen_can_step(const Gen* g, int frm, int die) noexcept nogil:
@@ -309,129 +312,509 @@ cdef inline void gen_undo(Gen* g, int frm, int die) noexcept nogil:
     gen_nibble_add(g, frm, 1)
 
 
-cdef inline void gen_record(Gen* g, int n_steps, int effective, bint ends_game,
-                            bint dedup) noexcept nogil:
-    """Keep a finished play if its effective length is the best so far (RULES §3.4).
+cdef inline int nibble(uint64_t lo, uint64_t hi, int p) noexcept nogil:
+    """The count of own point ``p`` in a packed mover key (as key_count)."""
+    if p <= 16:
+        return <int>((lo >> (4 * (p - 1))) & 15)
+    return <int>((hi >> (4 * (p - 17))) & 15)
 
-    Plays arrive in canonical order (RULES §3.8), so the first play that
-    reaches an end carries its canonical steps; later ones are dropped.
+
+cdef inline int key_outside(uint64_t lo, uint64_t hi) noexcept nogil:
+    """The mover's checkers outside its home board (own points 7..24) in a packed key."""
+    cdef uint64_t m = <uint64_t>0x0F0F0F0F0F0F0F0FULL
+    cdef uint64_t x = lo >> 24             # points 7..16 (the home board is points 1..6)
+    cdef uint64_t t = (x & m) + ((x >> 4) & m) + (hi & m) + ((hi >> 4) & m)
+    # every byte of t is at most 15 and so is their sum: no carries between bytes
+    return <int>((t * <uint64_t>0x0101010101010101ULL) >> 56)
+
+
+cdef inline uint32_t open_from(uint32_t blocked, int distance) noexcept nogil:
+    """The points q (bit q - 1) whose q - distance is a point the opponent does not hold."""
+    return (~(blocked << distance) & ~(((<uint32_t>1) << distance) - 1)
+            & <uint32_t>BOARD_BITS)
+
+
+cdef inline uint32_t movable(uint32_t mask, uint32_t open_d, int die) noexcept nogil:
+    """The points (bit q - 1) a checker can step ``die`` from (RULES §2.2-2.3);
+    ``open_d`` is open_from(blocked, die)."""
+    cdef uint32_t sources = mask & open_d
+    cdef int top
+    if mask and not (mask & ~(<uint32_t>HOME_BITS)):
+        # bearing off: the exact point, or the highest one with a larger die
+        sources |= mask & ((<uint32_t>1) << (die - 1))
+        top = bit_length(mask)
+        if top < die:
+            sources |= (<uint32_t>1) << (top - 1)
+    return sources
+
+
+cdef extern from *:
     """
-    cdef int i
-    cdef StageEnd* e
-    cdef uint32_t h = 0
-    cdef uint16_t slot
-    if effective < g.best:
-        return
-    if effective > g.best:
-        g.best = effective
-        g.n = 0
-        if dedup:
-            memset(g.slots, 0, sizeof(g.slots))
-    if dedup:
-        if g.n < 192:
-            # open addressing on the exact key; the table holds the first 192 ends
-            h = <uint32_t>(((g.klo ^ (g.khi << 7)) * <uint64_t>0x9E3779B97F4A7C15ULL) >> 56)
-            while True:
-                slot = g.slots[h]
-                if slot == 0:
-                    break
-                if g.out[slot - 1].key.lo == g.klo and g.out[slot - 1].key.hi == g.khi:
-                    return
-                h = (h + 1) & 255
-        else:
-            for i in range(g.n):
-                if g.out[i].key.lo == g.klo and g.out[i].key.hi == g.khi:
-                    return
-    if g.n >= g.capacity:
-        g.overflow = 1
-        return
-    if dedup and g.n < 192:
-        g.slots[h] = g.n + 1
-    e = &g.out[g.n]
-    e.key.lo = g.klo
-    e.key.hi = <uint32_t>g.khi
+    /* Packed steps: step k as bytes 2k (from) and 2k + 1 (die) of a StageEnd's
+       step array, whatever the byte order. */
+    #if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \\
+        __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    #define gulbara_steps_le(x) __builtin_bswap64(x)
+    #else
+    #define gulbara_steps_le(x) (x)
+    #endif
+    """
+    uint64_t steps_le "gulbara_steps_le"(uint64_t x) noexcept nogil
+
+
+cdef inline uint64_t packed_step(int depth, int frm, int die) noexcept nogil:
+    """Step ``depth`` of a play as bits of the packed steps (see put_end)."""
+    return (<uint64_t>(frm | (die << 8))) << (16 * depth)
+
+
+cdef inline void put_end(StageEnd* e, uint64_t lo, uint64_t hi, int n_steps, bint ends_game,
+                         uint64_t steps) noexcept nogil:
+    """Write one end; ``steps`` packs its steps (step k in bits 16k..16k+15,
+    from in the low byte), zero past the last one."""
+    steps = steps_le(steps)
+    e.key.lo = lo
+    e.key.hi = <uint32_t>hi
     e.n_steps = n_steps
     e.ends_game = ends_game
-    for i in range(n_steps):
-        e.steps[i] = g.path[i]
-    g.n += 1
+    memcpy(e.steps, &steps, 8)
 
 
-cdef void gen_two_dice(Gen* g, int high, int low) noexcept nogil:
-    """All plays of two different dice, in canonical order (RULES §3.2-3.5)."""
-    cdef uint32_t first_sources = g.mask, second_sources
-    cdef int frm, frm2, k, die, other
-    cdef bint played_second
-    while first_sources:
-        frm = bit_length(first_sources)
-        first_sources &= ~((<uint32_t>1) << (frm - 1))
-        for k in range(2):
-            die = high if k == 0 else low
-            other = low if k == 0 else high
-            if not gen_can_step(g, frm, die):
-                continue
-            gen_do(g, frm, die)
-            g.path[0].frm = frm
-            g.path[0].die = die
-            if g.off == N_CHECKERS:
-                # RULES §3.3: the 15th checker off completes the play.
-                gen_record(g, 1, 2, True, True)
-            else:
-                played_second = False
-                second_sources = g.mask
-                while second_sources:
-                    frm2 = bit_length(second_sources)
-                    second_sources &= ~((<uint32_t>1) << (frm2 - 1))
-                    if gen_can_step(g, frm2, other):
-                        played_second = True
-                        # Two independent steps onto the board (the second not
-                        # the first's checker): their other order reaches the
-                        # same end, and when it comes first in canonical order
-                        # it was visited already (RULES §3.8): skip this one.
-                        if (frm - die >= 1 and frm2 - other >= 1 and frm2 != frm - die
-                                and (frm2 > frm or (frm2 == frm and other > die))):
-                            continue
-                        gen_do(g, frm2, other)
-                        g.path[1].frm = frm2
-                        g.path[1].die = other
-                        gen_record(g, 2, 2, g.off == N_CHECKERS, True)
-                        gen_undo(g, frm2, other)
-                if not played_second:
-                    gen_record(g, 1, 1, False, True)
-            gen_undo(g, frm, die)
+# The ends found so far of one stage (plays of the best effective length).
+ctypedef struct Sink:
+    StageEnd* out
+    int capacity
+    int n
+    int best
+    int overflow
 
 
-cdef void gen_equal_dice(Gen* g, int die, int n_dice, int depth,
-                         int max_from) noexcept nogil:
-    """All plays of ``n_dice`` equal dice with sources in non-increasing order.
+cdef inline void sink_record(Sink* s, uint64_t lo, uint64_t hi, int n_steps, int effective,
+                             bint ends_game, uint64_t steps) noexcept nogil:
+    """Keep a finished play if its effective length is the best so far (RULES §3.4)."""
+    if effective < s.best:
+        return
+    if effective > s.best:
+        s.best = effective
+        s.n = 0
+    if s.n >= s.capacity:
+        s.overflow = 1
+        return
+    put_end(&s.out[s.n], lo, hi, n_steps, ends_game, steps)
+    s.n += 1
+
+
+# ---------------------------------------------------------------------------
+# Equal dice
+# ---------------------------------------------------------------------------
+
+# DELTA_LO[d][q], DELTA_HI[d][q]: the change of a packed key when a checker
+# steps d from own point q (onto q - d, or off).
+cdef uint64_t DELTA_LO[7][25]
+cdef uint64_t DELTA_HI[7][25]
+# LANDS[d][q]: the occupancy bit of q - d (0 when the step bears off).
+cdef uint32_t LANDS[7][25]
+for _d in range(1, 7):
+    for _p in range(1, 25):
+        DELTA_LO[_d][_p] = UNIT_LO[_p - _d if _p > _d else 0] - UNIT_LO[_p]
+        DELTA_HI[_d][_p] = UNIT_HI[_p - _d if _p > _d else 0] - UNIT_HI[_p]
+        LANDS[_d][_p] = (<uint32_t>1) << (_p - _d - 1) if _p > _d else 0
+
+
+# One stage of equal dice.
+ctypedef struct EqStage:
+    int die
+    int n_dice
+    uint32_t open_d        # open_from(blocked, die)
+    bint bear_off          # a step of the stage may bear off
+    const uint64_t* dlo    # DELTA_LO[die]
+    const uint64_t* dhi
+    const uint32_t* lands  # LANDS[die]
+
+
+cdef inline void eq_leaves(Sink* s, const EqStage* st, uint32_t sources, uint64_t lo,
+                           uint64_t hi, uint64_t steps, int depth) noexcept nogil:
+    """The ends of the last die from one position: one per source (``sources``
+    not empty; the last checker cannot go off). ``steps``: the packed steps
+    with the last die's value already in."""
+    cdef int frm, shift = 16 * depth
+    cdef StageEnd* e
+    if s.best < depth + 1:
+        s.best = depth + 1
+        s.n = 0
+    if s.capacity - s.n < N_POINTS:
+        while sources:
+            frm = bit_length(sources)
+            sources &= ~((<uint32_t>1) << (frm - 1))
+            sink_record(s, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, depth + 1, False,
+                        steps | ((<uint64_t>frm) << shift))
+        return
+    e = s.out + s.n
+    while sources:
+        frm = bit_length(sources)
+        sources &= ~((<uint32_t>1) << (frm - 1))
+        put_end(e, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, False,
+                steps | ((<uint64_t>frm) << shift))
+        e += 1
+    s.n = <int>(e - s.out)
+
+
+cdef void eq_no_bear_off(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo, uint64_t hi,
+                         uint64_t path, int depth, uint32_t allowed) noexcept nogil:
+    """eq_dfs when no step of the stage can bear off (so none ends the game),
+    ``depth + 2 <= st.n_dice``: the last two dice in one loop."""
+    cdef uint32_t sources = mask & st.open_d & allowed, bit, child, second
+    cdef uint64_t clo, chi, steps
+    cdef int frm
+    if not sources:
+        sink_record(s, lo, hi, depth, depth, False, path)
+        return
+    path |= (<uint64_t>st.die) << (16 * depth + 8)
+    while sources:
+        frm = bit_length(sources)
+        bit = (<uint32_t>1) << (frm - 1)
+        sources &= ~bit
+        child = mask | st.lands[frm]
+        if nibble(lo, hi, frm) == 1:
+            child &= ~bit
+        clo = lo + st.dlo[frm]
+        chi = hi + st.dhi[frm]
+        steps = path | ((<uint64_t>frm) << (16 * depth))
+        if depth + 2 < st.n_dice:
+            eq_no_bear_off(s, st, child, clo, chi, steps, depth + 1, (bit << 1) - 1)
+            continue
+        second = child & st.open_d & ((bit << 1) - 1)
+        if not second:
+            sink_record(s, clo, chi, depth + 1, depth + 1, False, steps)
+        else:
+            eq_leaves(s, st, second, clo, chi,
+                      steps | ((<uint64_t>st.die) << (16 * (depth + 1) + 8)), depth + 1)
+
+
+cdef void eq_dfs(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo, uint64_t hi,
+                 uint64_t path, int depth, uint32_t allowed) noexcept nogil:
+    """All plays of ``st.n_dice`` equal dice with sources in non-increasing order.
 
     With equal dice a play is a multiset of steps, and each multiset leads to
     its own end position; its non-increasing order is legal whenever any
     order is, and is the first in canonical order (RULES §3.8). So every end
     is generated exactly once, with its canonical steps, and in canonical
-    order: no de-duplication is needed.
+    order: no de-duplication is needed. The position is the mover's occupancy
+    ``mask`` and its packed key; ``path`` the packed steps so far;
+    ``allowed`` the points at or below the previous step's source.
     """
-    cdef uint32_t sources = g.mask & (((<uint32_t>1) << max_from) - 1)
-    cdef int frm
-    cdef bint played = False
+    cdef int die = st.die, frm
+    cdef uint32_t sources = mask & st.open_d, bit, child
+    cdef uint64_t steps
+    if st.bear_off:
+        sources = movable(mask, st.open_d, die)
+    sources &= allowed
+    if not sources:
+        sink_record(s, lo, hi, depth, depth, False, path)
+        return
+    if depth + 1 == st.n_dice and not (st.bear_off and (mask & (mask - 1)) == 0):
+        # The last die, and the last checker cannot go off: every source
+        # gives an end of the full length.
+        eq_leaves(s, st, sources, lo, hi, path | ((<uint64_t>die) << (16 * depth + 8)), depth)
+        return
+    path |= (<uint64_t>die) << (16 * depth + 8)
     while sources:
         frm = bit_length(sources)
-        sources &= ~((<uint32_t>1) << (frm - 1))
-        if not gen_can_step(g, frm, die):
-            continue
-        played = True
-        gen_do(g, frm, die)
-        g.path[depth].frm = frm
-        g.path[depth].die = die
-        if g.off == N_CHECKERS:
-            gen_record(g, depth + 1, n_dice, True, False)    # RULES §3.3
-        elif depth + 1 == n_dice:
-            gen_record(g, depth + 1, n_dice, False, False)
+        bit = (<uint32_t>1) << (frm - 1)
+        sources &= ~bit
+        child = mask | st.lands[frm]
+        if nibble(lo, hi, frm) == 1:
+            child &= ~bit
+        steps = path | ((<uint64_t>frm) << (16 * depth))
+        if not child:
+            sink_record(s, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, st.n_dice, True,
+                        steps)    # RULES §3.3
+        elif depth + 1 == st.n_dice:
+            sink_record(s, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, st.n_dice, False,
+                        steps)
         else:
-            gen_equal_dice(g, die, n_dice, depth + 1, frm)
-        gen_undo(g, frm, die)
-    if not played:
-        gen_record(g, depth, depth, False, False)
+            eq_dfs(s, st, child, lo + st.dlo[frm], hi + st.dhi[frm], steps, depth + 1,
+                   (bit << 1) - 1)
+
+
+# ---------------------------------------------------------------------------
+# Two different dice
+# ---------------------------------------------------------------------------
+
+cdef inline bint no_bear_off_in_two(uint32_t mask, uint64_t lo, uint64_t hi) noexcept nogil:
+    """Two or more checkers outside the home board: neither of the next two
+    steps can bear off (RULES §2.3), nor end the game."""
+    cdef uint32_t outside = mask & ~(<uint32_t>HOME_BITS)
+    return (outside & (outside - 1)) != 0 or (
+        outside != 0 and nibble(lo, hi, bit_length(outside)) >= 2)
+
+
+cdef inline int two_seconds(StageEnd* out, int n, int capacity, uint32_t second, uint64_t lo,
+                            uint64_t hi, uint64_t steps, const uint64_t* dlo,
+                            const uint64_t* dhi) noexcept nogil:
+    """Append one end per second source (two steps, no game end); the new count, or -1."""
+    cdef int frm2
+    cdef StageEnd* e = out + n
+    if capacity - n < N_POINTS:
+        while second:
+            frm2 = bit_length(second)
+            second &= ~((<uint32_t>1) << (frm2 - 1))
+            if n >= capacity:
+                return -1
+            put_end(&out[n], lo + dlo[frm2], hi + dhi[frm2], 2, False,
+                    steps | ((<uint64_t>frm2) << 16))
+            n += 1
+        return n
+    while second:
+        frm2 = bit_length(second)
+        second &= ~((<uint32_t>1) << (frm2 - 1))
+        put_end(e, lo + dlo[frm2], hi + dhi[frm2], 2, False, steps | ((<uint64_t>frm2) << 16))
+        e += 1
+    return <int>(e - out)
+
+
+cdef int two_dice_no_bear_off(uint32_t mask, uint32_t blocked, uint64_t lo, uint64_t hi,
+                              int high, int low, StageEnd* out, int capacity,
+                              int* playable) noexcept nogil:
+    """The ends of two different dice when no step can bear off, in canonical order.
+
+    With two or more checkers outside the home board a step is legal exactly
+    when its source holds a checker and its target is open, whatever was
+    played before (RULES §2.2-2.3). The plays are visited in canonical order
+    (RULES §3.8): first steps from the highest point down, the larger die
+    first; second steps from the highest point down. A second step from a
+    point above the first's source (or from the same point with the larger
+    die after the smaller) reaches an end whose other order comes first, so
+    the second sources are limited to the points at or below the first's
+    (below, after the smaller die). Two plays that are left reach the same
+    end only when one checker moves with both dice: (F, high) then
+    (F - high, low), and (F, low) then (F - low, high); the second of these
+    is dropped when the first is legal. Every other play moves a different
+    set of checkers, so the ends come out distinct, with their canonical
+    steps and in canonical order, with no hash. Returns the number of ends
+    (none when nothing moves), or -1 if ``capacity`` is too small.
+    """
+    cdef uint32_t open_h = open_from(blocked, high), open_l = open_from(blocked, low)
+    cdef uint32_t move_h = mask & open_h, move_l = mask & open_l
+    cdef uint32_t first = move_h | move_l, bit, rest, second
+    cdef const uint64_t* hlo = DELTA_LO[high]
+    cdef const uint64_t* hhi = DELTA_HI[high]
+    cdef const uint64_t* llo = DELTA_LO[low]
+    cdef const uint64_t* lhi = DELTA_HI[low]
+    cdef uint64_t steps_h = packed_step(0, 0, high) | packed_step(1, 0, low)
+    cdef uint64_t steps_l = packed_step(0, 0, low) | packed_step(1, 0, high)
+    cdef int frm, die, n = 0
+    while first:
+        frm = bit_length(first)
+        bit = (<uint32_t>1) << (frm - 1)
+        first &= ~bit
+        rest = mask
+        if nibble(lo, hi, frm) == 1:
+            rest &= ~bit
+        if move_h & bit:
+            second = (rest | LANDS[high][frm]) & open_l & ((bit << 1) - 1)
+            n = two_seconds(out, n, capacity, second, lo + hlo[frm], hi + hhi[frm],
+                            steps_h | <uint64_t>frm, llo, lhi)
+            if n < 0:
+                return -1
+        if move_l & bit:
+            second = (rest | LANDS[low][frm]) & open_h & (bit - 1)
+            if move_h & bit:
+                # (F, high), (F - high, low) reached the end of (F, low), (F - low, high)
+                second &= ~LANDS[low][frm]
+            n = two_seconds(out, n, capacity, second, lo + llo[frm], hi + lhi[frm],
+                            steps_l | <uint64_t>frm, hlo, hhi)
+            if n < 0:
+                return -1
+    if n:
+        playable[0] = 2
+        return n
+    # RULES §3.5: only one die can be played; the larger one if it can.
+    first = move_h
+    die = high
+    if not first:
+        first = move_l
+        die = low
+    playable[0] = 1 if first else 0
+    while first:
+        frm = bit_length(first)
+        first &= ~((<uint32_t>1) << (frm - 1))
+        if n >= capacity:
+            return -1
+        put_end(&out[n], lo + DELTA_LO[die][frm], hi + DELTA_HI[die][frm], 1, False,
+                packed_step(0, frm, die))
+        n += 1
+    return n
+
+
+# The stage of two different dice in general (bearing off possible): a
+# de-duplicating sink.
+ctypedef struct TwoSink:
+    Sink s
+    uint16_t slots[256]   # index + 1 into out, 0 free
+
+
+cdef inline void two_record(TwoSink* t, uint64_t lo, uint64_t hi, int n_steps, int effective,
+                            bint ends_game, uint64_t steps) noexcept nogil:
+    """sink_record for plays that may reach an end found before: plays arrive
+    in canonical order (RULES §3.8), so the first play that reaches an end
+    carries its canonical steps; later ones are dropped."""
+    cdef Sink* s = &t.s
+    cdef int i
+    cdef uint32_t h = 0
+    cdef uint16_t slot
+    if effective < s.best:
+        return
+    if effective > s.best:
+        s.best = effective
+        s.n = 0
+        memset(t.slots, 0, sizeof(t.slots))
+    if s.n < 192:
+        # open addressing on the exact key; the table holds the first 192 ends
+        h = <uint32_t>(((lo ^ (hi << 7)) * <uint64_t>0x9E3779B97F4A7C15ULL) >> 56)
+        while True:
+            slot = t.slots[h]
+            if slot == 0:
+                break
+            if s.out[slot - 1].key.lo == lo and s.out[slot - 1].key.hi == hi:
+                return
+            h = (h + 1) & 255
+    else:
+        for i in range(s.n):
+            if s.out[i].key.lo == lo and s.out[i].key.hi == hi:
+                return
+    if s.n >= s.capacity:
+        s.overflow = 1
+        return
+    if s.n < 192:
+        t.slots[h] = s.n + 1
+    put_end(&s.out[s.n], lo, hi, n_steps, ends_game, steps)
+    s.n += 1
+
+
+cdef inline uint32_t step_mask(uint32_t mask, uint64_t lo, uint64_t hi, int frm,
+                               int die) noexcept nogil:
+    """The occupancy after the step (frm, die)."""
+    if nibble(lo, hi, frm) == 1:
+        mask &= ~((<uint32_t>1) << (frm - 1))
+    if frm > die:
+        mask |= (<uint32_t>1) << (frm - die - 1)
+    return mask
+
+
+cdef void two_dice_general(TwoSink* t, uint32_t mask, uint32_t blocked, uint64_t lo,
+                           uint64_t hi, int high, int low) noexcept nogil:
+    """All plays of two different dice, in canonical order (RULES §3.2-3.5)."""
+    cdef uint32_t open_d[2]
+    cdef uint32_t first = mask, second, mask1
+    cdef uint64_t lo1, hi1, step1
+    cdef int frm, frm2, k, die, other
+    cdef bint moves
+    open_d[0] = open_from(blocked, high)
+    open_d[1] = open_from(blocked, low)
+    while first:
+        frm = bit_length(first)
+        first &= ~((<uint32_t>1) << (frm - 1))
+        for k in range(2):
+            die = high if k == 0 else low
+            other = low if k == 0 else high
+            if not (movable(mask, open_d[k], die) >> (frm - 1)) & 1:
+                continue
+            mask1 = step_mask(mask, lo, hi, frm, die)
+            lo1 = lo - UNIT_LO[frm] + UNIT_LO[frm - die if frm > die else 0]
+            hi1 = hi - UNIT_HI[frm] + UNIT_HI[frm - die if frm > die else 0]
+            step1 = packed_step(0, frm, die)
+            if not mask1:
+                # RULES §3.3: the 15th checker off completes the play.
+                two_record(t, lo1, hi1, 1, 2, True, step1)
+                continue
+            second = movable(mask1, open_d[1 - k], other)
+            moves = second != 0
+            while second:
+                frm2 = bit_length(second)
+                second &= ~((<uint32_t>1) << (frm2 - 1))
+                # Two independent steps onto the board (the second not the
+                # first's checker): their other order reaches the same end,
+                # and when it comes first in canonical order it was visited
+                # already (RULES §3.8): skip this one.
+                if (frm - die >= 1 and frm2 - other >= 1 and frm2 != frm - die
+                        and (frm2 > frm or (frm2 == frm and other > die))):
+                    continue
+                two_record(t, lo1 - UNIT_LO[frm2] + UNIT_LO[frm2 - other if frm2 > other else 0],
+                           hi1 - UNIT_HI[frm2] + UNIT_HI[frm2 - other if frm2 > other else 0],
+                           2, 2, step_mask(mask1, lo1, hi1, frm2, other) == 0,
+                           step1 | packed_step(1, frm2, other))
+            if not moves:
+                two_record(t, lo1, hi1, 1, 1, False, step1)
+
+
+# ---------------------------------------------------------------------------
+# One stage
+# ---------------------------------------------------------------------------
+
+cdef int stage_generate_key(Key96 key, uint32_t mine, uint32_t blocked, const uint8_t* dice,
+                            int n_dice, StageEnd* out, int capacity, int* n_ends,
+                            int* playable) noexcept nogil:
+    """stage_generate on the mover's packed key, its occupancy ``mine`` and the
+    points the opponent holds in the mover's numbering (``blocked``)."""
+    cdef Sink s
+    cdef EqStage eq
+    cdef TwoSink* t
+    cdef TwoSink two
+    cdef int i, kept, n
+    cdef uint64_t lo = key.lo, hi = key.hi
+    if mine and n_dice == 2 and dice[0] != dice[1]:
+        if no_bear_off_in_two(mine, lo, hi):
+            n = two_dice_no_bear_off(mine, blocked, lo, hi, dice[0], dice[1], out, capacity,
+                                     playable)
+            if n < 0 or capacity < 1:
+                n_ends[0] = 0
+                return -1
+            if n == 0:
+                put_end(out, lo, hi, 0, False, 0)    # RULES §3.6: the empty play
+                n = 1
+            n_ends[0] = n
+            return 0
+        t = &two
+        t.s.out = out
+        t.s.capacity = capacity
+        t.s.n = 0
+        t.s.best = 0
+        t.s.overflow = 0
+        memset(t.slots, 0, sizeof(t.slots))
+        two_dice_general(t, mine, blocked, lo, hi, dice[0], dice[1])
+        if t.s.best == 1:
+            # RULES §3.5: only one die can be played; the larger one if it can.
+            kept = 0
+            for i in range(t.s.n):
+                if out[i].steps[0].die == dice[0]:
+                    out[kept] = out[i]
+                    kept += 1
+            if kept:
+                t.s.n = kept
+        s = t.s
+    else:
+        s.out = out
+        s.capacity = capacity
+        s.n = 0
+        s.best = 0
+        s.overflow = 0
+        if mine:
+            eq.die = dice[0]
+            eq.n_dice = n_dice
+            eq.open_d = open_from(blocked, dice[0])
+            eq.bear_off = key_outside(lo, hi) < n_dice
+            eq.dlo = DELTA_LO[dice[0]]
+            eq.dhi = DELTA_HI[dice[0]]
+            eq.lands = LANDS[dice[0]]
+            if eq.bear_off or n_dice == 1:
+                eq_dfs(&s, &eq, mine, lo, hi, 0, 0, BOARD_BITS)
+            else:
+                eq_no_bear_off(&s, &eq, mine, lo, hi, 0, 0, BOARD_BITS)
+    if s.n == 0:
+        sink_record(&s, lo, hi, 0, 0, False, 0)    # RULES §3.6: the empty play
+    n_ends[0] = s.n
+    playable[0] = s.best
+    return -1 if s.overflow else 0
 
 
 cdef int stage_generate(const Pos* p, int seat, const uint8_t* dice, int n_dice,
@@ -440,43 +823,11 @@ cdef int stage_generate(const Pos* p, int seat, const uint8_t* dice, int n_dice,
     """Enumerate the distinct ends of one stage (RULES §3) into ``out``.
 
     ``dice`` is a valid stage: two different dice (larger first) or one to
-    four equal dice. Returns 0, or -1 when ``capacity`` is too small.
+    four equal dice. Returns 0, or -1 when ``capacity`` is too small. The
+    step bytes of an end past its ``n_steps`` are zero.
     """
-    cdef Gen g
-    cdef int q, i, kept
-    for q in range(25):
-        g.c[q] = p.cnt[seat][q]
-    g.mask = p.occ[seat]
-    g.blocked = rotate12(p.occ[1 - seat])
-    g.off = p.off[seat]
-    cdef Key96 key = pos_mover_key(p, seat)
-    g.klo = key.lo
-    g.khi = key.hi
-    g.out = out
-    g.capacity = capacity
-    g.n = 0
-    g.best = 0
-    g.overflow = 0
-    if g.off < N_CHECKERS:
-        if n_dice == 2 and dice[0] != dice[1]:
-            memset(g.slots, 0, sizeof(g.slots))
-            gen_two_dice(&g, dice[0], dice[1])
-            if g.best == 1:
-                # RULES §3.5: only one die can be played; the larger one if it can.
-                kept = 0
-                for i in range(g.n):
-                    if out[i].steps[0].die == dice[0]:
-                        out[kept] = out[i]
-                        kept += 1
-                if kept:
-                    g.n = kept
-        else:
-            gen_equal_dice(&g, dice[0], n_dice, 0, 24)
-    if g.n == 0:
-        gen_record(&g, 0, 0, False, False)    # RULES §3.6: the empty play
-    n_ends[0] = g.n
-    playable[0] = g.best
-    return -1 if g.overflow else 0
+    return stage_generate_key(pos_mover_key(p, seat), p.occ[seat], rotate12(p.occ[1 - seat]),
+                              dice, n_dice, out, capacity, n_ends, playable)
 
 
 # ---------------------------------------------------------------------------
@@ -1066,15 +1417,17 @@ cdef void keyset_free(KeySet* s) noexcept nogil:
     s.size = 0
 
 
-cdef inline void keyset_place(uint64_t* slots, Py_ssize_t mask, uint64_t a, uint64_t b) noexcept nogil:
-    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b) & <uint64_t>mask)
+cdef inline void keyset_place(uint64_t* slots, Py_ssize_t mask, uint64_t a, uint64_t b,
+                              uint64_t hashed) noexcept nogil:
+    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b & hashed) & <uint64_t>mask)
     while slots[2 * h + 1] != EMPTY_K1:
         h = (h + 1) & mask
     slots[2 * h] = a
     slots[2 * h + 1] = b
 
 
-cdef int keyset_grow(KeySet* s) noexcept nogil:
+cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil:
+    """Double the table; ``hashed``: the bits of k1 the table hashes (see keyset_add_max)."""
     cdef Py_ssize_t old_slots = s.mask + 1, slots = 2 * old_slots, i
     cdef uint64_t* fresh = <uint64_t*>pool_take(s.pool, 2 * slots * sizeof(uint64_t))
     if fresh == NULL:
@@ -1083,7 +1436,7 @@ cdef int keyset_grow(KeySet* s) noexcept nogil:
         fresh[2 * i + 1] = EMPTY_K1
     for i in range(old_slots):
         if s.slots[2 * i + 1] != EMPTY_K1:
-            keyset_place(fresh, slots - 1, s.slots[2 * i], s.slots[2 * i + 1])
+            keyset_place(fresh, slots - 1, s.slots[2 * i], s.slots[2 * i + 1], hashed)
     pool_give(s.pool, s.slots, 2 * old_slots * sizeof(uint64_t))
     s.slots = fresh
     s.mask = slots - 1
@@ -1105,7 +1458,34 @@ cdef inline int keyset_add(KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
     slot[1] = b
     s.size += 1
     if 2 * s.size > s.mask + 1:
-        if keyset_grow(s):
+        if keyset_grow(s, EMPTY_K1):
+            return -1
+    return 1
+
+
+cdef uint64_t LOW32 = <uint64_t>0xFFFFFFFFULL
+
+
+cdef inline int keyset_add_max(KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
+    """Insert the key (a, low 32 bits of b) carrying the high bits of b as a
+    value; an equal key keeps the larger value. 1 if new, 0 if already there,
+    -1 when out of memory. A table is used with this or with keyset_add, not both."""
+    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b & LOW32) & <uint64_t>s.mask)
+    cdef uint64_t* slot
+    while True:
+        slot = s.slots + 2 * h
+        if slot[1] == EMPTY_K1:
+            break
+        if slot[0] == a and (slot[1] & LOW32) == (b & LOW32):
+            if b > slot[1]:
+                slot[1] = b
+            return 0
+        h = (h + 1) & s.mask
+    slot[0] = a
+    slot[1] = b
+    s.size += 1
+    if 2 * s.size > s.mask + 1:
+        if keyset_grow(s, LOW32):
             return -1
     return 1
 
@@ -1183,6 +1563,29 @@ cdef int gen_max_steps(Gen* g, int die, int count, int depth, int max_from) noex
     return best
 
 
+cdef int max_steps_no_bear_off(uint32_t mine, uint64_t lo, uint64_t hi, uint32_t blocked,
+                               int die, int count) noexcept nogil:
+    """gen_max_steps when no step of the ``count`` dice can bear off (``count``
+    or more checkers outside the home board): then the checkers do not
+    interfere (RULES §2.2: only the opponent blocks), and a checker on p can
+    step as long as p - d, p - 2d, ... are open, so the dice that can be
+    played are the sum of those runs over the checkers, at most ``count``."""
+    cdef uint32_t open_d = open_from(blocked, die), sources = mine & open_d
+    cdef int frm, run, q, total = 0
+    while sources:
+        frm = bit_length(sources)
+        sources &= ~((<uint32_t>1) << (frm - 1))
+        run = 1
+        q = frm - die
+        while run < count and (open_d >> (q - 1)) & 1:
+            run += 1
+            q -= die
+        total += run * nibble(lo, hi, frm)
+        if total >= count:
+            return count
+    return total
+
+
 cdef enum:
     BATCH = 64
 
@@ -1204,21 +1607,17 @@ cdef int flush_batch(KeySet** tables, uint64_t* k0, uint64_t* k1, uint8_t* which
     cdef Py_ssize_t h
     for j in range(n):
         t = tables[which[j]]
-        h = <Py_ssize_t>(key_hash(k0[j], k1[j]) & <uint64_t>t.mask)
+        h = <Py_ssize_t>(key_hash(k0[j], k1[j] & (LOW32 if which[j] == 0 else EMPTY_K1))
+                         & <uint64_t>t.mask)
         prefetch(t.slots + 2 * h)
     for j in range(n):
-        if keyset_add(tables[which[j]], k0[j], k1[j]) < 0:
+        if which[j] == 0:
+            # a step layer of chain_layers: the value is the step's source
+            if keyset_add_max(tables[0], k0[j], k1[j]) < 0:
+                return -1
+        elif keyset_add(tables[which[j]], k0[j], k1[j]) < 0:
             return -1
     return 0
-
-
-cdef uint64_t UNIT_LO[25]
-cdef uint64_t UNIT_HI[25]
-for _p in range(1, 25):
-    UNIT_LO[_p] = (<uint64_t>1) << (4 * (_p - 1)) if _p <= 16 else 0
-    UNIT_HI[_p] = (<uint64_t>1) << (4 * (_p - 17)) if _p > 16 else 0
-UNIT_LO[0] = 0
-UNIT_HI[0] = 0
 
 
 cdef inline uint32_t nibble_flags16(uint64_t x) noexcept nogil:
@@ -1259,6 +1658,7 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
     cdef uint64_t over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
     cdef uint64_t done_tag = make_tag(STOP_COMPLETE, sink.number, sink.count) << 32
     cdef int depth = sink.steps
+    cdef uint32_t open_d = open_from(blocked, die)
     if sink.stalls:
         done_tag = make_tag(STOP_STALLED, sink.number, sink.steps) << 32
     tables[1] = sink.following
@@ -1278,7 +1678,15 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
             mine = key_occupancy(klo, khi)
             all_home = not (mine & ~(<uint32_t>HOME_BITS))
             highest = bit_length(mine)
-            sources = mine
+            # only the sources that can step (movable), to skip the blocked ones
+            sources = mine & open_d
+            if all_home:
+                sources = movable(mine, open_d, die)
+            if k:
+                # Sources in non-increasing order, as in eq_dfs: at or below
+                # the previous step's source (the largest over the plays
+                # merged into this position, so no play is lost).
+                sources &= ((<uint32_t>2) << (layer.slots[2 * i + 1] >> 32)) - 1
             while sources:
                 frm = bit_length(sources)
                 sources &= ~((<uint32_t>1) << (frm - 1))
@@ -1300,7 +1708,7 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
                     b1[n_batch] = child_hi | over_tag
                     which[n_batch] = 2
                 elif k + 1 < depth:
-                    b1[n_batch] = child_hi
+                    b1[n_batch] = child_hi | ((<uint64_t>frm - 1) << 32)
                     which[n_batch] = 0
                 elif sink.last_stage or sink.stalls:
                     b1[n_batch] = child_hi | done_tag
@@ -1355,7 +1763,8 @@ cdef void key_dfs(KeyDFS* st, uint64_t klo, uint64_t khi, uint32_t mine, int dep
     """The plays of one position's stage of equal dice, sources in non-increasing
     order (each end once, as in gen_equal_dice), on the packed key; the ends go
     into the batch."""
-    cdef uint32_t sources = mine & (((<uint32_t>1) << max_from) - 1)
+    cdef uint32_t sources = movable(mine, open_from(st.blocked, st.die), st.die) & (
+        ((<uint32_t>1) << max_from) - 1)
     cdef uint32_t child_mine, bit
     cdef uint64_t child_lo, child_hi
     cdef int frm, target
@@ -1479,8 +1888,12 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                 continue
             key.lo = frontier.slots[2 * i]
             key.hi = <uint32_t>frontier.slots[2 * i + 1]
-            gen_load(&g, key, blocked)
-            playable = gen_max_steps(&g, n, count, 0, 24)
+            if key_outside(key.lo, key.hi) >= count:
+                playable = max_steps_no_bear_off(key_occupancy(key.lo, key.hi), key.lo, key.hi,
+                                                 blocked, n, count)
+            else:
+                gen_load(&g, key, blocked)
+                playable = gen_max_steps(&g, n, count, 0, 24)
             if playable > 0:
                 added = keyset_add(&groups[playable], key.lo, key.hi)
             elif is_chain:
