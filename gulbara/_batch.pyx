@@ -38,15 +38,15 @@ from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONT
 
 from gulbara._types cimport Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS, MAX_STAGE_DICE
 from gulbara._movegen cimport stage_generate_key
+from gulbara._rows cimport read_board, BAD_SEAT, BAD_POINT, BAD_OFF, BAD_TOTAL
 
 import numpy as np
 
 # Problems a row can have; gulbara.batch maps them to messages and error classes.
 cdef enum:
-    BAD_SEAT = 1         # seat not 0 or 1                       (detail: -)
-    BAD_POINT = 2        # a point holds more than 15 checkers   (detail: point 1..24)
-    BAD_OFF = 3          # a borne-off count above 15            (detail: seat)
-    BAD_TOTAL = 4        # board + borne off != 15 for a side    (detail: seat)
+    # BAD_SEAT = 1, BAD_POINT = 2, BAD_OFF = 3, BAD_TOTAL = 4 of _rows.pxd: seat not 0
+    # or 1 (detail: -), a point holds more than 15 checkers (detail: point 1..24), a
+    # borne-off count above 15 (detail: seat), board + borne off != 15 (detail: seat)
     BAD_DIE = 5          # a die above 6                         (detail: column)
     BAD_NO_DICE = 6      # no die in the row                     (detail: -)
     BAD_GAP = 7          # a die after a zero                    (detail: column)
@@ -78,52 +78,14 @@ cdef inline int read_row(const int8_t* board, const uint8_t* off, bint derive_of
                          const uint8_t* dice_row, Pos* p, uint8_t* dice, int* n_dice,
                          int* detail) noexcept nogil:
     """Check one request (RULES §1.1, §3.1, §9.1) and read it; 0 or a BAD_* code."""
-    cdef int q, v, k, n, total0 = 0, total1 = 0
+    cdef int k, n, err
     cdef uint8_t a
-    detail[0] = 0
     if seat != 0 and seat != 1:
+        detail[0] = 0
         return BAD_SEAT
-    memset(p, 0, sizeof(Pos))
-    for q in range(1, 25):
-        v = board[q - 1]
-        if v > 0:
-            if v > N_CHECKERS:
-                detail[0] = q
-                return BAD_POINT
-            p.cnt[0][q] = v
-            p.occ[0] |= (<uint32_t>1) << (q - 1)
-            total0 += v
-        elif v < 0:
-            if v < -N_CHECKERS:
-                detail[0] = q
-                return BAD_POINT
-            # Black's own point of White's q (RULES §1.3)
-            k = ((q + 11) % 24) + 1
-            p.cnt[1][k] = -v
-            p.occ[1] |= (<uint32_t>1) << (k - 1)
-            total1 += -v
-    if derive_off:
-        if total0 > N_CHECKERS:
-            detail[0] = 0
-            return BAD_TOTAL
-        if total1 > N_CHECKERS:
-            detail[0] = 1
-            return BAD_TOTAL
-        p.off[0] = N_CHECKERS - total0
-        p.off[1] = N_CHECKERS - total1
-    else:
-        for k in range(2):
-            if off[k] > N_CHECKERS:
-                detail[0] = k
-                return BAD_OFF
-        if total0 + off[0] != N_CHECKERS:
-            detail[0] = 0
-            return BAD_TOTAL
-        if total1 + off[1] != N_CHECKERS:
-            detail[0] = 1
-            return BAD_TOTAL
-        p.off[0] = off[0]
-        p.off[1] = off[1]
+    err = read_board(board, off, derive_off, p, detail)
+    if err:
+        return err
     # Dice: the leading non-zero columns, then zeros only.
     n = 0
     for k in range(MAX_STAGE_DICE):

@@ -17,6 +17,7 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 
+from gulbara._bits cimport bit_length, popcount
 from gulbara._types cimport (Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS,
                              MAX_STAGE_DICE, HOME_BITS, BOARD_BITS)
 
@@ -24,22 +25,6 @@ from operator import index as _index
 
 from gulbara.errors import (InvalidPositionError, InvalidSeatError,
                             InvalidDiceError, IllegalPlayError, EnumerationLimitError)
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    static inline int gulbara_bit_length(unsigned int m) {
-        return m ? 32 - __builtin_clz(m) : 0;
-    }
-    #else
-    static inline int gulbara_bit_length(unsigned int m) {
-        int n = 0;
-        while (m) { m >>= 1; n++; }
-        return n;
-    }
-    #endif
-    """
-    int bit_length "gulbara_bit_length"(unsigned int m) noexcept nogil
 
 cdef extern from *:
     """

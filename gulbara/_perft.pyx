@@ -40,6 +40,7 @@ from libc.stdint cimport uint8_t, int8_t, int32_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
+from gulbara._bits cimport bit_length, popcount
 from gulbara._types cimport Pos, StageEnd, N_CHECKERS, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS
 from gulbara._movegen cimport stage_generate, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
@@ -47,34 +48,6 @@ from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE
                              read_game, state_code)
 
 from gulbara import _movegen
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    static inline int gulbara_perft_bit_length(unsigned int m) {
-        return m ? 32 - __builtin_clz(m) : 0;
-    }
-    #else
-    static inline int gulbara_perft_bit_length(unsigned int m) {
-        int n = 0;
-        while (m) { m >>= 1; n++; }
-        return n;
-    }
-    #endif
-    """
-    int bit_length "gulbara_perft_bit_length"(unsigned int m) noexcept nogil
-
-cdef extern from *:
-    """
-    /* __builtin_popcount is a libgcc call without -mpopcnt; this is inline. */
-    static inline int gulbara_perft_popcount(unsigned int m) {
-        m = m - ((m >> 1) & 0x55555555u);
-        m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
-        return (int)((((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
-    }
-    """
-    int popcount "gulbara_perft_popcount"(unsigned int m) noexcept nogil
-
 
 cdef enum:
     # Ends one stage can have (see _movegen's STAGE_CAPACITY: at most

@@ -28,6 +28,7 @@ in full (0..6) into a histogram.
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
 
+from gulbara._bits cimport bit_length, popcount
 from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS
 from gulbara._movegen cimport stage_generate, pos_set_mover_key, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
@@ -36,29 +37,6 @@ from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE
 from gulbara._encode cimport encode_pos, BOARD_FEATURES
 
 import numpy as np
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    static inline int gulbara_selfplay_bit_length(unsigned int m) {
-        return m ? 32 - __builtin_clz(m) : 0;
-    }
-    #else
-    static inline int gulbara_selfplay_bit_length(unsigned int m) {
-        int n = 0;
-        while (m) { m >>= 1; n++; }
-        return n;
-    }
-    #endif
-    static inline int gulbara_selfplay_popcount(unsigned int m) {
-        m = m - ((m >> 1) & 0x55555555u);
-        m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
-        return (int)((((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
-    }
-    """
-    int bit_length "gulbara_selfplay_bit_length"(unsigned int m) noexcept nogil
-    int popcount "gulbara_selfplay_popcount"(unsigned int m) noexcept nogil
-
 
 cdef enum:
     STAGE_CAPACITY = 17600     # ends one stage can have (_movegen's bound)

@@ -1,0 +1,29 @@
+# cython: language_level=3
+"""Bit helpers on 32-bit masks, inline C shared by the compiled modules."""
+
+cdef extern from *:
+    """
+    #ifndef GULBARA_BITS_DEFINED
+    #define GULBARA_BITS_DEFINED
+    #if defined(__GNUC__) || defined(__clang__)
+    static inline int gulbara_bit_length(unsigned int m) {
+        return m ? 32 - __builtin_clz(m) : 0;
+    }
+    #else
+    static inline int gulbara_bit_length(unsigned int m) {
+        int n = 0;
+        while (m) { m >>= 1; n++; }
+        return n;
+    }
+    #endif
+    /* __builtin_popcount is a libgcc call without -mpopcnt; this is inline. */
+    static inline int gulbara_popcount(unsigned int m) {
+        m = m - ((m >> 1) & 0x55555555u);
+        m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+        return (int)((((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+    }
+    #endif
+    """
+    # the number of bits needed for m: the highest set bit's index + 1 (0 for 0)
+    int bit_length "gulbara_bit_length"(unsigned int m) noexcept nogil
+    int popcount "gulbara_popcount"(unsigned int m) noexcept nogil
