@@ -36,7 +36,7 @@ again); :meth:`gulbara.Game.roll_opening` then starts the higher die.
 """
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
@@ -46,8 +46,8 @@ from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
 from gulbara.errors import GulBaraError
 from gulbara.play import Play, StageEnds
 
-__all__ = ["expectimax", "SearchResult", "race_evaluator", "chance_outcomes",
-           "Evaluator"]
+__all__ = ["expectimax", "SearchResult", "heuristic_evaluator", "HeuristicWeights",
+           "race_evaluator", "chance_outcomes", "Evaluator"]
 
 #: ``evaluate(features N x 196 float32) -> N values`` in ``[-2, 2]``, each for the player
 #: who just played the stage that left the afterstate.
@@ -145,6 +145,146 @@ def race_evaluator(features: np.ndarray) -> np.ndarray:
 _POINTS = np.arange(1, 25, dtype=np.float32)
 # Column q - 1 of a side's 24 points read in the other side's numbering.
 _OTHER = np.array([(q + 11) % 24 for q in range(1, 25)])
+
+
+@dataclass(frozen=True)
+class HeuristicWeights:
+    """The weights of :func:`heuristic_evaluator`, in the greedy heuristic's units.
+
+    A side's score (:func:`gulbara.bots.greedy_score` plus two terms) is, in its
+    own numbering::
+
+        - pips    x its pip count
+        + held    x points it holds (a single checker holds a point, RULES §2.2)
+        + blocks  x held points in front of the opponent's rearmost checker
+        + prime   x the longest run of such points
+        + home    x checkers on points 1..6 or borne off
+        + off     x checkers borne off
+        + trap    x the sum over the opponent's checkers of (its points among
+                    the six in front of that checker / 6) squared
+
+    ``tempo`` is the pips a roll is worth to the side on roll (the opponent,
+    after the mover's play), ``scale`` the score difference that moves the
+    win probability from 50% to about 73%, ``mars`` the weight of the mars
+    estimate (0: a win is one point) and ``mars_scale`` its spread in pips.
+
+    >>> HeuristicWeights(trap=0.0).trap
+    0.0
+    """
+
+    pips: float = 4.0
+    held: float = 3.0
+    blocks: float = 4.0
+    prime: float = 6.0
+    home: float = 2.0
+    off: float = 2.0
+    trap: float = 0.0
+    tempo: float = 9.0
+    scale: float = 40.0
+    mars: float = 1.0
+    mars_scale: float = 12.0
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"HeuristicWeights.{field.name} must be a number, "
+                                f"not {type(value).__name__}")
+            if not np.isfinite(value):
+                raise ValueError(f"HeuristicWeights.{field.name} must be finite, got {value}")
+        for name in ("scale", "mars_scale"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"HeuristicWeights.{name} must be > 0, got {getattr(self, name)}")
+        if not 0 <= self.mars <= 1:
+            raise ValueError(f"HeuristicWeights.mars must be in [0, 1], got {self.mars}")
+
+
+_DEFAULT_WEIGHTS = HeuristicWeights()
+_HOME_DISTANCE = np.maximum(np.arange(1, 25, dtype=np.float32) - 6, 0)   # pips to home, per point
+_FRONT_FROM = np.maximum(np.arange(24) - 6, 0)      # point q sees points max(q-6, 1)..q-1
+
+
+def _counts(units: np.ndarray) -> np.ndarray:
+    """Checker counts on points 1..24 from the four units of each point: ``n = u1+u2+u3+12*u4``."""
+    u = units.reshape(len(units), 24, 4)
+    return u[:, :, 0] + u[:, :, 1] + u[:, :, 2] + 12.0 * u[:, :, 3]
+
+
+def _side_score(mine: np.ndarray, theirs: np.ndarray, off: np.ndarray,
+                w: HeuristicWeights) -> np.ndarray:
+    """A side's score (:class:`HeuristicWeights`) from its counts and the opponent's, own numberings."""
+    held = (mine > 0).astype(np.float32)
+    back = np.where(theirs > 0, _POINTS, 0.0).max(axis=1)      # their rearmost (0: none left)
+    # My point p is the opponent's point ((p + 11) mod 24) + 1 (RULES §1.3).
+    across = held[:, _OTHER]
+    ahead = across * (_POINTS < back[:, None])
+    run = np.zeros(len(mine), np.float32)
+    prime = np.zeros(len(mine), np.float32)
+    for q in range(24):
+        run = (run + 1.0) * ahead[:, q]
+        np.maximum(prime, run, out=prime)
+    # My points among the six in front of each of their points, by prefix sums.
+    sums = np.zeros((len(mine), 25), np.float32)
+    np.cumsum(across, axis=1, out=sums[:, 1:])
+    front = sums[:, :24] - sums[:, _FRONT_FROM]
+    trap = (theirs * front * front).sum(axis=1) / 36.0
+    home = off + mine[:, :6].sum(axis=1)
+    return (-w.pips * (mine @ _POINTS) + w.held * held.sum(axis=1) + w.blocks * ahead.sum(axis=1)
+            + w.prime * prime + w.home * home + w.off * off + w.trap * trap)
+
+
+def heuristic_evaluator(features: np.ndarray,
+                        weights: Optional[HeuristicWeights] = None) -> np.ndarray:
+    """The default evaluator: a greedy-like score of each side, the race and the mars chances.
+
+    From the board block (``docs/encoding.md``) it rebuilds both sides'
+    checker counts and scores each side as :class:`HeuristicWeights` says. With
+    ``d`` the mover's score minus the opponent's minus ``pips x tempo`` (the
+    opponent rolls next), the mover wins with probability
+    ``p = (1 + tanh(d / (2 scale))) / 2``, and the value is::
+
+        p (1 + mars x g) - (1 - p) (1 + mars x h)
+
+    in ``[-2, 2]``: ``g`` estimates that the mover, if it wins, marses (the
+    opponent has borne off none and needs more pips to bring every checker
+    home and bear one off than the mover needs to finish), a logistic of that
+    pip margin with spread ``mars_scale``; ``h`` the same for the opponent.
+    Swapping the two sides (the same position seen by the other player)
+    changes the sign up to the tempo term.
+
+    ``weights`` defaults to ``HeuristicWeights()``; bind others with
+    ``functools.partial(heuristic_evaluator, weights=...)``.
+
+    >>> from gulbara.encoding import encode_boards
+    >>> x = encode_boards(["G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0",
+    ...                    "G:3,3,3,3,3,,,,,,,,,,,,,,,,,,-15,|0,0|0,0"], 0)
+    >>> [round(float(v), 3) for v in heuristic_evaluator(x)]
+    [-0.342, 1.998]
+    """
+    x = np.asarray(features, dtype=np.float32)
+    if x.ndim != 2 or x.shape[1] < BOARD_FEATURES:
+        raise ValueError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
+    w = _DEFAULT_WEIGHTS if weights is None else weights
+    if not isinstance(w, HeuristicWeights):
+        raise TypeError(f"weights must be a HeuristicWeights, not {type(w).__name__}")
+    mine, theirs = _counts(x[:, 0:96]), _counts(x[:, 96:192])
+    mine_off, theirs_off = x[:, 192] * 15.0, x[:, 193] * 15.0
+    d = (_side_score(mine, theirs, mine_off, w) - _side_score(theirs, mine, theirs_off, w)
+         - w.pips * w.tempo)
+    p = 0.5 * (1.0 + np.tanh(d / (2.0 * w.scale)))
+    # A mars (RULES §7.1): the loser has borne off none and needs every checker home
+    # and one off (pips beyond its home board, plus one) before the winner finishes.
+    mine_pips, theirs_pips = mine @ _POINTS, theirs @ _POINTS
+    mine_first = mine @ _HOME_DISTANCE + 1.0
+    theirs_first = theirs @ _HOME_DISTANCE + 1.0
+    g = np.where(theirs_off == 0, _logistic((theirs_first - w.tempo - mine_pips) / w.mars_scale), 0.0)
+    h = np.where(mine_off == 0, _logistic((mine_first - theirs_pips + w.tempo) / w.mars_scale), 0.0)
+    value = p * (1.0 + w.mars * g) - (1.0 - p) * (1.0 + w.mars * h)
+    return np.clip(value, -2.0, 2.0)
+
+
+def _logistic(z: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
 def _terminal(game, white: bool) -> float:
@@ -336,7 +476,7 @@ def expectimax(game, depth: int, evaluate: Optional[Evaluator] = None, *,
     """Search ``game`` (a :class:`gulbara.Game` or ``Match``) ``depth`` decisions deep.
 
     ``evaluate`` scores afterstates (see the module docstring; default
-    :func:`race_evaluator`). The search deepens one decision at a time
+    :func:`heuristic_evaluator`). The search deepens one decision at a time
     (1, 2, ..., ``depth``); ``budget_nodes`` and ``budget_seconds`` stop it
     between or inside those iterations (depth 1 always completes), and the
     result is that of the deepest completed one, with ``cut=True``.
@@ -359,7 +499,7 @@ def expectimax(game, depth: int, evaluate: Optional[Evaluator] = None, *,
     if depth < 1:
         raise GulBaraError(f"depth must be >= 1, got {depth}")
     if evaluate is None:
-        evaluate = race_evaluator
+        evaluate = heuristic_evaluator
     if not callable(evaluate):
         raise TypeError(f"evaluate must be callable, not {type(evaluate).__name__}")
     _check_budget(budget_nodes, budget_seconds)
