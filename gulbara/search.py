@@ -202,35 +202,61 @@ class HeuristicWeights:
 _DEFAULT_WEIGHTS = HeuristicWeights()
 _HOME_DISTANCE = np.maximum(np.arange(1, 25, dtype=np.float32) - 6, 0)   # pips to home, per point
 _FRONT_FROM = np.maximum(np.arange(24) - 6, 0)      # point q sees points max(q-6, 1)..q-1
+_BITS = 2.0 ** np.arange(24)                        # point p is bit p - 1
+_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.float32)
+_LOW24 = (1 << 24) - 1
 
 
-def _counts(units: np.ndarray) -> np.ndarray:
-    """Checker counts on points 1..24 from the four units of each point: ``n = u1+u2+u3+12*u4``."""
-    u = units.reshape(len(units), 24, 4)
-    return u[:, :, 0] + u[:, :, 1] + u[:, :, 2] + 12.0 * u[:, :, 3]
+def _popcount(bits: np.ndarray) -> np.ndarray:
+    return _POPCOUNT[bits & 255] + _POPCOUNT[(bits >> 8) & 255] + _POPCOUNT[bits >> 16]
 
 
-def _side_score(mine: np.ndarray, theirs: np.ndarray, off: np.ndarray,
-                w: HeuristicWeights) -> np.ndarray:
-    """A side's score (:class:`HeuristicWeights`) from its counts and the opponent's, own numberings."""
-    held = (mine > 0).astype(np.float32)
-    back = np.where(theirs > 0, _POINTS, 0.0).max(axis=1)      # their rearmost (0: none left)
-    # My point p is the opponent's point ((p + 11) mod 24) + 1 (RULES §1.3).
-    across = held[:, _OTHER]
-    ahead = across * (_POINTS < back[:, None])
-    run = np.zeros(len(mine), np.float32)
-    prime = np.zeros(len(mine), np.float32)
-    for q in range(24):
-        run = (run + 1.0) * ahead[:, q]
-        np.maximum(prime, run, out=prime)
-    # My points among the six in front of each of their points, by prefix sums.
-    sums = np.zeros((len(mine), 25), np.float32)
-    np.cumsum(across, axis=1, out=sums[:, 1:])
-    front = sums[:, :24] - sums[:, _FRONT_FROM]
-    trap = (theirs * front * front).sum(axis=1) / 36.0
-    home = off + mine[:, :6].sum(axis=1)
-    return (-w.pips * (mine @ _POINTS) + w.held * held.sum(axis=1) + w.blocks * ahead.sum(axis=1)
-            + w.prime * prime + w.home * home + w.off * off + w.trap * trap)
+def _longest_run(bits: np.ndarray) -> np.ndarray:
+    """The longest run of set bits of each mask (one pass per unit of the longest run)."""
+    run = np.zeros(len(bits), np.float32)
+    while True:
+        alive = bits != 0
+        if not alive.any():
+            return run
+        run += alive
+        bits = bits & (bits >> 1)
+
+
+def _scores(x: np.ndarray, w: HeuristicWeights) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Both sides' scores (:class:`HeuristicWeights`) and checker counts (``N x 48``).
+
+    Columns 0..23 of the counts are the player's points 1..24, 24..47 the
+    opponent's, each in its own numbering.
+    """
+    units = x[:, 0:192].reshape(len(x), 48, 4)               # n = u1 + u2 + u3 + 12 u4
+    counts = units[:, :, 0] + units[:, :, 1] + units[:, :, 2] + 12.0 * units[:, :, 3]
+    held = x[:, 0:192:4]                                      # the unit n >= 1 of each point
+    masks = np.rint(held[:, :24] @ _BITS).astype(np.int64), np.rint(held[:, 24:] @ _BITS).astype(np.int64)
+    # The rearmost checker is the highest set bit (frexp: 2^(p-1) has exponent p; 0 has 0).
+    backs = np.frexp(masks[0].astype(np.float64))[1], np.frexp(masks[1].astype(np.float64))[1]
+    pips = x[:, 194] * 360.0, x[:, 195] * 360.0
+    off = x[:, 192] * 15.0, x[:, 193] * 15.0
+    scores = []
+    for side in (0, 1):
+        other = 1 - side
+        mine = counts[:, 24 * side:24 * side + 24]
+        # My point p is the opponent's point ((p + 11) mod 24) + 1 (RULES §1.3): a 12-bit rotation.
+        across = ((masks[side] << 12) | (masks[side] >> 12)) & _LOW24
+        ahead = across & ((np.int64(1) << np.maximum(backs[other] - 1, 0)) - 1)
+        home = off[side] + mine[:, :6].sum(axis=1)
+        score = (-w.pips * pips[side] + w.held * held[:, 24 * side:24 * side + 24].sum(axis=1)
+                 + w.blocks * _popcount(ahead) + w.prime * _longest_run(ahead)
+                 + w.home * home + w.off * off[side])
+        if w.trap:
+            # My points among the six in front of each opponent's point, by prefix sums.
+            crossing = held[:, 24 * side:24 * side + 24][:, _OTHER]
+            sums = np.zeros((len(x), 25), np.float32)
+            np.cumsum(crossing, axis=1, out=sums[:, 1:])
+            front = sums[:, :24] - sums[:, _FRONT_FROM]
+            theirs = counts[:, 24 * other:24 * other + 24]
+            score = score + w.trap * (theirs * front * front).sum(axis=1) / 36.0
+        scores.append(score)
+    return scores[0], scores[1], counts
 
 
 def heuristic_evaluator(features: np.ndarray,
@@ -267,18 +293,16 @@ def heuristic_evaluator(features: np.ndarray,
     w = _DEFAULT_WEIGHTS if weights is None else weights
     if not isinstance(w, HeuristicWeights):
         raise TypeError(f"weights must be a HeuristicWeights, not {type(w).__name__}")
-    mine, theirs = _counts(x[:, 0:96]), _counts(x[:, 96:192])
-    mine_off, theirs_off = x[:, 192] * 15.0, x[:, 193] * 15.0
-    d = (_side_score(mine, theirs, mine_off, w) - _side_score(theirs, mine, theirs_off, w)
-         - w.pips * w.tempo)
+    mine_score, theirs_score, counts = _scores(x, w)
+    d = mine_score - theirs_score - w.pips * w.tempo
     p = 0.5 * (1.0 + np.tanh(d / (2.0 * w.scale)))
     # A mars (RULES §7.1): the loser has borne off none and needs every checker home
     # and one off (pips beyond its home board, plus one) before the winner finishes.
-    mine_pips, theirs_pips = mine @ _POINTS, theirs @ _POINTS
-    mine_first = mine @ _HOME_DISTANCE + 1.0
-    theirs_first = theirs @ _HOME_DISTANCE + 1.0
-    g = np.where(theirs_off == 0, _logistic((theirs_first - w.tempo - mine_pips) / w.mars_scale), 0.0)
-    h = np.where(mine_off == 0, _logistic((mine_first - theirs_pips + w.tempo) / w.mars_scale), 0.0)
+    mine_pips, theirs_pips = x[:, 194] * 360.0, x[:, 195] * 360.0
+    mine_first = counts[:, :24] @ _HOME_DISTANCE + 1.0
+    theirs_first = counts[:, 24:] @ _HOME_DISTANCE + 1.0
+    g = np.where(x[:, 193] == 0, _logistic((theirs_first - w.tempo - mine_pips) / w.mars_scale), 0.0)
+    h = np.where(x[:, 192] == 0, _logistic((mine_first - theirs_pips + w.tempo) / w.mars_scale), 0.0)
     value = p * (1.0 + w.mars * g) - (1.0 - p) * (1.0 + w.mars * h)
     return np.clip(value, -2.0, 2.0)
 

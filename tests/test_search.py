@@ -246,6 +246,22 @@ def test_heuristic_evaluator_is_bounded_and_antisymmetric():
     assert (np.abs(v) <= 1.0).all()
 
 
+def test_heuristic_scores_are_the_greedy_scores_of_both_sides():
+    # Rebuilt from the features, each side's score without the borne-off term is the
+    # greedy bot's integer score of the position for that side.
+    from gulbara import Position
+    from gulbara.bots import greedy_score
+    from gulbara.search import _scores
+
+    codes = board_codes(300, seed=11)
+    for seat in (0, 1):
+        mine, theirs, _ = _scores(encode_boards(codes, seat), HeuristicWeights(off=0.0))
+        positions = [Position.from_code(code) for code in codes]
+        np.testing.assert_allclose(mine, [greedy_score(p, seat) for p in positions], atol=1e-3)
+        np.testing.assert_allclose(theirs, [greedy_score(p, 1 - seat) for p in positions],
+                                   atol=1e-3)
+
+
 def test_heuristic_evaluator_prefers_the_obvious():
     # A race far ahead, with the opponent still at its start: close to a mars.
     ahead, behind = encode_boards(["G:5,5,5,,,,,,,,,-15,,,,,,,,,,,,|0,0|0,0"] * 2, [0, 1])
