@@ -151,8 +151,8 @@ _OTHER = np.array([(q + 11) % 24 for q in range(1, 25)])
 class HeuristicWeights:
     """The weights of :func:`heuristic_evaluator`, in the greedy heuristic's units.
 
-    A side's score (:func:`gulbara.bots.greedy_score` plus two terms) is, in its
-    own numbering::
+    A side's score is, in its own numbering (with the default weights the
+    first five terms are :func:`gulbara.bots.greedy_score`, and ``trap`` is off)::
 
         - pips    x its pip count
         + held    x points it holds (a single checker holds a point, RULES §2.2)
@@ -168,8 +168,12 @@ class HeuristicWeights:
     win probability from 50% to about 73%, ``mars`` the weight of the mars
     estimate (0: a win is one point) and ``mars_scale`` its spread in pips.
 
-    >>> HeuristicWeights(trap=0.0).trap
-    0.0
+    >>> import functools
+    >>> one_point_wins = functools.partial(heuristic_evaluator, weights=HeuristicWeights(mars=0.0))
+    >>> HeuristicWeights(scale=-1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: HeuristicWeights.scale must be > 0, got -1.0
     """
 
     pips: float = 4.0
@@ -231,7 +235,8 @@ def _scores(x: np.ndarray, w: HeuristicWeights) -> Tuple[np.ndarray, np.ndarray,
     units = x[:, 0:192].reshape(len(x), 48, 4)               # n = u1 + u2 + u3 + 12 u4
     counts = units[:, :, 0] + units[:, :, 1] + units[:, :, 2] + 12.0 * units[:, :, 3]
     held = x[:, 0:192:4]                                      # the unit n >= 1 of each point
-    masks = np.rint(held[:, :24] @ _BITS).astype(np.int64), np.rint(held[:, 24:] @ _BITS).astype(np.int64)
+    masks = (np.rint(held[:, :24] @ _BITS).astype(np.int64),
+             np.rint(held[:, 24:] @ _BITS).astype(np.int64))
     # The rearmost checker is the highest set bit (frexp: 2^(p-1) has exponent p; 0 has 0).
     backs = np.frexp(masks[0].astype(np.float64))[1], np.frexp(masks[1].astype(np.float64))[1]
     pips = x[:, 194] * 360.0, x[:, 195] * 360.0
@@ -281,11 +286,14 @@ def heuristic_evaluator(features: np.ndarray,
     ``weights`` defaults to ``HeuristicWeights()``; bind others with
     ``functools.partial(heuristic_evaluator, weights=...)``.
 
+    The start seen by White with Black to roll (a tempo behind), and White
+    home against Black's checkers all outside its home board (a likely mars):
+
     >>> from gulbara.encoding import encode_boards
     >>> x = encode_boards(["G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0",
     ...                    "G:3,3,3,3,3,,,,,,,,,,,,,,,,,,-15,|0,0|0,0"], 0)
     >>> [round(float(v), 3) for v in heuristic_evaluator(x)]
-    [-0.342, 1.998]
+    [-0.423, 1.862]
     """
     x = np.asarray(features, dtype=np.float32)
     if x.ndim != 2 or x.shape[1] < BOARD_FEATURES:
@@ -301,8 +309,10 @@ def heuristic_evaluator(features: np.ndarray,
     mine_pips, theirs_pips = x[:, 194] * 360.0, x[:, 195] * 360.0
     mine_first = counts[:, :24] @ _HOME_DISTANCE + 1.0
     theirs_first = counts[:, 24:] @ _HOME_DISTANCE + 1.0
-    g = np.where(x[:, 193] == 0, _logistic((theirs_first - w.tempo - mine_pips) / w.mars_scale), 0.0)
-    h = np.where(x[:, 192] == 0, _logistic((mine_first - theirs_pips + w.tempo) / w.mars_scale), 0.0)
+    g = np.where(x[:, 193] == 0,
+                 _logistic((theirs_first - w.tempo - mine_pips) / w.mars_scale), 0.0)
+    h = np.where(x[:, 192] == 0,
+                 _logistic((mine_first - theirs_pips + w.tempo) / w.mars_scale), 0.0)
     value = p * (1.0 + w.mars * g) - (1.0 - p) * (1.0 + w.mars * h)
     return np.clip(value, -2.0, 2.0)
 
