@@ -160,8 +160,8 @@ class HeuristicWeights:
         + prime   x the longest run of such points
         + home    x checkers on points 1..6 or borne off
         + off     x checkers borne off
-        + trap    x the sum over the opponent's checkers of (its points among
-                    the six in front of that checker / 6) squared
+        + trap    x the sum over the opponent's checkers of (the side's points
+                    among the six in front of that checker / 6) squared
 
     ``tempo`` is the pips a roll is worth to the side on roll (the opponent,
     after the mover's play), ``scale`` the score difference that moves the
@@ -173,7 +173,7 @@ class HeuristicWeights:
     >>> HeuristicWeights(scale=-1.0)
     Traceback (most recent call last):
     ...
-    ValueError: HeuristicWeights.scale must be > 0, got -1.0
+    gulbara.errors.GulBaraError: HeuristicWeights.scale must be > 0, got -1.0
     """
 
     pips: float = 4.0
@@ -195,12 +195,13 @@ class HeuristicWeights:
                 raise TypeError(f"HeuristicWeights.{field.name} must be a number, "
                                 f"not {type(value).__name__}")
             if not np.isfinite(value):
-                raise ValueError(f"HeuristicWeights.{field.name} must be finite, got {value}")
+                raise GulBaraError(f"HeuristicWeights.{field.name} must be finite, got {value}")
         for name in ("scale", "mars_scale"):
             if not getattr(self, name) > 0:
-                raise ValueError(f"HeuristicWeights.{name} must be > 0, got {getattr(self, name)}")
+                raise GulBaraError(f"HeuristicWeights.{name} must be > 0, "
+                                   f"got {getattr(self, name)}")
         if not 0 <= self.mars <= 1:
-            raise ValueError(f"HeuristicWeights.mars must be in [0, 1], got {self.mars}")
+            raise GulBaraError(f"HeuristicWeights.mars must be in [0, 1], got {self.mars}")
 
 
 _DEFAULT_WEIGHTS = HeuristicWeights()
@@ -271,7 +272,7 @@ def heuristic_evaluator(features: np.ndarray,
     From the board block (``docs/encoding.md``) it rebuilds both sides'
     checker counts and scores each side as :class:`HeuristicWeights` says. With
     ``d`` the mover's score minus the opponent's minus ``pips x tempo`` (the
-    opponent rolls next), the mover wins with probability
+    opponent rolls next: ``tempo`` pips at ``pips`` per pip), the mover wins with probability
     ``p = (1 + tanh(d / (2 scale))) / 2``, and the value is::
 
         p (1 + mars x g) - (1 - p) (1 + mars x h)
