@@ -136,7 +136,7 @@ class ExpectimaxBot(Bot):
 
     ``evaluate`` scores afterstates from the mover's point of view (``N x
     196`` features to ``N`` values in ``[-2, 2]``); the default is
-    :func:`gulbara.search.race_evaluator`. ``budget_nodes`` and
+    :func:`gulbara.search.heuristic_evaluator`. ``budget_nodes`` and
     ``budget_seconds`` bound each decision's search (a node budget keeps
     games reproducible; a time budget does not). A stage with one legal end
     is played without a search. Deterministic for a deterministic evaluator.
@@ -153,7 +153,7 @@ class ExpectimaxBot(Bot):
                  *, budget_nodes: Optional[int] = None, budget_seconds: Optional[float] = None,
                  cache: bool = True) -> None:
         from gulbara.errors import GulBaraError
-        from gulbara.search import race_evaluator
+        from gulbara.search import heuristic_evaluator
 
         if isinstance(depth, bool) or not isinstance(depth, int):
             raise TypeError(f"depth must be an int, not {type(depth).__name__}")
@@ -162,7 +162,7 @@ class ExpectimaxBot(Bot):
         if evaluate is not None and not callable(evaluate):
             raise TypeError(f"evaluate must be callable, not {type(evaluate).__name__}")
         self.depth = depth
-        self.evaluate = evaluate if evaluate is not None else race_evaluator
+        self.evaluate = evaluate if evaluate is not None else heuristic_evaluator
         self.budget_nodes = budget_nodes
         self.budget_seconds = budget_seconds
         self.cache = cache

@@ -36,7 +36,7 @@ again); :meth:`gulbara.Game.roll_opening` then starts the higher die.
 """
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
@@ -46,8 +46,8 @@ from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
 from gulbara.errors import GulBaraError
 from gulbara.play import Play, StageEnds
 
-__all__ = ["expectimax", "SearchResult", "race_evaluator", "chance_outcomes",
-           "Evaluator"]
+__all__ = ["expectimax", "SearchResult", "heuristic_evaluator", "HeuristicWeights",
+           "race_evaluator", "chance_outcomes", "Evaluator"]
 
 #: ``evaluate(features N x 196 float32) -> N values`` in ``[-2, 2]``, each for the player
 #: who just played the stage that left the afterstate.
@@ -145,6 +145,181 @@ def race_evaluator(features: np.ndarray) -> np.ndarray:
 _POINTS = np.arange(1, 25, dtype=np.float32)
 # Column q - 1 of a side's 24 points read in the other side's numbering.
 _OTHER = np.array([(q + 11) % 24 for q in range(1, 25)])
+
+
+@dataclass(frozen=True)
+class HeuristicWeights:
+    """The weights of :func:`heuristic_evaluator`, in the greedy heuristic's units.
+
+    A side's score is, in its own numbering (with the default weights the
+    first five terms are :func:`gulbara.bots.greedy_score`, and ``trap`` is off)::
+
+        - pips    x its pip count
+        + held    x points it holds (a single checker holds a point, RULES §2.2)
+        + blocks  x held points in front of the opponent's rearmost checker
+        + prime   x the longest run of such points
+        + home    x checkers on points 1..6 or borne off
+        + off     x checkers borne off
+        + trap    x the sum over the opponent's checkers of (the side's points
+                    among the six in front of that checker / 6) squared
+
+    ``tempo`` is the pips a roll is worth to the side on roll (the opponent,
+    after the mover's play), ``scale`` the score difference that moves the
+    win probability from 50% to about 73%, ``mars`` the weight of the mars
+    estimate (0: a win is one point) and ``mars_scale`` its spread in pips.
+
+    >>> import functools
+    >>> one_point_wins = functools.partial(heuristic_evaluator, weights=HeuristicWeights(mars=0.0))
+    >>> HeuristicWeights(scale=-1.0)
+    Traceback (most recent call last):
+    ...
+    gulbara.errors.GulBaraError: HeuristicWeights.scale must be > 0, got -1.0
+    """
+
+    pips: float = 4.0
+    held: float = 3.0
+    blocks: float = 4.0
+    prime: float = 6.0
+    home: float = 2.0
+    off: float = 2.0
+    trap: float = 0.0
+    tempo: float = 9.0
+    scale: float = 40.0
+    mars: float = 1.0
+    mars_scale: float = 12.0
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"HeuristicWeights.{field.name} must be a number, "
+                                f"not {type(value).__name__}")
+            if not np.isfinite(value):
+                raise GulBaraError(f"HeuristicWeights.{field.name} must be finite, got {value}")
+        for name in ("scale", "mars_scale"):
+            if not getattr(self, name) > 0:
+                raise GulBaraError(f"HeuristicWeights.{name} must be > 0, "
+                                   f"got {getattr(self, name)}")
+        if not 0 <= self.mars <= 1:
+            raise GulBaraError(f"HeuristicWeights.mars must be in [0, 1], got {self.mars}")
+
+
+_DEFAULT_WEIGHTS = HeuristicWeights()
+_HOME_DISTANCE = np.maximum(np.arange(1, 25, dtype=np.float32) - 6, 0)   # pips to home, per point
+_FRONT_FROM = np.maximum(np.arange(24) - 6, 0)      # point q sees points max(q-6, 1)..q-1
+_BITS = 2.0 ** np.arange(24)                        # point p is bit p - 1
+_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.float32)
+_LOW24 = (1 << 24) - 1
+
+
+def _popcount(bits: np.ndarray) -> np.ndarray:
+    return _POPCOUNT[bits & 255] + _POPCOUNT[(bits >> 8) & 255] + _POPCOUNT[bits >> 16]
+
+
+def _longest_run(bits: np.ndarray) -> np.ndarray:
+    """The longest run of set bits of each mask (one pass per unit of the longest run)."""
+    run = np.zeros(len(bits), np.float32)
+    while True:
+        alive = bits != 0
+        if not alive.any():
+            return run
+        run += alive
+        bits = bits & (bits >> 1)
+
+
+def _scores(x: np.ndarray, w: HeuristicWeights) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Both sides' scores (:class:`HeuristicWeights`) and checker counts (``N x 48``).
+
+    Columns 0..23 of the counts are the player's points 1..24, 24..47 the
+    opponent's, each in its own numbering.
+    """
+    units = x[:, 0:192].reshape(len(x), 48, 4)               # n = u1 + u2 + u3 + 12 u4
+    counts = units[:, :, 0] + units[:, :, 1] + units[:, :, 2] + 12.0 * units[:, :, 3]
+    held = x[:, 0:192:4]                                      # the unit n >= 1 of each point
+    masks = (np.rint(held[:, :24] @ _BITS).astype(np.int64),
+             np.rint(held[:, 24:] @ _BITS).astype(np.int64))
+    # The rearmost checker is the highest set bit (frexp: 2^(p-1) has exponent p; 0 has 0).
+    backs = np.frexp(masks[0].astype(np.float64))[1], np.frexp(masks[1].astype(np.float64))[1]
+    pips = x[:, 194] * 360.0, x[:, 195] * 360.0
+    off = x[:, 192] * 15.0, x[:, 193] * 15.0
+    scores = []
+    for side in (0, 1):
+        other = 1 - side
+        mine = counts[:, 24 * side:24 * side + 24]
+        # My point p is the opponent's point ((p + 11) mod 24) + 1 (RULES §1.3): a 12-bit rotation.
+        across = ((masks[side] << 12) | (masks[side] >> 12)) & _LOW24
+        ahead = across & ((np.int64(1) << np.maximum(backs[other] - 1, 0)) - 1)
+        home = off[side] + mine[:, :6].sum(axis=1)
+        score = (-w.pips * pips[side] + w.held * held[:, 24 * side:24 * side + 24].sum(axis=1)
+                 + w.blocks * _popcount(ahead) + w.prime * _longest_run(ahead)
+                 + w.home * home + w.off * off[side])
+        if w.trap:
+            # My points among the six in front of each opponent's point, by prefix sums.
+            crossing = held[:, 24 * side:24 * side + 24][:, _OTHER]
+            sums = np.zeros((len(x), 25), np.float32)
+            np.cumsum(crossing, axis=1, out=sums[:, 1:])
+            front = sums[:, :24] - sums[:, _FRONT_FROM]
+            theirs = counts[:, 24 * other:24 * other + 24]
+            score = score + w.trap * (theirs * front * front).sum(axis=1) / 36.0
+        scores.append(score)
+    return scores[0], scores[1], counts
+
+
+def heuristic_evaluator(features: np.ndarray,
+                        weights: Optional[HeuristicWeights] = None) -> np.ndarray:
+    """The default evaluator: a greedy-like score of each side, the race and the mars chances.
+
+    From the board block (``docs/encoding.md``) it rebuilds both sides'
+    checker counts and scores each side as :class:`HeuristicWeights` says. With
+    ``d`` the mover's score minus the opponent's minus ``pips x tempo`` (the
+    opponent rolls next: ``tempo`` pips at ``pips`` per pip), the mover wins with probability
+    ``p = (1 + tanh(d / (2 scale))) / 2``, and the value is::
+
+        p (1 + mars x g) - (1 - p) (1 + mars x h)
+
+    in ``[-2, 2]``: ``g`` estimates that the mover, if it wins, marses (the
+    opponent has borne off none and needs more pips to bring every checker
+    home and bear one off than the mover needs to finish), a logistic of that
+    pip margin with spread ``mars_scale``; ``h`` the same for the opponent.
+    Swapping the two sides (the same position seen by the other player)
+    changes the sign up to the tempo term.
+
+    ``weights`` defaults to ``HeuristicWeights()``; bind others with
+    ``functools.partial(heuristic_evaluator, weights=...)``.
+
+    The start seen by White with Black to roll (a tempo behind), and White
+    home against Black's checkers all outside its home board (a likely mars):
+
+    >>> from gulbara.encoding import encode_boards
+    >>> x = encode_boards(["G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0",
+    ...                    "G:3,3,3,3,3,,,,,,,,,,,,,,,,,,-15,|0,0|0,0"], 0)
+    >>> [round(float(v), 3) for v in heuristic_evaluator(x)]
+    [-0.423, 1.862]
+    """
+    x = np.asarray(features, dtype=np.float32)
+    if x.ndim != 2 or x.shape[1] < BOARD_FEATURES:
+        raise ValueError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
+    w = _DEFAULT_WEIGHTS if weights is None else weights
+    if not isinstance(w, HeuristicWeights):
+        raise TypeError(f"weights must be a HeuristicWeights, not {type(w).__name__}")
+    mine_score, theirs_score, counts = _scores(x, w)
+    d = mine_score - theirs_score - w.pips * w.tempo
+    p = 0.5 * (1.0 + np.tanh(d / (2.0 * w.scale)))
+    # A mars (RULES §7.1): the loser has borne off none and needs every checker home
+    # and one off (pips beyond its home board, plus one) before the winner finishes.
+    mine_pips, theirs_pips = x[:, 194] * 360.0, x[:, 195] * 360.0
+    mine_first = counts[:, :24] @ _HOME_DISTANCE + 1.0
+    theirs_first = counts[:, 24:] @ _HOME_DISTANCE + 1.0
+    g = np.where(x[:, 193] == 0,
+                 _logistic((theirs_first - w.tempo - mine_pips) / w.mars_scale), 0.0)
+    h = np.where(x[:, 192] == 0,
+                 _logistic((mine_first - theirs_pips + w.tempo) / w.mars_scale), 0.0)
+    value = p * (1.0 + w.mars * g) - (1.0 - p) * (1.0 + w.mars * h)
+    return np.clip(value, -2.0, 2.0)
+
+
+def _logistic(z: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
 def _terminal(game, white: bool) -> float:
@@ -336,7 +511,7 @@ def expectimax(game, depth: int, evaluate: Optional[Evaluator] = None, *,
     """Search ``game`` (a :class:`gulbara.Game` or ``Match``) ``depth`` decisions deep.
 
     ``evaluate`` scores afterstates (see the module docstring; default
-    :func:`race_evaluator`). The search deepens one decision at a time
+    :func:`heuristic_evaluator`). The search deepens one decision at a time
     (1, 2, ..., ``depth``); ``budget_nodes`` and ``budget_seconds`` stop it
     between or inside those iterations (depth 1 always completes), and the
     result is that of the deepest completed one, with ``cut=True``.
@@ -359,7 +534,7 @@ def expectimax(game, depth: int, evaluate: Optional[Evaluator] = None, *,
     if depth < 1:
         raise GulBaraError(f"depth must be >= 1, got {depth}")
     if evaluate is None:
-        evaluate = race_evaluator
+        evaluate = heuristic_evaluator
     if not callable(evaluate):
         raise TypeError(f"evaluate must be callable, not {type(evaluate).__name__}")
     _check_budget(budget_nodes, budget_seconds)

@@ -7,9 +7,10 @@ import pytest
 
 import gulbara
 from gulbara import Game, START_CODE
-from gulbara.encoding import encode_board
+from gulbara.encoding import encode_board, encode_boards
 from gulbara.errors import GulBaraError
-from gulbara.search import SearchResult, chance_outcomes, expectimax, race_evaluator
+from gulbara.search import (HeuristicWeights, SearchResult, chance_outcomes, expectimax,
+                            heuristic_evaluator, race_evaluator)
 
 WEIGHTS = np.random.default_rng(5).normal(0, 0.05, 196).astype(np.float32)
 
@@ -188,7 +189,103 @@ def test_shared_cache_and_default_evaluator():
     first = expectimax(game, 2, cache=table)
     assert table and expectimax(game, 2, cache=table).value == first.value
     assert isinstance(first, SearchResult)
-    assert expectimax(game, 2, race_evaluator, cache=False).value == pytest.approx(first.value)
+    assert expectimax(game, 2, heuristic_evaluator, cache=False).value == pytest.approx(first.value)
+    # The default is the heuristic evaluator, searched like any other: 1-ply is its argmax.
+    ends = game.legal_plays()
+    values = heuristic_evaluator(np.stack([encode_board(play.code, ends.seat) for play in ends]))
+    one = expectimax(game, 1)
+    assert one.play == ends[int(np.argmax(values))]
+    assert one.value == pytest.approx(float(values.max()), abs=1e-6)
+    assert gulbara.bots.ExpectimaxBot(1).choose(game) == one.play
+
+
+def test_race_evaluator_is_still_available():
+    game = Game.from_state_code(STATES[4])
+    ends = game.legal_plays()
+    values = race_evaluator(np.stack([encode_board(play.code, ends.seat) for play in ends]))
+    assert expectimax(game, 1, race_evaluator).play == ends[int(np.argmax(values))]
+
+
+def board_codes(n, seed=7):
+    """Position codes of decisions reached by seeded random games, and extreme positions."""
+    rng = random.Random(seed)
+    codes = ["G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0",          # the start
+             "G:15,,,,,,,,,,,,,,,,,,,,,,,-15|0,0|0,0",          # White home, Black at its start
+             "G:1,,,,,,,,,,,,,,,,,-1,,,,,,|0,0|14,14",          # one checker each side left
+             "G:1,,,,,,,,,,,,,,,,-14,,,,,,,|0,0|14,1"]
+    while len(codes) < n:
+        game = Game(seed=rng.randrange(10**9))
+        bot = gulbara.RandomBot(seed=rng.randrange(10**9))
+        plies = 0
+        while not game.is_over() and len(codes) < n:
+            if plies % 7 == 3:
+                codes.append(game.position.code())
+            game.play(bot.choose(game))
+            plies += 1
+    return codes
+
+
+def test_heuristic_evaluator_is_bounded_and_antisymmetric():
+    codes = board_codes(200)
+    white, black = encode_boards(codes, 0), encode_boards(codes, 1)
+    for weights in (None, HeuristicWeights(tempo=0.0), HeuristicWeights(mars=0.0, trap=5.0)):
+        v_white = heuristic_evaluator(white, weights)
+        v_black = heuristic_evaluator(black, weights)
+        assert v_white.shape == (len(codes),) and np.isfinite(v_white).all()
+        for v in (v_white, v_black):
+            assert (v >= -2.0).all() and (v <= 2.0).all()
+        # Each side sees the other on roll: the two views sum to at most 0 (the tempo), and
+        # exactly to 0 with no tempo.
+        if weights is not None and weights.tempo == 0:
+            np.testing.assert_allclose(v_white, -v_black, atol=1e-5)
+        else:
+            assert (v_white + v_black <= 1e-6).all()
+            assert (v_black[v_white > 0] < 0).all() and (v_white[v_black > 0] < 0).all()
+    # With no mars the values stay in [-1, 1].
+    v = heuristic_evaluator(white, HeuristicWeights(mars=0.0))
+    assert (np.abs(v) <= 1.0).all()
+
+
+def test_heuristic_scores_are_the_greedy_scores_of_both_sides():
+    # Rebuilt from the features, each side's score without the borne-off term is the
+    # greedy bot's integer score of the position for that side.
+    from gulbara import Position
+    from gulbara.bots import greedy_score
+    from gulbara.search import _scores
+
+    codes = board_codes(300, seed=11)
+    for seat in (0, 1):
+        mine, theirs, _ = _scores(encode_boards(codes, seat), HeuristicWeights(off=0.0))
+        positions = [Position.from_code(code) for code in codes]
+        np.testing.assert_allclose(mine, [greedy_score(p, seat) for p in positions], atol=1e-3)
+        np.testing.assert_allclose(theirs, [greedy_score(p, 1 - seat) for p in positions],
+                                   atol=1e-3)
+
+
+def test_heuristic_evaluator_prefers_the_obvious():
+    # A race far ahead, with the opponent still at its start: close to a mars.
+    ahead, behind = encode_boards(["G:5,5,5,,,,,,,,,-15,,,,,,,,,,,,|0,0|0,0"] * 2, [0, 1])
+    assert heuristic_evaluator(ahead[None])[0] > 1.5 > -1.5 > heuristic_evaluator(behind[None])[0]
+    # A six-point prime in front of the opponent's checkers is better than the same checkers
+    # on two points, pips equal.
+    prime = "G:,,,,,2,2,2,2,2,2,-15,,,,,,,,,,,,3|0,0|0,0"
+    stack = "G:,,,,,,,6,6,,,-15,,,,,,,,,,,,3|0,0|0,0"
+    flat = HeuristicWeights(mars=0.0, scale=1000.0)        # far from saturating
+    values = heuristic_evaluator(encode_boards([prime, stack], 0), flat)
+    assert values[0] > values[1]
+
+
+def test_heuristic_evaluator_bad_input():
+    with pytest.raises(ValueError, match="shape"):
+        heuristic_evaluator(np.zeros((3, 10), np.float32))
+    with pytest.raises(TypeError, match="HeuristicWeights"):
+        heuristic_evaluator(np.zeros((1, 196), np.float32), {"pips": 1.0})
+    with pytest.raises(ValueError, match="scale"):
+        HeuristicWeights(scale=0.0)
+    with pytest.raises(ValueError, match="mars"):
+        HeuristicWeights(mars=3.0)
+    with pytest.raises(TypeError, match="pips"):
+        HeuristicWeights(pips="4")
 
 
 def test_search_of_a_finished_game_and_a_match():
