@@ -3,14 +3,15 @@
 Each benchmark plays the suite's games (``gulbara.suites.SELFPLAY_SUITE``) and
 asserts their total decisions and rolls; ``extra_info`` holds the games per
 second of the median round. The parallel group plays the same random games on
-one and on two worker processes (the scaling of the local path).
+one and on two worker processes (the scaling of the local path),
+``SELFPLAY_PARALLEL``.
 
     python3 -m pytest benchmarks/test_bench_selfplay.py
 """
 
 import pytest
 
-from gulbara.suites import SELFPLAY_SUITE, selfplay_totals
+from gulbara.suites import SELFPLAY_PARALLEL, SELFPLAY_SUITE, selfplay_totals
 
 
 def _finish(benchmark, got, expected, games):
@@ -32,7 +33,7 @@ def test_selfplay_one_core(benchmark, policy, seed, games, decisions, rolls):
 @pytest.mark.benchmark(group="selfplay-parallel")
 @pytest.mark.parametrize("workers", [1, 2])
 def test_selfplay_random_workers(benchmark, workers):
-    policy, seed, games, decisions, rolls = SELFPLAY_SUITE[0]
-    got = benchmark.pedantic(selfplay_totals, (policy, seed, games, workers), rounds=5,
+    policy, seed, games, decisions, rolls = SELFPLAY_PARALLEL
+    got = benchmark.pedantic(selfplay_totals, (policy, seed, games, workers), rounds=3,
                              iterations=1)
     _finish(benchmark, got, (decisions, rolls), games)

@@ -113,7 +113,7 @@ def _selfplay_rows(rounds: int) -> List[Dict]:
     totals checked against the suite; the reference column is the Python driver
     (:func:`gulbara.selfplay.replay`) playing the same games."""
     from gulbara.selfplay import replay
-    from gulbara.suites import SELFPLAY_SUITE, selfplay_totals
+    from gulbara.suites import SELFPLAY_PARALLEL, SELFPLAY_SUITE, selfplay_totals
 
     rows = []
     for policy, seed, games, decisions, rolls in SELFPLAY_SUITE:
@@ -127,12 +127,15 @@ def _selfplay_rows(rounds: int) -> List[Dict]:
                          reference=1 / python, ratio=python * games / core,
                          work=f"{games:,} games, {decisions:,} decisions; reference column: "
                               f"the Python driver on {sample} of them"))
-        if policy == "random":
-            two = _median_seconds(lambda: selfplay_totals(policy, seed, games, 2), rounds)
-            rows.append(dict(measure="self-play random, games/s (2 workers)", core=games / two,
-                             reference=games / core, ratio=core / two,
-                             work="the same games; reference column: 1 process; "
-                                  "ratio: the speed-up"))
+    policy, seed, games, decisions, rolls = SELFPLAY_PARALLEL
+    for workers in (1, 2):
+        if selfplay_totals(policy, seed, games, workers) != (decisions, rolls):
+            raise AssertionError(f"self-play on {workers} workers: the totals differ")
+    one = _median_seconds(lambda: selfplay_totals(policy, seed, games, 1), max(1, rounds // 2))
+    two = _median_seconds(lambda: selfplay_totals(policy, seed, games, 2), max(1, rounds // 2))
+    rows.append(dict(measure="self-play random, games/s (2 worker processes)", core=games / two,
+                     reference=games / one, ratio=one / two,
+                     work=f"{games:,} games; reference column: 1 process; ratio: the speed-up"))
     return rows
 
 

@@ -148,6 +148,10 @@ SELFPLAY_SUITE = (
     ("greedy", 2026, 400, 28_564, 20_657),
 )
 
+#: The parallel self-play suite (the same layout): enough games (20 blocks of
+#: CHUNK_GAMES) that starting the worker processes is a small part of the time.
+SELFPLAY_PARALLEL = ("random", 2026, 40_000, 2_701_446, 1_964_300)
+
 
 def selfplay_totals(policy: str, seed: int, games: int, workers: int = 1):
     """(total decisions, total rolls) of a self-play run, every game finished."""

@@ -16,7 +16,7 @@ def test_bench_json(capsys):
     assert "chain 1-1, ms per position" in measures
     native = measures["self-play greedy, games/s (1 process)"]
     assert native["core"] > native["reference"] > 0          # native games against Game's
-    assert measures["self-play random, games/s (2 workers)"]["core"] > 0
+    assert measures["self-play random, games/s (2 worker processes)"]["core"] > 0
     assert result["cpus"] >= 1 and result["rounds"] == 1
 
 
