@@ -313,6 +313,8 @@ class SelfPlayResult:
         self.seed = seed
         self.rules = rules
         self.start = start
+        self.workers = 1           # the processes (or Ray CPUs) that played the games
+        self.backend = "local"
 
     @property
     def games(self) -> int:
@@ -413,6 +415,8 @@ class SelfPlayResult:
             "seed": self.seed,
             "rules": self.rules.to_dict(),
             "start": self.start,
+            "workers": self.workers,
+            "backend": self.backend,
             "draws": self.draws,
             "unfinished": self.unfinished,
             "median_rolls": self.median_rolls,
@@ -643,8 +647,11 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
     began = time.perf_counter()
     rows, hist = _run(job, n, workers, backend, progress)
     seconds = time.perf_counter() - began
-    return result_class(rows, hist, seconds=seconds, policy=names, seed=seed,
-                        rules=start.rules, start=job.state)
+    result = result_class(rows, hist, seconds=seconds, policy=names, seed=seed,
+                          rules=start.rules, start=job.state)
+    result.workers = 1 if backend == "local" and (workers == 1 or n <= CHUNK_GAMES) else workers
+    result.backend = backend
+    return result
 
 
 def rollout(game_or_code: Union[Game, str], n: int,

@@ -129,8 +129,6 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
     if bar is not None:
         bar.close()
     data = result.as_dict()
-    data["workers"] = args.workers
-    data["backend"] = args.backend
     if args.out:
         with open(args.out, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=2)

@@ -179,6 +179,7 @@ def test_selfplay_cli_json_and_out(tmp_path, capsys):
                 "first_player_win_rate", "mars_rate", "mean_rolls", "draws"):
         assert key in data, key
     assert data["games"] == 300 and data["policy"] == "greedy" and data["seed"] == 4
+    assert data["workers"] == 1 and data["backend"] == "local"     # 300 games: one block
     assert json.loads(out.read_text())["mean_rolls"] == data["mean_rolls"]
     assert "games/s" in captured.err and "300/300 games" in captured.err
     again = play_games(300, "greedy", seed=4, workers=1)
