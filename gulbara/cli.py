@@ -153,6 +153,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except BrokenPipeError:
+        # the reader went away (``gulbara ends < requests | head``): stop quietly
+        import os
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+
+
+def _dispatch(args) -> int:
     if args.command == "ends":
         return run_ends(sys.stdin, sys.stdout)
     if args.command == "moves":

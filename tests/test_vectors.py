@@ -68,3 +68,18 @@ def test_gulbara_ends_command_answers_every_request(tmp_path):
                             cwd=tmp_path, env=same_package_environment())
     answers = result.stdout.splitlines()
     assert answers == [expected_line(case) for case in CASES]
+
+
+def test_gulbara_ends_stops_quietly_when_the_reader_goes_away(tmp_path):
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text("".join(request_line(case) + "\n" for case in CASES) * 200)
+    with open(requests) as stdin:
+        process = subprocess.Popen([sys.executable, "-m", "gulbara", "ends"], stdin=stdin,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   cwd=tmp_path, env=same_package_environment())
+        first = process.stdout.read(100)
+        process.stdout.close()                 # like `gulbara ends < requests | head -c 100`
+        err = process.stderr.read().decode()
+        code = process.wait(timeout=120)
+    assert first.startswith(b"{") and "Traceback" not in err
+    assert code == 141
