@@ -14,7 +14,7 @@ from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError,
                             InvalidDiceError, InvalidNotationError,
                             InvalidPositionError, InvalidRulesError,
                             InvalidSeatError, RecordError,
-                            EnumerationLimitError)
+                            EnumerationLimitError, InvalidPolicyError, OutputBufferError)
 from gulbara.game import Decision, DiceStream, Game, GameResult, Match, MatchResult
 from gulbara.play import (BLACK, WHITE, Play, StageEnds, format_steps,
                           parse_notation, stage_ends)
@@ -39,5 +39,5 @@ __all__ = [
     "read_record", "write_record", "RandomBot", "GreedyBot", "perft", "divide",
     "GulBaraError", "InvalidPositionError", "InvalidSeatError", "InvalidDiceError",
     "InvalidNotationError", "IllegalPlayError", "InvalidRulesError",
-    "GameStateError", "RecordError", "encoding",
+    "GameStateError", "RecordError", "InvalidPolicyError", "OutputBufferError", "encoding",
 ]

@@ -61,7 +61,7 @@ import numpy as np
 from gulbara import _encode
 from gulbara._movegen import EndSet as _EndSet
 from gulbara._movegen import Position as _CorePosition
-from gulbara.errors import GulBaraError, InvalidSeatError
+from gulbara.errors import InvalidSeatError, OutputBufferError
 
 __all__ = [
     "BOARD_FEATURES", "STATE_FEATURES", "OutputBufferError",
@@ -118,10 +118,6 @@ STUCK: int = _O["stuck"]
 GAME_OVER: int = _O["game_over"]
 
 assert GAME_OVER == STATE_FEATURES - 1
-
-
-class OutputBufferError(GulBaraError):
-    """An ``out=`` buffer of the wrong dtype, shape, memory layout, or read-only."""
 
 
 def _out(out, shape) -> np.ndarray:

@@ -19,6 +19,8 @@ __all__ = [
     "GameStateError",
     "RecordError",
     "EnumerationLimitError",
+    "OutputBufferError",
+    "InvalidPolicyError",
 ]
 
 
@@ -61,3 +63,12 @@ class RecordError(GulBaraError):
 
 class EnumerationLimitError(GulBaraError):
     """An enumeration would hold more distinct positions than its ``max_ends`` bound allows."""
+
+
+class OutputBufferError(GulBaraError):
+    """An ``out=`` buffer of the wrong dtype, shape, memory layout, or read-only
+    (:mod:`gulbara.encoding`)."""
+
+
+class InvalidPolicyError(GulBaraError):
+    """A self-play policy that is neither a built-in name nor a callable (:mod:`gulbara.selfplay`)."""

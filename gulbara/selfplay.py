@@ -31,7 +31,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from gulbara.errors import GulBaraError
+from gulbara.errors import InvalidPolicyError
 from gulbara.game import Game
 from gulbara.rules import DEFAULT_RULES, Rules
 
@@ -72,10 +72,6 @@ _Z95 = 1.959963984540054
 _MASK64 = (1 << 64) - 1
 
 Policy = Union[str, Callable[[np.ndarray], np.ndarray]]
-
-
-class InvalidPolicyError(GulBaraError):
-    """A self-play policy that is neither a built-in name nor a callable."""
 
 
 # ---------------------------------------------------------------------------
