@@ -18,6 +18,7 @@ from libc.string cimport memset, memcpy, memcmp
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 
 from gulbara._bits cimport bit_length, popcount
+from gulbara._masks cimport rotate12, open_from, movable
 from gulbara._types cimport (Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS,
                              MAX_STAGE_DICE, HOME_BITS, BOARD_BITS)
 
@@ -176,11 +177,6 @@ cdef uint64_t pos_key64(const Pos* p) noexcept nogil:
 # Steps (RULES §2)
 # ---------------------------------------------------------------------------
 
-cdef inline uint32_t rotate12(uint32_t m) noexcept nogil:
-    """The other side's occupancy in this side's numbering (RULES §1.3)."""
-    return ((m << 12) | (m >> 12)) & BOARD_BITS
-
-
 cdef bint step_is_legal(const Pos* p, int seat, int frm, int die) noexcept nogil:
     """RULES §2.2-2.3 for one step of ``seat`` on ``p``."""
     cdef uint32_t mine = p.occ[seat]
@@ -311,26 +307,6 @@ cdef inline int key_outside(uint64_t lo, uint64_t hi) noexcept nogil:
     cdef uint64_t t = (x & m) + ((x >> 4) & m) + (hi & m) + ((hi >> 4) & m)
     # every byte of t is at most 15 and so is their sum: no carries between bytes
     return <int>((t * <uint64_t>0x0101010101010101ULL) >> 56)
-
-
-cdef inline uint32_t open_from(uint32_t blocked, int distance) noexcept nogil:
-    """The points q (bit q - 1) whose q - distance is a point the opponent does not hold."""
-    return (~(blocked << distance) & ~(((<uint32_t>1) << distance) - 1)
-            & <uint32_t>BOARD_BITS)
-
-
-cdef inline uint32_t movable(uint32_t mask, uint32_t open_d, int die) noexcept nogil:
-    """The points (bit q - 1) a checker can step ``die`` from (RULES §2.2-2.3);
-    ``open_d`` is open_from(blocked, die)."""
-    cdef uint32_t sources = mask & open_d
-    cdef int top
-    if mask and not (mask & ~(<uint32_t>HOME_BITS)):
-        # bearing off: the exact point, or the highest one with a larger die
-        sources |= mask & ((<uint32_t>1) << (die - 1))
-        top = bit_length(mask)
-        if top < die:
-            sources |= (<uint32_t>1) << (top - 1)
-    return sources
 
 
 cdef extern from *:

@@ -41,6 +41,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
 from gulbara._bits cimport bit_length, popcount
+from gulbara._masks cimport rotate12, open_from as open_from_mask, movable as movable_mask
 from gulbara._types cimport Pos, StageEnd, N_CHECKERS, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS
 from gulbara._movegen cimport stage_generate, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
@@ -93,10 +94,6 @@ for _p in range(25):
     UNIT_HI[_p] = (<uint64_t>1) << (4 * (_p - 17)) if _p > 16 else 0
 
 
-cdef inline uint32_t rotate12(uint32_t m) noexcept nogil:
-    return ((m << 12) | (m >> 12)) & BOARD_BITS
-
-
 cdef inline void counter_load(Counter* g, const Pos* p, int seat) noexcept nogil:
     cdef int q
     cdef uint64_t lo = 0, hi = 0
@@ -117,25 +114,13 @@ cdef inline void counter_load(Counter* g, const Pos* p, int seat) noexcept nogil
     g.khi = hi
 
 
+cdef inline uint32_t open_from(const Counter* g, int distance) noexcept nogil:
+    return open_from_mask(g.blocked, distance)
+
+
 cdef inline uint32_t movable(const Counter* g, int die) noexcept nogil:
     """The points (bit q - 1 for point q) from which a checker can step ``die``."""
-    cdef uint32_t m = g.mask, res
-    cdef int top
-    # onto a point: q > die and q - die not held by the opponent (RULES §2.2)
-    res = m & ~(g.blocked << die) & ~(((<uint32_t>1) << die) - 1)
-    if m and not (m & ~(<uint32_t>HOME_BITS)):
-        # bearing off (RULES §2.3): the exact point, or the highest one with a larger die
-        res |= m & ((<uint32_t>1) << (die - 1))
-        top = bit_length(m)
-        if top < die:
-            res |= (<uint32_t>1) << (top - 1)
-    return res
-
-
-cdef inline uint32_t open_from(const Counter* g, int distance) noexcept nogil:
-    """The points q (bit q - 1) with q - distance a point the opponent does not hold."""
-    return (~(g.blocked << distance) & ~(((<uint32_t>1) << distance) - 1)
-            & <uint32_t>BOARD_BITS)
+    return movable_mask(g.mask, open_from_mask(g.blocked, die), die)
 
 
 cdef inline void counter_take(Counter* g, int q) noexcept nogil:

@@ -29,6 +29,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
 
 from gulbara._bits cimport bit_length, popcount
+from gulbara._masks cimport rotate12
 from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS
 from gulbara._movegen cimport stage_generate, pos_set_mover_key, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
@@ -138,10 +139,6 @@ cdef inline uint32_t rng_below(Rng* g, uint32_t n) noexcept nogil:
 # ---------------------------------------------------------------------------
 # The greedy heuristic
 # ---------------------------------------------------------------------------
-
-cdef inline uint32_t rotate12(uint32_t m) noexcept nogil:
-    return ((m << 12) | (m >> 12)) & BOARD_BITS
-
 
 cdef inline int longest_run(uint32_t m) noexcept nogil:
     cdef int n = 0
