@@ -13,10 +13,12 @@ off: O 0  X 0    to move: O (White)
 White: opening roll: 6-4; steps taken: 24/18; dice left: 4
 """
 
+from typing import Optional
+
 from gulbara.board import Board
 from gulbara.envs._actions import action_to_string, encode_step
 
-__all__ = ["render_text"]
+__all__ = ["render_text", "render"]
 
 
 def render_text(driver) -> str:
@@ -41,3 +43,17 @@ def render_text(driver) -> str:
         else:
             line = f"{('White', 'Black')[game.to_move]} to roll"
     return board.ascii() + "\n" + line
+
+
+def render(driver, render_mode: Optional[str], hint: str) -> Optional[str]:
+    """An environment's ``render()``: the text ("ansi"), printed ("human"), or a warning
+    naming ``hint`` (how to make the environment with a render mode) when there is none."""
+    if render_mode is None:
+        from gymnasium import logger
+        logger.warn(f"render() called without a render_mode; {hint}")
+        return None
+    text = render_text(driver)
+    if render_mode == "human":
+        print(text + "\n")
+        return None
+    return text

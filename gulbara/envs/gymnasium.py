@@ -44,7 +44,7 @@ from gulbara.bots import BOTS
 from gulbara.envs._actions import N_ACTIONS, IllegalActionError, check_action
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
-from gulbara.envs._render import render_text
+from gulbara.envs._render import render
 from gulbara.errors import GulBaraError
 from gulbara.game import Game
 from gulbara.rules import Rules
@@ -165,15 +165,8 @@ class GulBaraEnv(gymnasium.Env):
 
     def render(self) -> Optional[str]:
         """The board, the stage and the steps taken: returned ("ansi") or printed ("human")."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; "
-                                  "make the environment with render_mode='ansi'")
-            return None
-        text = render_text(self._driver)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return render(self._driver, self.render_mode,
+                      "make the environment with render_mode='ansi'")
 
 
 if ENV_ID not in gymnasium.registry:

@@ -48,7 +48,7 @@ except ImportError as exc:                          # pragma: no cover - depends
 from gulbara.envs._actions import N_ACTIONS, check_action
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
-from gulbara.envs._render import render_text
+from gulbara.envs._render import render
 from gulbara.game import Game
 from gulbara.rules import Rules
 
@@ -165,15 +165,7 @@ class raw_env(AECEnv):
 
     def render(self) -> Optional[str]:
         """The board, the stage and the steps taken: returned ("ansi") or printed ("human")."""
-        if self.render_mode is None:
-            from gymnasium import logger
-            logger.warn("render() called without a render_mode; use raw_env(render_mode='ansi')")
-            return None
-        text = render_text(self._driver)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return render(self._driver, self.render_mode, "use raw_env(render_mode='ansi')")
 
     def close(self) -> None:
         pass
