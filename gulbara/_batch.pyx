@@ -78,16 +78,22 @@ cdef inline int read_row(const int8_t* board, const uint8_t* off, bint derive_of
                          const uint8_t* dice_row, Pos* p, uint8_t* dice, int* n_dice,
                          int* detail) noexcept nogil:
     """Check one request (RULES §1.1, §3.1, §9.1) and read it; 0 or a BAD_* code."""
-    cdef int k, n, err
-    cdef uint8_t a
+    cdef int err
     if seat != 0 and seat != 1:
         detail[0] = 0
         return BAD_SEAT
     err = read_board(board, off, derive_off, p, detail)
     if err:
         return err
-    # Dice: the leading non-zero columns, then zeros only.
-    n = 0
+    return read_stage_dice(dice_row, dice, n_dice, detail)
+
+
+cdef inline int read_stage_dice(const uint8_t* dice_row, uint8_t* dice, int* n_dice,
+                                int* detail) noexcept nogil:
+    """The dice of a row (RULES §3.1), larger first: the leading non-zero columns, then
+    zeros only; 0 or a BAD_* code."""
+    cdef int k, n = 0
+    cdef uint8_t a
     for k in range(MAX_STAGE_DICE):
         a = dice_row[k]
         if a > 6:
@@ -288,32 +294,8 @@ cdef extern from *:
 
 cdef inline int read_dice(const uint8_t* dice_row, uint8_t* dice, int* n_dice) noexcept nogil:
     """The dice of a row when they are a valid stage (RULES §3.1), larger first; else -1."""
-    cdef int k, n = 0
-    cdef uint8_t a
-    for k in range(MAX_STAGE_DICE):
-        a = dice_row[k]
-        if a == 0:
-            break
-        if a > 6:
-            return -1
-        dice[n] = a
-        n += 1
-    for k in range(n + 1, MAX_STAGE_DICE):
-        if dice_row[k]:
-            return -1
-    if n == 0:
-        return -1
-    if n == 2:
-        if dice[0] < dice[1]:
-            a = dice[0]
-            dice[0] = dice[1]
-            dice[1] = a
-    else:
-        for k in range(1, n):
-            if dice[k] != dice[0]:
-                return -1
-    n_dice[0] = n
-    return 0
+    cdef int detail
+    return -1 if read_stage_dice(dice_row, dice, n_dice, &detail) else 0
 
 
 # The output arrays of one call, as raw pointers (re-read after every resize).
