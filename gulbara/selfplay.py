@@ -87,6 +87,10 @@ def _splitmix64(state: int) -> Tuple[int, int]:
     return state, z ^ (z >> 31)
 
 
+def _rotl(v: int, k: int) -> int:
+    return ((v << k) | (v >> (64 - k))) & _MASK64
+
+
 class Rng:
     """The self-play generator: xoshiro256** seeded by splitmix64 from ``(seed, game, stream)``.
 
@@ -114,15 +118,14 @@ class Rng:
     def next(self) -> int:
         """The next 64-bit output."""
         s = self._s
-        rotl = lambda v, k: ((v << k) | (v >> (64 - k))) & _MASK64  # noqa: E731
-        result = (rotl((s[1] * 5) & _MASK64, 7) * 9) & _MASK64
+        result = (_rotl((s[1] * 5) & _MASK64, 7) * 9) & _MASK64
         t = (s[1] << 17) & _MASK64
         s[2] ^= s[0]
         s[3] ^= s[1]
         s[1] ^= s[2]
         s[0] ^= s[3]
         s[2] ^= t
-        s[3] = rotl(s[3], 45)
+        s[3] = _rotl(s[3], 45)
         return result
 
     def below(self, n: int) -> int:
