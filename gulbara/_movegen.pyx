@@ -1406,7 +1406,14 @@ cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil:
 
 cdef inline int keyset_add(KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
     """Insert (a, b): 1 if new, 0 if already there, -1 when out of memory."""
-    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b) & <uint64_t>s.mask)
+    return keyset_add_hashed(s, a, b, key_hash(a, b))
+
+
+cdef inline int keyset_add_hashed(KeySet* s, uint64_t a, uint64_t b,
+                                  uint64_t hashed) noexcept nogil:
+    """keyset_add with the key's hash given (``key_hash(a, b)``, computed
+    when the key was queued, to prefetch its home slot)."""
+    cdef Py_ssize_t h = <Py_ssize_t>(hashed & <uint64_t>s.mask)
     cdef uint64_t* slot
     while True:
         slot = s.slots + 2 * h
@@ -1555,7 +1562,8 @@ cdef int CHAIN_EXPANSION = 2
 
 def _py_set_chain_expansion(int kind):
     """Tests and benchmarks: 0 expands a step at a time with merging, 1 one DFS per
-    position, 2 (the default) chooses by the size of each group."""
+    position, 2 (the default) takes the no-bear-off DFS for positions that
+    cannot bear off and chooses by the size of each group for the others."""
     global CHAIN_EXPANSION
     CHAIN_EXPANSION = kind
 
@@ -1596,6 +1604,19 @@ cdef inline uint32_t key_occupancy(uint64_t lo, uint64_t hi) noexcept nogil:
     return nibble_flags16(lo) | ((nibble_flags16(hi) & 0xFF) << 16)
 
 
+cdef int sink_leaves(const ChainSink* sink, uint64_t* tag) noexcept nogil:
+    """Where the full-length plays of a group go: 1 the next stage's frontier,
+    2 the outcomes; ``tag`` (shifted into k1's top half) says why they stop."""
+    if sink.stalls:
+        tag[0] = make_tag(STOP_STALLED, sink.number, sink.steps) << 32
+        return 2
+    if sink.last_stage:
+        tag[0] = make_tag(STOP_COMPLETE, sink.number, sink.count) << 32
+        return 2
+    tag[0] = 0
+    return 1
+
+
 cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
                       Py_ssize_t max_ends) noexcept nogil:
     """Expand positions that play the same number of dice of the stage
@@ -1617,11 +1638,10 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
     cdef uint64_t klo, khi, child_hi
     cdef bint all_home, over
     cdef uint64_t over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
-    cdef uint64_t done_tag = make_tag(STOP_COMPLETE, sink.number, sink.count) << 32
+    cdef uint64_t done_tag
+    cdef uint8_t leaf_table = <uint8_t>sink_leaves(sink, &done_tag)
     cdef int depth = sink.steps
     cdef uint32_t open_d = open_from(blocked, die)
-    if sink.stalls:
-        done_tag = make_tag(STOP_STALLED, sink.number, sink.steps) << 32
     tables[1] = sink.following
     tables[2] = sink.outcomes
     for k in range(depth):
@@ -1671,12 +1691,9 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
                 elif k + 1 < depth:
                     b1[n_batch] = child_hi | ((<uint64_t>frm - 1) << 32)
                     which[n_batch] = 0
-                elif sink.last_stage or sink.stalls:
-                    b1[n_batch] = child_hi | done_tag
-                    which[n_batch] = 2
                 else:
-                    b1[n_batch] = child_hi
-                    which[n_batch] = 1
+                    b1[n_batch] = child_hi | done_tag
+                    which[n_batch] = leaf_table
                 n_batch += 1
             if n_batch >= BATCH:
                 err = flush_batch(tables, b0, b1, which, n_batch)
@@ -1780,15 +1797,7 @@ cdef int chain_group_dfs(KeySet* group, uint32_t blocked, ChainSink* sink) noexc
     st.die = sink.number
     st.depth = sink.steps
     st.over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
-    if sink.stalls:
-        st.leaf_tag = make_tag(STOP_STALLED, sink.number, sink.steps) << 32
-        st.leaf_table = 2
-    elif sink.last_stage:
-        st.leaf_tag = make_tag(STOP_COMPLETE, sink.number, sink.count) << 32
-        st.leaf_table = 2
-    else:
-        st.leaf_tag = 0
-        st.leaf_table = 1
+    st.leaf_table = sink_leaves(sink, &st.leaf_tag)
     st.tables[0] = NULL
     st.tables[1] = sink.following
     st.tables[2] = sink.outcomes
@@ -1809,6 +1818,102 @@ cdef int chain_group_dfs(KeySet* group, uint32_t blocked, ChainSink* sink) noexc
     return err
 
 
+# The common case of a big chain: every position of a group has at least as
+# many checkers outside its home board as the stage has dice, so no step can
+# bear off (RULES §2.3) and the game cannot end. Then a step is legal exactly
+# when its landing point is open (RULES §2.2), and a play is a multiset of
+# sources taken in non-increasing order: one DFS per position, on the packed
+# key, each end once per position, with nothing but the keys to keep.
+
+ctypedef struct FastDFS:
+    uint32_t open_d
+    const uint64_t* dlo       # DELTA_LO[die]
+    const uint64_t* dhi
+    const uint32_t* lands     # LANDS[die]
+    int depth                 # steps every play of the group makes
+    uint64_t leaf_tag         # or-ed into k1 of every end
+    KeySet* table             # where the ends go
+    uint64_t b0[BATCH]
+    uint64_t b1[BATCH]
+    uint64_t hashed[BATCH]
+    int n_batch
+    int err
+
+
+cdef void fast_flush(FastDFS* st) noexcept nogil:
+    cdef int j
+    if not st.err:
+        for j in range(st.n_batch):
+            if keyset_add_hashed(st.table, st.b0[j], st.b1[j], st.hashed[j]) < 0:
+                st.err = 1
+                break
+    st.n_batch = 0
+
+
+cdef inline void fast_emit(FastDFS* st, uint64_t lo, uint64_t hi) noexcept nogil:
+    cdef int j = st.n_batch
+    cdef uint64_t h
+    hi |= st.leaf_tag
+    h = key_hash(lo, hi)
+    st.b0[j] = lo
+    st.b1[j] = hi
+    st.hashed[j] = h
+    prefetch(st.table.slots + 2 * <Py_ssize_t>(h & <uint64_t>st.table.mask))
+    st.n_batch = j + 1
+    if j + 1 == BATCH:
+        fast_flush(st)
+
+
+cdef void fast_dfs(FastDFS* st, uint32_t mask, uint64_t lo, uint64_t hi, int depth,
+                   uint32_t allowed) noexcept nogil:
+    cdef uint32_t sources = mask & st.open_d & allowed, bit, child
+    cdef int frm
+    if depth + 1 == st.depth:
+        while sources:
+            frm = bit_length(sources)
+            sources &= ~((<uint32_t>1) << (frm - 1))
+            fast_emit(st, lo + st.dlo[frm], hi + st.dhi[frm])
+        return
+    while sources:
+        frm = bit_length(sources)
+        bit = (<uint32_t>1) << (frm - 1)
+        sources &= ~bit
+        child = mask | st.lands[frm]
+        if nibble(lo, hi, frm) == 1:
+            child &= ~bit
+        fast_dfs(st, child, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, (bit << 1) - 1)
+
+
+cdef int chain_group_fast(KeySet* group, uint32_t blocked, ChainSink* sink) noexcept nogil:
+    """Expand a group of positions none of which can bear off in this stage."""
+    cdef FastDFS* st = <FastDFS*>malloc(sizeof(FastDFS))
+    cdef Py_ssize_t i
+    cdef uint64_t klo, khi
+    cdef int err
+    if st == NULL:
+        return CHAIN_NO_MEMORY
+    st.open_d = open_from(blocked, sink.number)
+    st.dlo = DELTA_LO[sink.number]
+    st.dhi = DELTA_HI[sink.number]
+    st.lands = LANDS[sink.number]
+    st.depth = sink.steps
+    st.table = sink.outcomes if sink_leaves(sink, &st.leaf_tag) == 2 else sink.following
+    st.n_batch = 0
+    st.err = 0
+    for i in range(group.mask + 1):
+        if group.slots[2 * i + 1] == EMPTY_K1:
+            continue
+        klo = group.slots[2 * i]
+        khi = group.slots[2 * i + 1] & <uint64_t>0xFFFFFFFFULL
+        fast_dfs(st, key_occupancy(klo, khi), klo, khi, 0, BOARD_BITS)
+        if st.err:
+            break
+    fast_flush(st)
+    err = CHAIN_NO_MEMORY if st.err else CHAIN_OK
+    free(st)
+    return err
+
+
 cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                       const uint8_t* counts, int n_stages, bint is_chain,
                       Py_ssize_t max_ends, KeySet* outcomes, Pool* pool) noexcept nogil:
@@ -1818,6 +1923,8 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
     play (RULES §3.4), then expands each group a step at a time."""
     cdef KeySet frontier, following
     cdef KeySet groups[MAX_STAGE_DICE + 1]
+    cdef KeySet fast[MAX_STAGE_DICE + 1]       # groups that cannot bear off
+    cdef bint no_bear_off
     cdef int stage, n, count, playable, added, err, k
     cdef Py_ssize_t i, held
     cdef Key96 key
@@ -1836,10 +1943,14 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
             groups[k].slots = NULL
             groups[k].k0 = NULL
             groups[k].k1 = NULL
+            fast[k].slots = NULL
+            fast[k].k0 = NULL
+            fast[k].k1 = NULL
         if keyset_init(&following, frontier.size, pool):
             err = CHAIN_NO_MEMORY
         for k in range(1, count + 1):
-            if err == CHAIN_OK and keyset_init(&groups[k], 16, pool):
+            if err == CHAIN_OK and (keyset_init(&groups[k], 16, pool)
+                                    or keyset_init(&fast[k], 16, pool)):
                 err = CHAIN_NO_MEMORY
         added = 0
         for i in range(frontier.mask + 1):
@@ -1849,13 +1960,16 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                 continue
             key.lo = frontier.slots[2 * i]
             key.hi = <uint32_t>frontier.slots[2 * i + 1]
-            if key_outside(key.lo, key.hi) >= count:
+            no_bear_off = key_outside(key.lo, key.hi) >= count
+            if no_bear_off:
                 playable = max_steps_no_bear_off(key_occupancy(key.lo, key.hi), key.lo, key.hi,
                                                  blocked, n, count)
             else:
                 gen_load(&g, key, blocked)
                 playable = gen_max_steps(&g, n, count, 0, 24)
-            if playable > 0:
+            if playable > 0 and no_bear_off and CHAIN_EXPANSION == 2:
+                added = keyset_add(&fast[playable], key.lo, key.hi)
+            elif playable > 0:
                 added = keyset_add(&groups[playable], key.lo, key.hi)
             elif is_chain:
                 # Nothing moves: RULES §5.2 on the first stage, else a stall with 0 played.
@@ -1877,7 +1991,7 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
             if err == CHAIN_OK:
                 held = following.size + outcomes.size
                 for playable in range(1, count + 1):
-                    held += groups[playable].size
+                    held += groups[playable].size + fast[playable].size
                 if held > max_ends:
                     err = CHAIN_TOO_MANY
             if err == CHAIN_OK:
@@ -1885,11 +1999,15 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                 sink.stalls = is_chain and k < count
                 # Small groups: one DFS per position (no duplicates within a
                 # position); big ones: a step at a time, merging as it goes.
+                if fast[k].size:
+                    err = chain_group_fast(&fast[k], blocked, &sink)
+            if err == CHAIN_OK:
                 if CHAIN_EXPANSION == 1 or (CHAIN_EXPANSION == 2 and groups[k].size < 4096):
                     err = chain_group_dfs(&groups[k], blocked, &sink)
                 else:
                     err = chain_layers(&groups[k], blocked, &sink, max_ends)
             keyset_free(&groups[k])
+            keyset_free(&fast[k])
         if err == CHAIN_OK and following.size + outcomes.size > max_ends:
             err = CHAIN_TOO_MANY
         if err != CHAIN_OK:
