@@ -1434,11 +1434,12 @@ cdef inline int keyset_add_hashed(KeySet* s, uint64_t a, uint64_t b,
 cdef uint64_t LOW32 = <uint64_t>0xFFFFFFFFULL
 
 
-cdef inline int keyset_add_max(KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
+cdef inline int keyset_add_max(KeySet* s, uint64_t a, uint64_t b, uint64_t hashed) noexcept nogil:
     """Insert the key (a, low 32 bits of b) carrying the high bits of b as a
-    value; an equal key keeps the larger value. 1 if new, 0 if already there,
-    -1 when out of memory. A table is used with this or with keyset_add, not both."""
-    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b & LOW32) & <uint64_t>s.mask)
+    value; an equal key keeps the larger value. ``hashed``: key_hash(a, b & LOW32).
+    1 if new, 0 if already there, -1 when out of memory. A table is used with
+    this or with keyset_add, not both."""
+    cdef Py_ssize_t h = <Py_ssize_t>(hashed & <uint64_t>s.mask)
     cdef uint64_t* slot
     while True:
         slot = s.slots + 2 * h
@@ -1568,25 +1569,52 @@ def _py_set_chain_expansion(int kind):
     CHAIN_EXPANSION = kind
 
 
-cdef int flush_batch(KeySet** tables, uint64_t* k0, uint64_t* k1, uint8_t* which,
-                     int n) noexcept nogil:
-    """Insert a batch of keys, prefetching their home slots first."""
+# Keys on their way into the chain's tables. Each key's hash is computed once,
+# when it is queued, and its home slot prefetched; the queue is inserted when
+# full: the tables outgrow the caches, and the misses then overlap.
+ctypedef struct InsertQueue:
+    KeySet* tables[3]         # 0: a step layer (keyset_add_max), 1: the next frontier, 2: outcomes
+    uint64_t k0[BATCH]
+    uint64_t k1[BATCH]
+    uint64_t hashed[BATCH]
+    uint8_t which[BATCH]
+    int n
+    int err                   # out of memory: later keys are dropped
+
+
+cdef void queue_flush(InsertQueue* q) noexcept nogil:
     cdef int j, added
-    cdef KeySet* t
-    cdef Py_ssize_t h
-    for j in range(n):
-        t = tables[which[j]]
-        h = <Py_ssize_t>(key_hash(k0[j], k1[j] & (LOW32 if which[j] == 0 else EMPTY_K1))
-                         & <uint64_t>t.mask)
-        prefetch(t.slots + 2 * h)
-    for j in range(n):
-        if which[j] == 0:
-            # a step layer of chain_layers: the value is the step's source
-            if keyset_add_max(tables[0], k0[j], k1[j]) < 0:
-                return -1
-        elif keyset_add(tables[which[j]], k0[j], k1[j]) < 0:
-            return -1
-    return 0
+    if not q.err:
+        for j in range(q.n):
+            if q.which[j] == 0:
+                # a step layer of chain_layers: the value is the step's source
+                added = keyset_add_max(q.tables[0], q.k0[j], q.k1[j], q.hashed[j])
+            else:
+                added = keyset_add_hashed(q.tables[q.which[j]], q.k0[j], q.k1[j], q.hashed[j])
+            if added < 0:
+                q.err = 1
+                break
+    q.n = 0
+
+
+cdef inline void queue_push(InsertQueue* q, uint64_t a, uint64_t b, int which) noexcept nogil:
+    """Queue the key (a, b) for table ``which``."""
+    queue_push_hashed(q, a, b, which, key_hash(a, b & (LOW32 if which == 0 else EMPTY_K1)))
+
+
+cdef inline void queue_push_hashed(InsertQueue* q, uint64_t a, uint64_t b, int which,
+                                   uint64_t h) noexcept nogil:
+    """queue_push with the key's hash given."""
+    cdef int j = q.n
+    cdef KeySet* t = q.tables[which]
+    q.k0[j] = a
+    q.k1[j] = b
+    q.hashed[j] = h
+    q.which[j] = <uint8_t>which
+    prefetch(t.slots + 2 * <Py_ssize_t>(h & <uint64_t>t.mask))
+    q.n = j + 1
+    if j + 1 == BATCH:
+        queue_flush(q)
 
 
 cdef inline uint32_t nibble_flags16(uint64_t x) noexcept nogil:
@@ -1621,34 +1649,29 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
                       Py_ssize_t max_ends) noexcept nogil:
     """Expand positions that play the same number of dice of the stage
     (``sink.steps``), one step at a time, merging equal positions after every
-    step. Takes ownership of ``layer``.
-
-    New keys are inserted in batches whose hash slots are prefetched first:
-    the tables outgrow the caches, and the misses then overlap."""
+    step. Takes ownership of ``layer``."""
     cdef KeySet following
-    cdef KeySet* tables[3]
-    cdef uint64_t b0[BATCH + 32]
-    cdef uint64_t b1[BATCH + 32]
-    cdef uint8_t which[BATCH + 32]
-    cdef int n_batch = 0
+    cdef InsertQueue queue
     cdef Py_ssize_t i
-    cdef int k, frm, target, highest, err = 0
+    cdef int k, frm, target, highest
     cdef int die = sink.number
     cdef uint32_t sources, mine
-    cdef uint64_t klo, khi, child_hi
+    cdef uint64_t klo, khi, child_lo, child_hi
     cdef bint all_home, over
     cdef uint64_t over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
     cdef uint64_t done_tag
     cdef uint8_t leaf_table = <uint8_t>sink_leaves(sink, &done_tag)
     cdef int depth = sink.steps
     cdef uint32_t open_d = open_from(blocked, die)
-    tables[1] = sink.following
-    tables[2] = sink.outcomes
+    queue.tables[1] = sink.following
+    queue.tables[2] = sink.outcomes
+    queue.n = 0
+    queue.err = 0
     for k in range(depth):
         if k + 1 < depth and keyset_init(&following, layer.size, layer.pool):
             keyset_free(layer)
             return CHAIN_NO_MEMORY
-        tables[0] = &following
+        queue.tables[0] = &following
         for i in range(layer.mask + 1):
             if layer.slots[2 * i + 1] == EMPTY_K1:
                 continue
@@ -1675,41 +1698,32 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
                 if target >= 1:
                     if (blocked >> (target - 1)) & 1:                  # RULES §2.2
                         continue
-                    b0[n_batch] = klo - UNIT_LO[frm] + UNIT_LO[target]
+                    child_lo = klo - UNIT_LO[frm] + UNIT_LO[target]
                     child_hi = khi - UNIT_HI[frm] + UNIT_HI[target]
                     over = False
                 else:
                     if not all_home or (target < 0 and frm != highest):  # RULES §2.3
                         continue
-                    b0[n_batch] = klo - UNIT_LO[frm]
+                    child_lo = klo - UNIT_LO[frm]
                     child_hi = khi - UNIT_HI[frm]
                     # The last checker off: only this point was held, by one checker.
                     over = mine == ((<uint32_t>1) << (frm - 1)) and key_count(klo, khi, frm) == 1
                 if over:
-                    b1[n_batch] = child_hi | over_tag
-                    which[n_batch] = 2
+                    queue_push(&queue, child_lo, child_hi | over_tag, 2)
                 elif k + 1 < depth:
-                    b1[n_batch] = child_hi | ((<uint64_t>frm - 1) << 32)
-                    which[n_batch] = 0
+                    queue_push(&queue, child_lo, child_hi | ((<uint64_t>frm - 1) << 32), 0)
                 else:
-                    b1[n_batch] = child_hi | done_tag
-                    which[n_batch] = leaf_table
-                n_batch += 1
-            if n_batch >= BATCH:
-                err = flush_batch(tables, b0, b1, which, n_batch)
-                n_batch = 0
-                if err:
-                    break
-        if not err and n_batch:
-            err = flush_batch(tables, b0, b1, which, n_batch)
-            n_batch = 0
+                    queue_push(&queue, child_lo, child_hi | done_tag, leaf_table)
+            if queue.err:
+                break
+        queue_flush(&queue)
         keyset_free(layer)
         if k + 1 < depth:
             layer[0] = following
-            if err or following.size > max_ends:
+            if queue.err or following.size > max_ends:
                 keyset_free(layer)
-                return CHAIN_NO_MEMORY if err else CHAIN_TOO_MANY
-        elif err:
+                return CHAIN_NO_MEMORY if queue.err else CHAIN_TOO_MANY
+        elif queue.err:
             return CHAIN_NO_MEMORY
     return CHAIN_OK
 
@@ -1721,27 +1735,34 @@ cdef enum:
     CHAIN_TOO_MANY = -2
 
 
-ctypedef struct KeyDFS:
+# A group's positions (all playing the same number of the stage's dice) are
+# expanded one at a time by a search for their plays of that many steps,
+# sources in non-increasing order (each end once per position, as in eq_dfs),
+# on the packed key, the ends queued for insertion.
+#
+# The common case of a big chain takes a leaner search: when every position
+# of a group has at least as many checkers outside its home board as the
+# stage has dice, no step can bear off (RULES §2.3) and the game cannot end,
+# so a step is legal exactly when its landing point is open (RULES §2.2).
+
+ctypedef struct GroupSearch:
     uint32_t blocked
     int die
+    uint32_t open_d           # open_from(blocked, die)
+    const uint64_t* dlo       # DELTA_LO[die]
+    const uint64_t* dhi
+    const uint32_t* lands     # LANDS[die]
     int depth                 # steps every play of the group makes
     uint64_t over_tag
     uint64_t leaf_tag
     int leaf_table            # 1: the next stage's frontier, 2: the outcomes
-    KeySet* tables[3]
-    uint64_t b0[BATCH + 32]
-    uint64_t b1[BATCH + 32]
-    uint8_t which[BATCH + 32]
-    int n_batch
-    int err
+    InsertQueue queue
 
 
-cdef void key_dfs(KeyDFS* st, uint64_t klo, uint64_t khi, uint32_t mine, int depth,
+cdef void key_dfs(GroupSearch* st, uint64_t klo, uint64_t khi, uint32_t mine, int depth,
                   int max_from) noexcept nogil:
-    """The plays of one position's stage of equal dice, sources in non-increasing
-    order (each end once, as in gen_equal_dice), on the packed key; the ends go
-    into the batch."""
-    cdef uint32_t sources = movable(mine, open_from(st.blocked, st.die), st.die) & (
+    """The plays of one position, any step may bear off."""
+    cdef uint32_t sources = movable(mine, st.open_d, st.die) & (
         ((<uint32_t>1) << max_from) - 1)
     cdef uint32_t child_mine, bit
     cdef uint64_t child_lo, child_hi
@@ -1768,111 +1789,26 @@ cdef void key_dfs(KeyDFS* st, uint64_t klo, uint64_t khi, uint32_t mine, int dep
             child_lo = klo - UNIT_LO[frm]
             child_hi = khi - UNIT_HI[frm]
         if child_mine == 0:                                        # the last checker off
-            st.b0[st.n_batch] = child_lo
-            st.b1[st.n_batch] = child_hi | st.over_tag
-            st.which[st.n_batch] = 2
-            st.n_batch += 1
+            queue_push(&st.queue, child_lo, child_hi | st.over_tag, 2)
         elif depth + 1 == st.depth:
-            st.b0[st.n_batch] = child_lo
-            st.b1[st.n_batch] = child_hi | st.leaf_tag
-            st.which[st.n_batch] = st.leaf_table
-            st.n_batch += 1
+            queue_push(&st.queue, child_lo, child_hi | st.leaf_tag, st.leaf_table)
         else:
             key_dfs(st, child_lo, child_hi, child_mine, depth + 1, frm)
-        if st.n_batch >= BATCH:
-            if not st.err:
-                st.err = flush_batch(st.tables, st.b0, st.b1, st.which, st.n_batch)
-            st.n_batch = 0
 
 
-cdef int chain_group_dfs(KeySet* group, uint32_t blocked, ChainSink* sink) noexcept nogil:
-    """Expand every position of a group (same playable dice) by its own DFS."""
-    cdef KeyDFS* st = <KeyDFS*>malloc(sizeof(KeyDFS))
-    cdef Py_ssize_t i
-    cdef uint64_t klo, khi
-    cdef int err
-    if st == NULL:
-        return CHAIN_NO_MEMORY
-    st.blocked = blocked
-    st.die = sink.number
-    st.depth = sink.steps
-    st.over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
-    st.leaf_table = sink_leaves(sink, &st.leaf_tag)
-    st.tables[0] = NULL
-    st.tables[1] = sink.following
-    st.tables[2] = sink.outcomes
-    st.n_batch = 0
-    st.err = 0
-    for i in range(group.mask + 1):
-        if group.slots[2 * i + 1] == EMPTY_K1:
-            continue
-        klo = group.slots[2 * i]
-        khi = group.slots[2 * i + 1] & <uint64_t>0xFFFFFFFFULL
-        key_dfs(st, klo, khi, key_occupancy(klo, khi), 0, 24)
-        if st.err:
-            break
-    if not st.err and st.n_batch:
-        st.err = flush_batch(st.tables, st.b0, st.b1, st.which, st.n_batch)
-    err = CHAIN_NO_MEMORY if st.err else CHAIN_OK
-    free(st)
-    return err
-
-
-# The common case of a big chain: every position of a group has at least as
-# many checkers outside its home board as the stage has dice, so no step can
-# bear off (RULES §2.3) and the game cannot end. Then a step is legal exactly
-# when its landing point is open (RULES §2.2), and a play is a multiset of
-# sources taken in non-increasing order: one DFS per position, on the packed
-# key, each end once per position, with nothing but the keys to keep.
-
-ctypedef struct FastDFS:
-    uint32_t open_d
-    const uint64_t* dlo       # DELTA_LO[die]
-    const uint64_t* dhi
-    const uint32_t* lands     # LANDS[die]
-    int depth                 # steps every play of the group makes
-    uint64_t leaf_tag         # or-ed into k1 of every end
-    KeySet* table             # where the ends go
-    uint64_t b0[BATCH]
-    uint64_t b1[BATCH]
-    uint64_t hashed[BATCH]
-    int n_batch
-    int err
-
-
-cdef void fast_flush(FastDFS* st) noexcept nogil:
-    cdef int j
-    if not st.err:
-        for j in range(st.n_batch):
-            if keyset_add_hashed(st.table, st.b0[j], st.b1[j], st.hashed[j]) < 0:
-                st.err = 1
-                break
-    st.n_batch = 0
-
-
-cdef inline void fast_emit(FastDFS* st, uint64_t lo, uint64_t hi) noexcept nogil:
-    cdef int j = st.n_batch
-    cdef uint64_t h
-    hi |= st.leaf_tag
-    h = key_hash(lo, hi)
-    st.b0[j] = lo
-    st.b1[j] = hi
-    st.hashed[j] = h
-    prefetch(st.table.slots + 2 * <Py_ssize_t>(h & <uint64_t>st.table.mask))
-    st.n_batch = j + 1
-    if j + 1 == BATCH:
-        fast_flush(st)
-
-
-cdef void fast_dfs(FastDFS* st, uint32_t mask, uint64_t lo, uint64_t hi, int depth,
+cdef void open_dfs(GroupSearch* st, uint32_t mask, uint64_t lo, uint64_t hi, int depth,
                    uint32_t allowed) noexcept nogil:
+    """The plays of one position that cannot bear off in this stage."""
     cdef uint32_t sources = mask & st.open_d & allowed, bit, child
+    cdef uint64_t end_lo, end_hi
     cdef int frm
     if depth + 1 == st.depth:
         while sources:
             frm = bit_length(sources)
             sources &= ~((<uint32_t>1) << (frm - 1))
-            fast_emit(st, lo + st.dlo[frm], hi + st.dhi[frm])
+            end_lo = lo + st.dlo[frm]
+            end_hi = (hi + st.dhi[frm]) | st.leaf_tag
+            queue_push_hashed(&st.queue, end_lo, end_hi, st.leaf_table, key_hash(end_lo, end_hi))
         return
     while sources:
         frm = bit_length(sources)
@@ -1881,35 +1817,46 @@ cdef void fast_dfs(FastDFS* st, uint32_t mask, uint64_t lo, uint64_t hi, int dep
         child = mask | st.lands[frm]
         if nibble(lo, hi, frm) == 1:
             child &= ~bit
-        fast_dfs(st, child, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, (bit << 1) - 1)
+        open_dfs(st, child, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, (bit << 1) - 1)
 
 
-cdef int chain_group_fast(KeySet* group, uint32_t blocked, ChainSink* sink) noexcept nogil:
-    """Expand a group of positions none of which can bear off in this stage."""
-    cdef FastDFS* st = <FastDFS*>malloc(sizeof(FastDFS))
+cdef int chain_group_search(KeySet* group, uint32_t blocked, ChainSink* sink,
+                            bint can_bear_off) noexcept nogil:
+    """Expand every position of a group by its own search (key_dfs, or
+    open_dfs when no position of the group can bear off in this stage)."""
+    cdef GroupSearch* st = <GroupSearch*>malloc(sizeof(GroupSearch))
     cdef Py_ssize_t i
     cdef uint64_t klo, khi
     cdef int err
     if st == NULL:
         return CHAIN_NO_MEMORY
+    st.blocked = blocked
+    st.die = sink.number
     st.open_d = open_from(blocked, sink.number)
     st.dlo = DELTA_LO[sink.number]
     st.dhi = DELTA_HI[sink.number]
     st.lands = LANDS[sink.number]
     st.depth = sink.steps
-    st.table = sink.outcomes if sink_leaves(sink, &st.leaf_tag) == 2 else sink.following
-    st.n_batch = 0
-    st.err = 0
+    st.over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
+    st.leaf_table = sink_leaves(sink, &st.leaf_tag)
+    st.queue.tables[0] = NULL
+    st.queue.tables[1] = sink.following
+    st.queue.tables[2] = sink.outcomes
+    st.queue.n = 0
+    st.queue.err = 0
     for i in range(group.mask + 1):
         if group.slots[2 * i + 1] == EMPTY_K1:
             continue
         klo = group.slots[2 * i]
         khi = group.slots[2 * i + 1] & <uint64_t>0xFFFFFFFFULL
-        fast_dfs(st, key_occupancy(klo, khi), klo, khi, 0, BOARD_BITS)
-        if st.err:
+        if can_bear_off:
+            key_dfs(st, klo, khi, key_occupancy(klo, khi), 0, 24)
+        else:
+            open_dfs(st, key_occupancy(klo, khi), klo, khi, 0, BOARD_BITS)
+        if st.queue.err:
             break
-    fast_flush(st)
-    err = CHAIN_NO_MEMORY if st.err else CHAIN_OK
+    queue_flush(&st.queue)
+    err = CHAIN_NO_MEMORY if st.queue.err else CHAIN_OK
     free(st)
     return err
 
@@ -2000,10 +1947,10 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                 # Small groups: one DFS per position (no duplicates within a
                 # position); big ones: a step at a time, merging as it goes.
                 if fast[k].size:
-                    err = chain_group_fast(&fast[k], blocked, &sink)
+                    err = chain_group_search(&fast[k], blocked, &sink, False)
             if err == CHAIN_OK:
                 if CHAIN_EXPANSION == 1 or (CHAIN_EXPANSION == 2 and groups[k].size < 4096):
-                    err = chain_group_dfs(&groups[k], blocked, &sink)
+                    err = chain_group_search(&groups[k], blocked, &sink, True)
                 else:
                     err = chain_layers(&groups[k], blocked, &sink, max_ends)
             keyset_free(&groups[k])

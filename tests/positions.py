@@ -5,8 +5,9 @@ placements, and from hand-shaped families: bear-offs, primes and blocked
 starts. Everything is reproducible from a seed.
 """
 
+import itertools
 import random
-from typing import List, Tuple
+from typing import Callable, Iterator, List, Tuple
 
 import gulbara
 
@@ -46,6 +47,28 @@ def random_play_positions(seed: int, count: int) -> List[Tuple[str, int]]:
             if len(out) >= count:
                 break
     return out
+
+
+def random_games(seed: int) -> Iterator[Tuple["gulbara.Game", int]]:
+    """(game, ply) before every play of seeded random-bot games, one game after
+    another, and once more after each game's last play (``game.is_over()``)."""
+    rng = random.Random(seed)
+    while True:
+        game = gulbara.Game(seed=rng.randrange(10**9))
+        bot = gulbara.RandomBot(seed=rng.randrange(10**9))
+        ply = 0
+        while not game.is_over():
+            yield game, ply
+            game.play(bot.choose(game))
+            ply += 1
+        yield game, ply
+
+
+def sample_games(n: int, seed: int, take: Callable[["gulbara.Game"], str],
+                 keep: Callable[["gulbara.Game", int], bool]) -> List[str]:
+    """``take(game)`` at the first ``n`` (game, ply) of :func:`random_games` that ``keep``."""
+    return [take(game) for game, ply in itertools.islice(
+        ((game, ply) for game, ply in random_games(seed) if keep(game, ply)), n)]
 
 
 def random_valid_position(rng: random.Random) -> str:

@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 import gulbara
 from gulbara import START_CODE, Game, Position
 from gulbara.batch import boards_from_codes, code_from_board, stage_ends_batch, dice_array
+from positions import sample_games
 from gulbara.encoding import (BOARD_FEATURES, BORNE_OFF, ESCALATES, GAME_OVER, IS_CHAIN,
                               IS_CHANCE, IS_OPENING, IS_REMAINDER, LATER_DICE,
                               OPPONENT_ESCALATES, OPPONENT_POINTS, OutputBufferError, PIPS,
@@ -33,20 +34,8 @@ def mirror(code):
     return code_from_board(swapped, (p.borne_off(1), p.borne_off(0)))
 
 
-def positions_from_play(n, seed=7):
-    """Codes of positions reached by seeded random games (every kind of stage)."""
-    rng = random.Random(seed)
-    codes = []
-    while len(codes) < n:
-        game = Game(seed=rng.randrange(10**9))
-        bot = gulbara.RandomBot(seed=rng.randrange(10**9))
-        while not game.is_over() and len(codes) < n:
-            game.play(bot.choose(game))
-            codes.append(game.code())
-    return codes
-
-
-CODES = positions_from_play(300)
+# Positions after every play of seeded random games (every kind of stage).
+CODES = sample_games(300, 7, Game.code, lambda game, ply: ply > 0)
 
 
 # ---------------------------------------------------------------------------

@@ -1,7 +1,5 @@
 """Expectimax (gulbara.search): 1-ply = argmax of the evaluator, 2-ply = an independent brute force."""
 
-import random
-
 import numpy as np
 import pytest
 
@@ -9,6 +7,7 @@ import gulbara
 from gulbara import Game, START_CODE
 from gulbara.encoding import encode_board, encode_boards
 from gulbara.errors import GulBaraError
+from positions import sample_games
 from gulbara.search import (HeuristicWeights, SearchResult, chance_outcomes, expectimax,
                             heuristic_evaluator, race_evaluator)
 
@@ -20,23 +19,9 @@ def linear(features):
     return np.tanh(features @ WEIGHTS)
 
 
-def mid_game_states(n, seed=3):
-    """State codes of decisions reached by seeded games (all kinds of stage)."""
-    rng = random.Random(seed)
-    codes = []
-    while len(codes) < n:
-        game = Game(seed=rng.randrange(10**9))
-        bot = gulbara.RandomBot(seed=rng.randrange(10**9))
-        plies = 0
-        while not game.is_over() and len(codes) < n:
-            if plies % 9 == 4:
-                codes.append(game.state_code())
-            game.play(bot.choose(game))
-            plies += 1
-    return codes
-
-
-STATES = mid_game_states(12)
+# Decision states of seeded random games (every kind of stage).
+STATES = sample_games(12, 3, Game.state_code,
+                      lambda game, ply: ply % 9 == 4 and not game.is_over())
 
 BEAR_OFF = [
     # White to play 6-5 with two checkers left: both off, Black has borne off none (a mars).
@@ -206,23 +191,16 @@ def test_race_evaluator_is_still_available():
     assert expectimax(game, 1, race_evaluator).play == ends[int(np.argmax(values))]
 
 
+EXTREMES = ["G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0",          # the start
+            "G:15,,,,,,,,,,,,,,,,,,,,,,,-15|0,0|0,0",          # White home, Black at its start
+            "G:1,,,,,,,,,,,,,,,,,-1,,,,,,|0,0|14,14",          # one checker each side left
+            "G:1,,,,,,,,,,,,,,,,-14,,,,,,,|0,0|14,1"]
+
+
 def board_codes(n, seed=7):
-    """Position codes of decisions reached by seeded random games, and extreme positions."""
-    rng = random.Random(seed)
-    codes = ["G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0",          # the start
-             "G:15,,,,,,,,,,,,,,,,,,,,,,,-15|0,0|0,0",          # White home, Black at its start
-             "G:1,,,,,,,,,,,,,,,,,-1,,,,,,|0,0|14,14",          # one checker each side left
-             "G:1,,,,,,,,,,,,,,,,-14,,,,,,,|0,0|14,1"]
-    while len(codes) < n:
-        game = Game(seed=rng.randrange(10**9))
-        bot = gulbara.RandomBot(seed=rng.randrange(10**9))
-        plies = 0
-        while not game.is_over() and len(codes) < n:
-            if plies % 7 == 3:
-                codes.append(game.position.code())
-            game.play(bot.choose(game))
-            plies += 1
-    return codes
+    """Position codes of decisions reached by seeded random games, after extreme positions."""
+    return EXTREMES + sample_games(n - len(EXTREMES), seed, lambda game: game.position.code(),
+                                   lambda game, ply: ply % 7 == 3 and not game.is_over())
 
 
 def test_heuristic_evaluator_is_bounded_and_antisymmetric():
