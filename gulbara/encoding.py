@@ -53,7 +53,6 @@ board block from the other seat.
 ((220,), [0.0, 0.0, 0.0, 0.25, 0.0, 0.25], 0.5, 0.0)
 """
 
-import operator
 from typing import Optional
 
 import numpy as np
@@ -61,7 +60,7 @@ import numpy as np
 from gulbara import _encode
 from gulbara._movegen import EndSet as _EndSet
 from gulbara._movegen import Position as _CorePosition
-from gulbara.errors import InvalidSeatError, OutputBufferError
+from gulbara.errors import InvalidSeatError, OutputBufferError, checked_int
 
 __all__ = [
     "BOARD_FEATURES", "STATE_FEATURES", "OutputBufferError",
@@ -140,15 +139,7 @@ def _out(out, shape) -> np.ndarray:
 
 
 def _seat(seat) -> int:
-    if isinstance(seat, (bool, np.bool_)):
-        raise TypeError("seat must be an int 0 or 1, not bool")
-    try:
-        seat = operator.index(seat)
-    except TypeError:
-        raise TypeError(f"seat must be an int 0 or 1, not {type(seat).__name__}") from None
-    if seat not in (0, 1):
-        raise InvalidSeatError(f"seat must be 0 (White) or 1 (Black), got {seat}")
-    return seat
+    return checked_int(seat, "seat", 0, 1, InvalidSeatError, bounds="0 (White) or 1 (Black)")
 
 
 def _core_position(position) -> _CorePosition:

@@ -8,6 +8,8 @@ offending input.
 True
 """
 
+import operator
+
 __all__ = [
     "GulBaraError",
     "InvalidPositionError",
@@ -21,6 +23,7 @@ __all__ = [
     "EnumerationLimitError",
     "OutputBufferError",
     "InvalidPolicyError",
+    "checked_int",
 ]
 
 
@@ -72,3 +75,34 @@ class OutputBufferError(GulBaraError):
 
 class InvalidPolicyError(GulBaraError):
     """A self-play policy that is neither a built-in name nor a callable (:mod:`gulbara.selfplay`)."""
+
+
+def checked_int(value, what: str, low: int, high=None, error=GulBaraError,
+                type_error=TypeError, bounds=None) -> int:
+    """``value`` (an argument or value called ``what``) as an int in ``low..high``
+    (``high`` None: no upper bound).
+
+    Python and numpy integers are accepted; a bool, a float or anything else
+    raises ``type_error``, an int out of range ``error``. ``bounds`` words the
+    range in the messages (by default ``low..high``).
+
+    >>> checked_int(3, "die", 1, 6, InvalidDiceError)
+    3
+    >>> try:
+    ...     checked_int(7, "die", 1, 6, InvalidDiceError)
+    ... except InvalidDiceError as error:
+    ...     print(error)
+    die must be 1..6, got 7
+    """
+    if bounds is None:
+        bounds = f"{low}..{high}" if high is not None else f"at least {low}"
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        raise type_error(f"{what} must be an int {bounds}, not bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise type_error(f"{what} must be an int {bounds}, not {type(value).__name__}") from None
+    if value < low or (high is not None and value > high):
+        raise error(f"{what} must be {bounds}, got {value}")
+    return value
+

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from gulbara._backend import START_CODE, Position
-from gulbara.errors import GameStateError, GulBaraError, IllegalPlayError, InvalidDiceError
+from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError, InvalidDiceError,
+                            checked_int)
 from gulbara.play import BLACK, WHITE, Play, StageEnds
 from gulbara.rules import DEFAULT_RULES, Rules
 
@@ -210,16 +211,8 @@ class DiceStream:
             self._purposes[i] = purpose
         else:
             if self._draw is not None:
-                value = self._draw()
-                if isinstance(value, bool):
-                    raise InvalidDiceError(f"draw() must return an int 0..5, got {value!r}")
-                try:
-                    value = operator.index(value)
-                except TypeError:
-                    raise InvalidDiceError(
-                        f"draw() must return an int 0..5, got {value!r}") from None
-                if not 0 <= value <= 5:
-                    raise InvalidDiceError(f"draw() must return an int 0..5, got {value!r}")
+                value = checked_int(self._draw(), "the value draw() returns", 0, 5,
+                                    InvalidDiceError, InvalidDiceError)
             else:
                 value = self._rng.randrange(6)
             self._values.append(value)
@@ -247,15 +240,7 @@ class DiceStream:
 
 
 def _check_die(value, what: str) -> int:
-    if isinstance(value, bool):
-        raise TypeError(f"{what} must be an int 1..6, not bool")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what} must be an int 1..6, not {type(value).__name__}") from None
-    if not 1 <= value <= 6:
-        raise InvalidDiceError(f"{what} must be 1..6, got {value}")
-    return value
+    return checked_int(value, what, 1, 6, InvalidDiceError)
 
 
 # ---------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from typing import List, Optional, Tuple, Union
 from xml.sax.saxutils import escape, quoteattr
 
 from gulbara._backend import START_CODE, Position
-from gulbara.errors import GulBaraError, IllegalPlayError, InvalidSeatError
+from gulbara.errors import GulBaraError, IllegalPlayError, InvalidSeatError, checked_int
 from gulbara.play import BLACK, WHITE, Play
 
 __all__ = ["board_svg", "board_png", "save", "STACK_CAP", "PNG_HINT"]
@@ -169,11 +169,8 @@ def _resolve(obj, turn, last_play, play_seat):
 def _check_seat(seat, what: str) -> Optional[int]:
     if seat is None:
         return None
-    if isinstance(seat, bool) or not isinstance(seat, int):
-        raise TypeError(f"{what} must be 0 (White), 1 (Black) or None, not {type(seat).__name__}")
-    if seat not in (WHITE, BLACK):
-        raise InvalidSeatError(f"{what} must be 0 (White) or 1 (Black), got {seat!r}")
-    return int(seat)
+    return checked_int(seat, what, WHITE, BLACK, InvalidSeatError,
+                       bounds="0 (White) or 1 (Black)")
 
 
 def _check_options(size, flipped, coordinates) -> Tuple[Optional[float], bool, Optional[str]]:

@@ -23,7 +23,6 @@ driver with the same dice and choices, for a full record of it.
 """
 
 import math
-import operator
 import os
 import time
 from dataclasses import dataclass
@@ -31,9 +30,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from gulbara.errors import InvalidPolicyError
+from gulbara.errors import InvalidPolicyError, checked_int
 from gulbara.game import Game
-from gulbara.rules import DEFAULT_RULES, Rules
+from gulbara.rules import Rules
 
 __all__ = [
     "COLUMNS", "POLICIES", "Rng", "Estimate", "SelfPlayResult", "RolloutResult",
@@ -142,27 +141,11 @@ class Rng:
 
 
 def _check_seed(seed) -> int:
-    if isinstance(seed, bool):
-        raise TypeError("seed must be an int, not bool")
-    try:
-        seed = operator.index(seed)
-    except TypeError:
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}") from None
-    if not 0 <= seed <= _MASK64:
-        raise ValueError(f"seed must be in 0 .. 2**64 - 1, got {seed}")
-    return seed
+    return checked_int(seed, "seed", 0, _MASK64, bounds="0 .. 2**64 - 1")
 
 
 def _check_count(n, what: str, minimum: int = 1) -> int:
-    if isinstance(n, bool):
-        raise TypeError(f"{what} must be an int, not bool")
-    try:
-        n = operator.index(n)
-    except TypeError:
-        raise TypeError(f"{what} must be an int, not {type(n).__name__}") from None
-    if n < minimum:
-        raise ValueError(f"{what} must be at least {minimum}, got {n}")
-    return n
+    return checked_int(n, what, minimum)
 
 
 # ---------------------------------------------------------------------------

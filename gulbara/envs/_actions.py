@@ -32,12 +32,11 @@ True
 Play(((24, 6), (18, 4)), code='G:,,,,,,,,,,,-15,,1,,,,,,,,,,14|0,0|0,0')
 """
 
-import operator
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from gulbara.errors import IllegalPlayError
+from gulbara.errors import IllegalPlayError, checked_int
 from gulbara.play import Play, Step, StageEnds
 
 __all__ = [
@@ -89,17 +88,8 @@ def check_action(action) -> int:
     >>> check_action(np.int64(7))
     7
     """
-    if isinstance(action, (bool, np.bool_)):
-        raise IllegalActionError(f"an action is an int 0..{N_ACTIONS - 1}, not a bool: {action!r}")
-    try:
-        value = operator.index(action)
-    except TypeError:
-        raise IllegalActionError(
-            f"an action is an int 0..{N_ACTIONS - 1}, not {type(action).__name__}: "
-            f"{action!r}") from None
-    if not 0 <= value < N_ACTIONS:
-        raise IllegalActionError(f"an action is an int 0..{N_ACTIONS - 1}, got {value}")
-    return value
+    return checked_int(action, "an action", 0, N_ACTIONS - 1, IllegalActionError,
+                       IllegalActionError)
 
 
 def action_to_string(action: int) -> str:
