@@ -20,6 +20,7 @@ import pytest
 
 from gulbara import _movegen
 from gulbara.batch import arrays_from_requests, stage_ends_batch
+from bench_timing import finish, per_second
 from bench_positions import DOUBLE_JOBS, DOUBLE_TOTAL, NONDOUBLE_JOBS, NONDOUBLE_TOTAL
 
 NONDOUBLE_REPEATS = 56      # 180 x 56 = 10,080 requests
@@ -55,12 +56,9 @@ def _run(benchmark, name, steps):
 
 
 def _finish(benchmark, result, expected):
-    assert result == expected
-    stats = getattr(benchmark, "stats", None)
-    if stats is not None:   # None with --benchmark-disable
-        stages = benchmark.extra_info["stages"]
-        benchmark.extra_info["stages_per_s_median"] = round(stages / stats.stats.median)
-        benchmark.extra_info["ns_per_stage_median"] = round(stats.stats.median / stages * 1e9, 1)
+    finish(benchmark, result, expected, benchmark.extra_info["stages"],
+           {"stages_per_s_median": per_second,
+            "ns_per_stage_median": lambda stages, median: round(median / stages * 1e9, 1)})
 
 
 @pytest.mark.benchmark(group="batch-nondouble")

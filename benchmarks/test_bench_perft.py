@@ -15,6 +15,7 @@ import pytest
 
 from gulbara import Game, Rules
 from gulbara.perft import NATIVE, perft, perft_python
+from bench_timing import finish, per_second
 
 assert NATIVE, "the native perft is part of every build"
 
@@ -41,11 +42,8 @@ CASES = [
 
 
 def _finish(benchmark, nodes, expected):
-    assert nodes == expected
     benchmark.extra_info["nodes"] = nodes
-    stats = getattr(benchmark, "stats", None)
-    if stats is not None:   # None with --benchmark-disable
-        benchmark.extra_info["nodes_per_second_median"] = round(nodes / stats.stats.median)
+    finish(benchmark, nodes, expected, nodes, {"nodes_per_second_median": per_second})
 
 
 @pytest.mark.benchmark(group="perft")
@@ -60,16 +58,12 @@ def test_perft_native(benchmark, name, code, rules, depth, expected, rounds):
 
 
 @pytest.mark.benchmark(group="perft-python")
-def test_perft_python_start_d2(benchmark):
+@pytest.mark.parametrize("engine, function, rounds", [("python", perft_python, 5),
+                                                      ("native", perft, 50)],
+                         ids=["python", "native"])
+def test_perft_start_d2(benchmark, engine, function, rounds):
+    """The Python perft through Game against the native one, side by side."""
     game = Game.from_state_code(START)
-    benchmark.extra_info.update(state="start-d2", depth=2, engine="python")
-    nodes = benchmark.pedantic(perft_python, (game, 2), rounds=5, iterations=1)
-    _finish(benchmark, nodes, 1576)
-
-
-@pytest.mark.benchmark(group="perft-python")
-def test_perft_native_start_d2(benchmark):
-    game = Game.from_state_code(START)
-    benchmark.extra_info.update(state="start-d2", depth=2, engine="native")
-    nodes = benchmark.pedantic(perft, (game, 2), rounds=50, iterations=1)
+    benchmark.extra_info.update(state="start-d2", depth=2, engine=engine)
+    nodes = benchmark.pedantic(function, (game, 2), rounds=rounds, iterations=1)
     _finish(benchmark, nodes, 1576)

@@ -12,14 +12,12 @@ one and on two worker processes (the scaling of the local path),
 import pytest
 
 from gulbara.suites import SELFPLAY_PARALLEL, SELFPLAY_SUITE, selfplay_totals
+from bench_timing import finish, per_second
 
 
 def _finish(benchmark, got, expected, games):
-    assert got == expected
     benchmark.extra_info["games"] = games
-    stats = getattr(benchmark, "stats", None)
-    if stats is not None:   # None with --benchmark-disable
-        benchmark.extra_info["games_per_second_median"] = round(games / stats.stats.median)
+    finish(benchmark, got, expected, games, {"games_per_second_median": per_second})
 
 
 @pytest.mark.benchmark(group="selfplay")

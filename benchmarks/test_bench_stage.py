@@ -15,6 +15,7 @@ import pytest
 
 import gulbara
 from gulbara import _movegen, _reference
+from bench_timing import finish
 from bench_positions import (count_boards, count_with, DOUBLE_JOBS, DOUBLE_STAGES, DOUBLE_TOTAL, NONDOUBLE_JOBS,
                        NONDOUBLE_ROLLS, NONDOUBLE_TOTAL, SUITE)
 
@@ -51,11 +52,8 @@ def _record(benchmark, api, calls, ends):
 
 
 def _finish(benchmark, result, expected):
-    assert result == expected
-    stats = getattr(benchmark, "stats", None)
-    if stats is not None:   # None with --benchmark-disable
-        calls = benchmark.extra_info["calls"]
-        benchmark.extra_info["us_per_call_median"] = round(stats.stats.median / calls * 1e6, 4)
+    finish(benchmark, result, expected, benchmark.extra_info["calls"],
+           {"us_per_call_median": lambda calls, median: round(median / calls * 1e6, 4)})
 
 
 # -- non-double rolls ----------------------------------------------------------------
