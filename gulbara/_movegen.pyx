@@ -381,6 +381,16 @@ for _d in range(1, 7):
         LANDS[_d][_p] = (<uint32_t>1) << (_p - _d - 1) if _p > _d else 0
 
 
+cdef inline uint32_t occupancy_after(uint32_t mask, uint64_t lo, uint64_t hi, int frm,
+                                    uint32_t bit, uint32_t lands) noexcept nogil:
+    """The occupancy ``mask`` after a step from ``frm`` (bit ``bit``) of the
+    position packed in (lo, hi); ``lands``: the landing point's bit (LANDS)."""
+    mask |= lands
+    if nibble(lo, hi, frm) == 1:
+        mask &= ~bit
+    return mask
+
+
 # One stage of equal dice.
 ctypedef struct EqStage:
     int die
@@ -434,9 +444,7 @@ cdef void eq_no_bear_off(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo,
         frm = bit_length(sources)
         bit = (<uint32_t>1) << (frm - 1)
         sources &= ~bit
-        child = mask | st.lands[frm]
-        if nibble(lo, hi, frm) == 1:
-            child &= ~bit
+        child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
         clo = lo + st.dlo[frm]
         chi = hi + st.dhi[frm]
         steps = path | ((<uint64_t>frm) << (16 * depth))
@@ -482,9 +490,7 @@ cdef void eq_dfs(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo, uint64_
         frm = bit_length(sources)
         bit = (<uint32_t>1) << (frm - 1)
         sources &= ~bit
-        child = mask | st.lands[frm]
-        if nibble(lo, hi, frm) == 1:
-            child &= ~bit
+        child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
         steps = path | ((<uint64_t>frm) << (16 * depth))
         if not child:
             sink_record(s, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, st.n_dice, True,
@@ -1814,9 +1820,7 @@ cdef void open_dfs(GroupSearch* st, uint32_t mask, uint64_t lo, uint64_t hi, int
         frm = bit_length(sources)
         bit = (<uint32_t>1) << (frm - 1)
         sources &= ~bit
-        child = mask | st.lands[frm]
-        if nibble(lo, hi, frm) == 1:
-            child &= ~bit
+        child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
         open_dfs(st, child, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, (bit << 1) - 1)
 
 
