@@ -1824,39 +1824,44 @@ cdef void open_dfs(GroupSearch* st, uint32_t mask, uint64_t lo, uint64_t hi, int
         open_dfs(st, child, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, (bit << 1) - 1)
 
 
-cdef int chain_group_search(KeySet* group, uint32_t blocked, ChainSink* sink,
-                            bint can_bear_off) noexcept nogil:
-    """Expand every position of a group by its own search (key_dfs, or
-    open_dfs when no position of the group can bear off in this stage)."""
-    cdef GroupSearch* st = <GroupSearch*>malloc(sizeof(GroupSearch))
-    cdef Py_ssize_t i
-    cdef uint64_t klo, khi
-    cdef int err
-    if st == NULL:
-        return CHAIN_NO_MEMORY
+cdef void search_setup(GroupSearch* st, uint32_t blocked, const ChainSink* sink) noexcept nogil:
+    """Point a search at a stage (its die, the opponent's mask, the tables)."""
     st.blocked = blocked
     st.die = sink.number
     st.open_d = open_from(blocked, sink.number)
     st.dlo = DELTA_LO[sink.number]
     st.dhi = DELTA_HI[sink.number]
     st.lands = LANDS[sink.number]
-    st.depth = sink.steps
     st.over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
-    st.leaf_table = sink_leaves(sink, &st.leaf_tag)
     st.queue.tables[0] = NULL
     st.queue.tables[1] = sink.following
     st.queue.tables[2] = sink.outcomes
     st.queue.n = 0
     st.queue.err = 0
+
+
+cdef void search_plays(GroupSearch* st, const ChainSink* sink) noexcept nogil:
+    """Point a search at the plays of ``sink.steps`` steps (their length and leaves)."""
+    st.depth = sink.steps
+    st.leaf_table = sink_leaves(sink, &st.leaf_tag)
+
+
+cdef int chain_group_search(KeySet* group, uint32_t blocked, ChainSink* sink) noexcept nogil:
+    """Expand every position of a group by its own search (key_dfs)."""
+    cdef GroupSearch* st = <GroupSearch*>malloc(sizeof(GroupSearch))
+    cdef Py_ssize_t i
+    cdef uint64_t klo, khi
+    cdef int err
+    if st == NULL:
+        return CHAIN_NO_MEMORY
+    search_setup(st, blocked, sink)
+    search_plays(st, sink)
     for i in range(group.mask + 1):
         if group.slots[2 * i + 1] == EMPTY_K1:
             continue
         klo = group.slots[2 * i]
         khi = group.slots[2 * i + 1] & <uint64_t>0xFFFFFFFFULL
-        if can_bear_off:
-            key_dfs(st, klo, khi, key_occupancy(klo, khi), 0, 24)
-        else:
-            open_dfs(st, key_occupancy(klo, khi), klo, khi, 0, BOARD_BITS)
+        key_dfs(st, klo, khi, key_occupancy(klo, khi), 0, 24)
         if st.queue.err:
             break
     queue_flush(&st.queue)
@@ -1870,19 +1875,24 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                       Py_ssize_t max_ends, KeySet* outcomes, Pool* pool) noexcept nogil:
     """The body of chain_run; every table it makes comes from ``pool``.
 
-    Each stage sorts the frontier by how many of its dice each position can
-    play (RULES §3.4), then expands each group a step at a time."""
+    Each stage reads the frontier once. A position that cannot bear off in
+    the stage is expanded at once by open_dfs; the others are sorted by how
+    many of the stage's dice they can play (RULES §3.4) and each group is
+    expanded afterwards (key_dfs, or chain_layers for big groups)."""
     cdef KeySet frontier, following
     cdef KeySet groups[MAX_STAGE_DICE + 1]
-    cdef KeySet fast[MAX_STAGE_DICE + 1]       # groups that cannot bear off
+    cdef uint64_t open_tags[MAX_STAGE_DICE + 1]
+    cdef int open_tables[MAX_STAGE_DICE + 1]
     cdef bint no_bear_off
     cdef int stage, n, count, playable, added, err, k
-    cdef Py_ssize_t i, held
+    cdef Py_ssize_t i, held, seen
     cdef Key96 key
     cdef Gen g
     cdef ChainSink sink
     cdef uint32_t blocked = rotate12(start.occ[1 - seat])
-    if keyset_init(&frontier, 16, pool):
+    cdef GroupSearch* st = <GroupSearch*>malloc(sizeof(GroupSearch))
+    if st == NULL or keyset_init(&frontier, 16, pool):
+        free(st)
         return CHAIN_NO_MEMORY
     key = pos_mover_key(start, seat)
     keyset_add(&frontier, key.lo, key.hi)
@@ -1894,16 +1904,23 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
             groups[k].slots = NULL
             groups[k].k0 = NULL
             groups[k].k1 = NULL
-            fast[k].slots = NULL
-            fast[k].k0 = NULL
-            fast[k].k1 = NULL
         if keyset_init(&following, frontier.size, pool):
             err = CHAIN_NO_MEMORY
         for k in range(1, count + 1):
-            if err == CHAIN_OK and (keyset_init(&groups[k], 16, pool)
-                                    or keyset_init(&fast[k], 16, pool)):
+            if err == CHAIN_OK and keyset_init(&groups[k], 16, pool):
                 err = CHAIN_NO_MEMORY
+        sink.following = &following
+        sink.outcomes = outcomes
+        sink.number = n
+        sink.count = count
+        sink.last_stage = stage == n_stages - 1
+        search_setup(st, blocked, &sink)
+        for k in range(1, count + 1):
+            sink.steps = k
+            sink.stalls = is_chain and k < count
+            open_tables[k] = sink_leaves(&sink, &open_tags[k])
         added = 0
+        seen = 0
         for i in range(frontier.mask + 1):
             if err != CHAIN_OK:
                 break
@@ -1919,7 +1936,13 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                 gen_load(&g, key, blocked)
                 playable = gen_max_steps(&g, n, count, 0, 24)
             if playable > 0 and no_bear_off and CHAIN_EXPANSION == 2:
-                added = keyset_add(&fast[playable], key.lo, key.hi)
+                # The plays of ``playable`` steps; leaves as sink_leaves says.
+                st.depth = playable
+                st.leaf_tag = open_tags[playable]
+                st.leaf_table = open_tables[playable]
+                open_dfs(st, key_occupancy(key.lo, key.hi), key.lo, key.hi, 0, BOARD_BITS)
+                if st.queue.err:
+                    err = CHAIN_NO_MEMORY
             elif playable > 0:
                 added = keyset_add(&groups[playable], key.lo, key.hi)
             elif is_chain:
@@ -1932,17 +1955,18 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                 added = keyset_add(&following, key.lo, key.hi)   # RULES §5.3: dice lost
             if added < 0:
                 err = CHAIN_NO_MEMORY
+            seen += 1
+            if (seen & 1023) == 0 and err == CHAIN_OK and following.size + outcomes.size > max_ends:
+                err = CHAIN_TOO_MANY
+        queue_flush(&st.queue)
+        if st.queue.err and err == CHAIN_OK:
+            err = CHAIN_NO_MEMORY
         keyset_free(&frontier)
-        sink.following = &following
-        sink.outcomes = outcomes
-        sink.number = n
-        sink.count = count
-        sink.last_stage = stage == n_stages - 1
         for k in range(count, 0, -1):
             if err == CHAIN_OK:
                 held = following.size + outcomes.size
                 for playable in range(1, count + 1):
-                    held += groups[playable].size + fast[playable].size
+                    held += groups[playable].size
                 if held > max_ends:
                     err = CHAIN_TOO_MANY
             if err == CHAIN_OK:
@@ -1950,22 +1974,20 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                 sink.stalls = is_chain and k < count
                 # Small groups: one DFS per position (no duplicates within a
                 # position); big ones: a step at a time, merging as it goes.
-                if fast[k].size:
-                    err = chain_group_search(&fast[k], blocked, &sink, False)
-            if err == CHAIN_OK:
                 if CHAIN_EXPANSION == 1 or (CHAIN_EXPANSION == 2 and groups[k].size < 4096):
-                    err = chain_group_search(&groups[k], blocked, &sink, True)
+                    err = chain_group_search(&groups[k], blocked, &sink)
                 else:
                     err = chain_layers(&groups[k], blocked, &sink, max_ends)
             keyset_free(&groups[k])
-            keyset_free(&fast[k])
         if err == CHAIN_OK and following.size + outcomes.size > max_ends:
             err = CHAIN_TOO_MANY
         if err != CHAIN_OK:
             keyset_free(&following)
+            free(st)
             return err
         frontier = following
     keyset_free(&frontier)
+    free(st)
     return CHAIN_OK
 
 
