@@ -16,6 +16,20 @@ cdef extern from *:
         return n;
     }
     #endif
+    /* Built with -mlzcnt (setup.py): whether this CPU has LZCNT, which
+       otherwise runs as BSR and gives wrong answers. */
+    #if defined(GULBARA_WITH_LZCNT) && (defined(__x86_64__) || defined(__i386__))
+    #include <cpuid.h>
+    static inline int gulbara_cpu_supported(void) {
+        unsigned int a, b, c, d;
+        if (!__get_cpuid(0x80000001u, &a, &b, &c, &d)) return 0;
+        return (int)((c >> 5) & 1u);
+    }
+    #define GULBARA_BUILT_WITH_LZCNT 1
+    #else
+    static inline int gulbara_cpu_supported(void) { return 1; }
+    #define GULBARA_BUILT_WITH_LZCNT 0
+    #endif
     /* __builtin_popcount is a libgcc call without -mpopcnt; this is inline. */
     static inline int gulbara_popcount(unsigned int m) {
         m = m - ((m >> 1) & 0x55555555u);
@@ -27,3 +41,6 @@ cdef extern from *:
     # the number of bits needed for m: the highest set bit's index + 1 (0 for 0)
     int bit_length "gulbara_bit_length"(unsigned int m) noexcept nogil
     int popcount "gulbara_popcount"(unsigned int m) noexcept nogil
+    # whether this CPU runs the instructions the extension was built for
+    bint cpu_supported "gulbara_cpu_supported"() noexcept nogil
+    const bint built_with_lzcnt "GULBARA_BUILT_WITH_LZCNT"

@@ -17,7 +17,7 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 
-from gulbara._bits cimport bit_length, popcount
+from gulbara._bits cimport bit_length, popcount, cpu_supported, built_with_lzcnt
 from gulbara._masks cimport rotate12, open_from, movable
 from gulbara._types cimport (Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS,
                              MAX_STAGE_DICE, HOME_BITS, BOARD_BITS)
@@ -61,6 +61,15 @@ cdef extern from *:
     }
     """
     void* big_alloc "gulbara_big_alloc"(size_t size) noexcept nogil
+
+if not cpu_supported():
+    raise ImportError(
+        "this build of gulbara uses the LZCNT instruction, which the machine that built it "
+        "has and this CPU lacks; reinstall gulbara on this machine, or build it with "
+        "GULBARA_LZCNT=0")
+
+#: Whether the compiled core was built to use the LZCNT instruction (setup.py).
+BUILT_WITH_LZCNT = bool(built_with_lzcnt)
 
 START_CODE = "G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0"
 

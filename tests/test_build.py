@@ -1,0 +1,27 @@
+"""How the compiled core was built (setup.py): the LZCNT option and its import guard."""
+
+import sys
+
+import pytest
+
+from gulbara import _movegen
+
+
+def cpu_flags():
+    with open("/proc/cpuinfo") as cpuinfo:
+        for line in cpuinfo:
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def test_lzcnt_flag_is_a_bool():
+    assert isinstance(_movegen.BUILT_WITH_LZCNT, bool)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/cpuinfo")
+def test_a_build_with_lzcnt_runs_only_where_the_cpu_has_it():
+    # The module imported, so its guard found LZCNT (the "abm" flag) when it was built with it.
+    if _movegen.BUILT_WITH_LZCNT:
+        assert "abm" in cpu_flags()
+
