@@ -6,6 +6,7 @@ import numpy as np
 
 START_CODE: str
 DEFAULT_MAX_ENDS: int
+BUILT_WITH_LZCNT: bool
 
 Step = Tuple[int, int]
 

@@ -25,3 +25,23 @@ def test_bench_table(capsys):
     out = capsys.readouterr().out
     assert "| measure | core | reference | reference / core | work |" in out
     assert "chain 3-3, ms per position" in out
+
+
+def test_compare_builds_times_the_installed_build(capsys):
+    # benchmarks/compare_builds.py on the build under test (the directory that
+    # holds the imported package): one row, every outcome count checked.
+    import importlib.util
+    from pathlib import Path
+
+    import gulbara
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "compare_builds.py"
+    spec = importlib.util.spec_from_file_location("compare_builds", script)
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    here = str(Path(gulbara.__file__).resolve().parent.parent)
+    compare.main([here, "--alternations", "1", "--runs", "1"])
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].startswith("| build | mean ms | mid-a |")
+    assert len(rows) == 3 and rows[2].startswith(f"| {here} | ")
+    assert all(float(cell) > 0 for cell in rows[2].strip("|").split("|")[1:])

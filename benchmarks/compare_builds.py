@@ -1,0 +1,73 @@
+"""Time the 1-1 chain suite on two or more builds of gulbara, side by side.
+
+    python3 benchmarks/compare_builds.py DIR [DIR ...] [--alternations 4] [--runs 3]
+
+Each DIR is a source tree with its extensions built in place (for example a
+``git worktree`` of another commit after ``python setup.py build_ext
+--inplace``). The builds take turns, each in a fresh process that imports
+gulbara from its DIR and enumerates the eight chains of
+``gulbara.suites.MID_GAME_11`` from 1 ``--runs`` times, checking every
+outcome count. A chain's time is its best over all runs and alternations
+(the machine's noise only ever adds time); the table gives each build's mean
+over the eight chains and each chain's time, in milliseconds.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+CHILD = r"""
+import json, sys, time
+import gulbara
+from gulbara import suites
+runs = int(sys.argv[1])
+best = {}
+for entry in suites.MID_GAME_11:
+    for _ in range(runs):
+        start = time.perf_counter()
+        outcomes = gulbara.chain_ends(entry.code, entry.seat, 1)
+        seconds = time.perf_counter() - start
+        if len(outcomes) != entry.outcomes[0]:
+            sys.exit(f"{entry.name}: {len(outcomes)} outcomes, expected {entry.outcomes[0]}")
+        best[entry.name] = min(best.get(entry.name, seconds), seconds)
+print(json.dumps({"file": gulbara.__file__, "best": best}))
+"""
+
+
+def run_build(directory, runs):
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(directory), OPENBLAS_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", CHILD, str(runs)], cwd=directory, env=env,
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{directory}: {done.stderr.strip() or done.stdout.strip()}")
+    result = json.loads(done.stdout)
+    if not os.path.abspath(result["file"]).startswith(os.path.abspath(directory)):
+        raise SystemExit(f"{directory}: imported gulbara from {result['file']}, not from here")
+    return result["best"]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("builds", nargs="+", metavar="DIR")
+    parser.add_argument("--alternations", type=int, default=4)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args(argv)
+    best = {build: {} for build in args.builds}
+    for _ in range(args.alternations):
+        for build in args.builds:
+            for name, seconds in run_build(build, args.runs).items():
+                best[build][name] = min(best[build].get(name, seconds), seconds)
+    names = list(best[args.builds[0]])
+    print("| build | mean ms | " + " | ".join(names) + " |")
+    print("|---|---:|" + "---:|" * len(names))
+    for build in args.builds:
+        times = [best[build][name] * 1000 for name in names]
+        print(f"| {build} | {statistics.mean(times):.1f} | "
+              + " | ".join(f"{t:.1f}" for t in times) + " |")
+
+
+if __name__ == "__main__":
+    main()
