@@ -1403,7 +1403,7 @@ cdef inline void keyset_place(uint64_t* slots, Py_ssize_t mask, uint64_t a, uint
 
 
 cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil:
-    """Double the table; ``hashed``: the bits of k1 the table hashes (see keyset_add_max)."""
+    """Double the table; ``hashed``: the bits of k1 the table hashes (see keyset_add_keyed)."""
     cdef Py_ssize_t old_slots = s.mask + 1, slots = 2 * old_slots, i
     cdef uint64_t* fresh = <uint64_t*>pool_take(s.pool, 2 * slots * sizeof(uint64_t))
     if fresh == NULL:
@@ -1428,22 +1428,7 @@ cdef inline int keyset_add_hashed(KeySet* s, uint64_t a, uint64_t b,
                                   uint64_t hashed) noexcept nogil:
     """keyset_add with the key's hash given (``key_hash(a, b)``, computed
     when the key was queued, to prefetch its home slot)."""
-    cdef Py_ssize_t h = <Py_ssize_t>(hashed & <uint64_t>s.mask)
-    cdef uint64_t* slot
-    while True:
-        slot = s.slots + 2 * h
-        if slot[1] == EMPTY_K1:
-            break
-        if slot[0] == a and slot[1] == b:
-            return 0
-        h = (h + 1) & s.mask
-    slot[0] = a
-    slot[1] = b
-    s.size += 1
-    if 2 * s.size > s.mask + 1:
-        if keyset_grow(s, EMPTY_K1):
-            return -1
-    return 1
+    return keyset_add_keyed(s, a, b, hashed, EMPTY_K1)
 
 
 cdef uint64_t LOW32 = <uint64_t>0xFFFFFFFFULL
@@ -1452,15 +1437,22 @@ cdef uint64_t LOW32 = <uint64_t>0xFFFFFFFFULL
 cdef inline int keyset_add_max(KeySet* s, uint64_t a, uint64_t b, uint64_t hashed) noexcept nogil:
     """Insert the key (a, low 32 bits of b) carrying the high bits of b as a
     value; an equal key keeps the larger value. ``hashed``: key_hash(a, b & LOW32).
-    1 if new, 0 if already there, -1 when out of memory. A table is used with
-    this or with keyset_add, not both."""
+    A table is used with this or with keyset_add, not both."""
+    return keyset_add_keyed(s, a, b, hashed, LOW32)
+
+
+cdef inline int keyset_add_keyed(KeySet* s, uint64_t a, uint64_t b, uint64_t hashed,
+                                 uint64_t keyed) noexcept nogil:
+    """Insert (a, b) where ``keyed`` says which bits of b are part of the key
+    (the rest, a value: an equal key keeps the larger b). 1 if new, 0 if
+    already there, -1 when out of memory."""
     cdef Py_ssize_t h = <Py_ssize_t>(hashed & <uint64_t>s.mask)
     cdef uint64_t* slot
     while True:
         slot = s.slots + 2 * h
         if slot[1] == EMPTY_K1:
             break
-        if slot[0] == a and (slot[1] & LOW32) == (b & LOW32):
+        if slot[0] == a and (slot[1] & keyed) == (b & keyed):
             if b > slot[1]:
                 slot[1] = b
             return 0
@@ -1469,7 +1461,7 @@ cdef inline int keyset_add_max(KeySet* s, uint64_t a, uint64_t b, uint64_t hashe
     slot[1] = b
     s.size += 1
     if 2 * s.size > s.mask + 1:
-        if keyset_grow(s, LOW32):
+        if keyset_grow(s, keyed):
             return -1
     return 1
 
