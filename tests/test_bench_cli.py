@@ -2,7 +2,10 @@
 
 import json
 
+import gulbara
+from gulbara.chains import STOP_COMPLETE
 from gulbara.cli import main
+from gulbara.suites import MID_GAME_11
 
 
 def test_bench_json(capsys):
@@ -27,21 +30,51 @@ def test_bench_table(capsys):
     assert "chain 3-3, ms per position" in out
 
 
+def load_script(name):
+    """A script of benchmarks/ as a module."""
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_compare_builds_times_the_installed_build(capsys):
     # benchmarks/compare_builds.py on the build under test (the directory that
     # holds the imported package): one row, every outcome count checked.
-    import importlib.util
     from pathlib import Path
 
     import gulbara
 
-    script = Path(__file__).resolve().parent.parent / "benchmarks" / "compare_builds.py"
-    spec = importlib.util.spec_from_file_location("compare_builds", script)
-    compare = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compare)
+    compare = load_script("compare_builds")
     here = str(Path(gulbara.__file__).resolve().parent.parent)
     compare.main([here, "--alternations", "1", "--runs", "1"])
     rows = capsys.readouterr().out.splitlines()
     assert rows[0].startswith("| build | mean ms | mid-a |")
     assert len(rows) == 3 and rows[2].startswith(f"| {here} | ")
     assert all(float(cell) > 0 for cell in rows[2].strip("|").split("|")[1:])
+
+
+def test_chain_profile_recounts_the_chains(capsys):
+    # benchmarks/chain_profile.py expands mid-c stage by stage with the batch
+    # generator and numpy, and checks the chains played in full against chain_ends.
+    profile = load_script("chain_profile")
+    totals = profile.main(["mid-c"])
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].startswith("| position | stage | frontier | stalled | generated | distinct |")
+    stages = [row for row in rows if row.startswith("| mid-c | ") and "-" in row.split("|")[2]]
+    assert [row.split("|")[2].strip() for row in stages] == [f"{n}-{n}" for n in range(1, 7)]
+    assert "| mid-c | played in full | | | | 31,190 |" in "\n".join(rows)
+    assert totals["distinct"] < totals["generated"]
+
+
+def test_chain_profile_from_a_later_number(capsys):
+    profile = load_script("chain_profile")
+    rows, complete = profile.profile_chain(MID_GAME_11[3].code, MID_GAME_11[3].seat, 5)
+    assert [row["stage"] for row in rows] == ["5-5", "6-6"]
+    chain = gulbara.chain_ends(MID_GAME_11[3].code, MID_GAME_11[3].seat, 5)
+    assert complete == int((chain.stop == STOP_COMPLETE).sum())
+    assert rows[1]["frontier"] == rows[0]["distinct"]
