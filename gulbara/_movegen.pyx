@@ -13,6 +13,8 @@ implements the same contract and is the oracle this module is tested against.
 """
 
 from libc.stdint cimport uint8_t, uint16_t, int8_t, int32_t, uint32_t, uint64_t
+from cpython.pyport cimport PY_SSIZE_T_MAX
+from libc.stdint cimport SIZE_MAX
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
@@ -1298,64 +1300,57 @@ cdef enum:
     STOP_UNSTARTED = 2    # not even one die of the first stage (RULES §5.2)
     STOP_GAME_OVER = 3    # the mover bore off its last checker (RULES §5.5)
 
-# Bytes held per distinct position: a 16-byte key, a 4-byte tag, and about
-# 16 bytes of hash-table slots at the table's highest load.
-CHAIN_BYTES_PER_END = 36
-
-
+#: Peak memory of a chain enumeration per distinct position held at once, in
+#: bytes. The tables are held to max_ends * CHAIN_BYTES_PER_END +
+#: CHAIN_BASE_BYTES (chain_budget; CHAIN_TOO_MANY past it), which the usual
+#: layout stays under: 16-byte slots at least a quarter full (at most 64 bytes
+#: a position), the next stage's table sized from the frontier, a doubling
+#: table briefly held twice. Measured: 52-109 bytes per position held.
 cdef enum:
-    POOL_BLOCKS = 16
+    BYTES_PER_HELD = 128
+    BASE_BYTES = 1 << 16      # the smallest tables (outcomes start with room for 1,024)
+CHAIN_BYTES_PER_END = BYTES_PER_HELD
+#: What the smallest tables add to that bound, in bytes.
+CHAIN_BASE_BYTES = BASE_BYTES
 
 
-# Big tables are taken from and given back to a per-run pool, so the pages a
-# freed table used are reused by the next one (no fresh page faults).
-ctypedef struct Pool:
-    void* blocks[POOL_BLOCKS]
-    size_t sizes[POOL_BLOCKS]
-    int n
+# Result codes of chain_run and its parts (and of the tables' functions)
+cdef enum:
+    CHAIN_OK = 0
+    CHAIN_NO_MEMORY = -1
+    CHAIN_TOO_MANY = -2       # past max_ends: positions held at once, or their memory
 
 
-cdef void* pool_take(Pool* pool, size_t size) noexcept nogil:
-    cdef int i, best = -1
-    cdef void* block
-    if pool != NULL:
-        for i in range(pool.n):
-            if pool.sizes[i] >= size and (best < 0 or pool.sizes[i] < pool.sizes[best]):
-                best = i
-        if best >= 0:
-            block = pool.blocks[best]
-            pool.n -= 1
-            pool.blocks[best] = pool.blocks[pool.n]
-            pool.sizes[best] = pool.sizes[pool.n]
-            return block
-    return big_alloc(size)
+# The memory an enumeration's tables hold, its peak, and its budget
+# (max_ends * CHAIN_BYTES_PER_END + CHAIN_BASE_BYTES).
+ctypedef struct Meter:
+    size_t held
+    size_t peak
+    size_t budget
 
 
-cdef void pool_give(Pool* pool, void* block, size_t size) noexcept nogil:
-    if block == NULL:
-        return
-    if pool == NULL or pool.n == POOL_BLOCKS:
-        free(block)
-        return
-    pool.blocks[pool.n] = block
-    pool.sizes[pool.n] = size
-    pool.n += 1
+cdef inline int meter_take(Meter* m, size_t nbytes) noexcept nogil:
+    """Count ``nbytes`` more, or CHAIN_TOO_MANY when the budget would be passed."""
+    if m != NULL:
+        if nbytes > m.budget - m.held:
+            return CHAIN_TOO_MANY
+        m.held += nbytes
+        if m.held > m.peak:
+            m.peak = m.held
+    return CHAIN_OK
 
 
-cdef void pool_release(Pool* pool) noexcept nogil:
-    cdef int i
-    for i in range(pool.n):
-        free(pool.blocks[i])
-    pool.n = 0
+cdef inline void meter_sub(Meter* m, size_t nbytes) noexcept nogil:
+    if m != NULL:
+        m.held -= nbytes
 
 
 ctypedef struct KeySet:
     uint64_t* slots       # open addressing, (k0, k1) pairs inline; k1 == EMPTY_K1: free
     Py_ssize_t mask       # number of slots - 1 (a power of two minus one)
     Py_ssize_t size
-    uint64_t* k0          # dense copies, in slot order, after keyset_compact
-    uint64_t* k1
-    Pool* pool
+    uint64_t* dense       # after keyset_compact: the keys, (k0, k1) pairs in slot order
+    Meter* meter          # counts the table's bytes (NULL: not counted)
 
 
 cdef uint64_t EMPTY_K1 = <uint64_t>0xFFFFFFFFFFFFFFFFULL
@@ -1365,31 +1360,41 @@ cdef inline uint64_t key_hash(uint64_t a, uint64_t b) noexcept nogil:
     return mix64(a ^ (b * <uint64_t>0x9E3779B97F4A7C15ULL))
 
 
-cdef int keyset_init(KeySet* s, Py_ssize_t room, Pool* pool=NULL) noexcept nogil:
+cdef inline size_t table_bytes(Py_ssize_t slots) noexcept nogil:
+    return <size_t>(2 * slots) * sizeof(uint64_t)
+
+
+cdef int keyset_init(KeySet* s, Py_ssize_t room, Meter* meter=NULL) noexcept nogil:
+    """An empty table with room for ``room`` keys: CHAIN_OK, or
+    CHAIN_NO_MEMORY / CHAIN_TOO_MANY (``meter``'s budget) with no table."""
     cdef Py_ssize_t slots = 64, i
     while slots < 2 * room:
         slots *= 2
-    s.pool = pool
-    s.slots = <uint64_t*>pool_take(pool, 2 * slots * sizeof(uint64_t))
+    s.slots = NULL
     s.mask = slots - 1
     s.size = 0
-    s.k0 = NULL
-    s.k1 = NULL
+    s.dense = NULL
+    s.meter = meter
+    if meter_take(meter, table_bytes(slots)) != CHAIN_OK:
+        return CHAIN_TOO_MANY
+    s.slots = <uint64_t*>big_alloc(table_bytes(slots))
     if s.slots == NULL:
-        return -1
+        meter_sub(meter, table_bytes(slots))
+        return CHAIN_NO_MEMORY
     for i in range(slots):
         s.slots[2 * i + 1] = EMPTY_K1
-    return 0
+    return CHAIN_OK
 
 
 cdef void keyset_free(KeySet* s) noexcept nogil:
     if s.slots != NULL:
-        pool_give(s.pool, s.slots, 2 * (s.mask + 1) * sizeof(uint64_t))
-    free(s.k0)
-    free(s.k1)
+        meter_sub(s.meter, table_bytes(s.mask + 1))
+    if s.dense != NULL:
+        meter_sub(s.meter, table_bytes(s.size + 1))
+    free(s.slots)
+    free(s.dense)
     s.slots = NULL
-    s.k0 = NULL
-    s.k1 = NULL
+    s.dense = NULL
     s.size = 0
 
 
@@ -1403,24 +1408,31 @@ cdef inline void keyset_place(uint64_t* slots, Py_ssize_t mask, uint64_t a, uint
 
 
 cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil:
-    """Double the table; ``hashed``: the bits of k1 the table hashes (see keyset_add_keyed)."""
+    """Double the table (CHAIN_OK, or a failure code of keyset_init, the
+    table kept); ``hashed``: the bits of k1 the table hashes (see keyset_add_keyed)."""
     cdef Py_ssize_t old_slots = s.mask + 1, slots = 2 * old_slots, i
-    cdef uint64_t* fresh = <uint64_t*>pool_take(s.pool, 2 * slots * sizeof(uint64_t))
+    cdef uint64_t* fresh
+    if meter_take(s.meter, table_bytes(slots)) != CHAIN_OK:  # both held for a while
+        return CHAIN_TOO_MANY
+    fresh = <uint64_t*>big_alloc(table_bytes(slots))
     if fresh == NULL:
-        return -1
+        meter_sub(s.meter, table_bytes(slots))
+        return CHAIN_NO_MEMORY
     for i in range(slots):
         fresh[2 * i + 1] = EMPTY_K1
     for i in range(old_slots):
         if s.slots[2 * i + 1] != EMPTY_K1:
             keyset_place(fresh, slots - 1, s.slots[2 * i], s.slots[2 * i + 1], hashed)
-    pool_give(s.pool, s.slots, 2 * old_slots * sizeof(uint64_t))
+    free(s.slots)
+    meter_sub(s.meter, table_bytes(old_slots))
     s.slots = fresh
     s.mask = slots - 1
-    return 0
+    return CHAIN_OK
 
 
 cdef inline int keyset_add(KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
-    """Insert (a, b): 1 if new, 0 if already there, -1 when out of memory."""
+    """Insert (a, b): 1 if new, 0 if already there, a failure code of
+    keyset_grow (negative) when the table could not grow."""
     return keyset_add_hashed(s, a, b, key_hash(a, b))
 
 
@@ -1445,9 +1457,10 @@ cdef inline int keyset_add_keyed(KeySet* s, uint64_t a, uint64_t b, uint64_t has
                                  uint64_t keyed) noexcept nogil:
     """Insert (a, b) where ``keyed`` says which bits of b are part of the key
     (the rest, a value: an equal key keeps the larger b). 1 if new, 0 if
-    already there, -1 when out of memory."""
+    already there, negative as keyset_add."""
     cdef Py_ssize_t h = <Py_ssize_t>(hashed & <uint64_t>s.mask)
     cdef uint64_t* slot
+    cdef int grown
     while True:
         slot = s.slots + 2 * h
         if slot[1] == EMPTY_K1:
@@ -1461,26 +1474,29 @@ cdef inline int keyset_add_keyed(KeySet* s, uint64_t a, uint64_t b, uint64_t has
     slot[1] = b
     s.size += 1
     if 2 * s.size > s.mask + 1:
-        if keyset_grow(s, keyed):
-            return -1
+        grown = keyset_grow(s, keyed)
+        if grown != CHAIN_OK:
+            return grown
     return 1
 
 
-cdef int keyset_compact(KeySet* s) noexcept nogil:
-    """Copy the keys into dense arrays (slot order) and drop the table."""
+cdef void keyset_compact(KeySet* s) noexcept nogil:
+    """Turn the table into its keys, dense (``s.dense``, slot order), in
+    place: no second copy is held at any time."""
     cdef Py_ssize_t i, n = 0
-    s.k0 = <uint64_t*>malloc((s.size + 1) * sizeof(uint64_t))
-    s.k1 = <uint64_t*>malloc((s.size + 1) * sizeof(uint64_t))
-    if s.k0 == NULL or s.k1 == NULL:
-        return -1
+    cdef uint64_t* shrunk
     for i in range(s.mask + 1):
         if s.slots[2 * i + 1] != EMPTY_K1:
-            s.k0[n] = s.slots[2 * i]
-            s.k1[n] = s.slots[2 * i + 1]
+            s.slots[2 * n] = s.slots[2 * i]
+            s.slots[2 * n + 1] = s.slots[2 * i + 1]
             n += 1
-    pool_give(s.pool, s.slots, 2 * (s.mask + 1) * sizeof(uint64_t))
+    shrunk = <uint64_t*>realloc(s.slots, table_bytes(n + 1))
+    meter_sub(s.meter, table_bytes(s.mask + 1) - table_bytes(n + 1))
+    if shrunk == NULL:
+        # (the meter counts the dense keys, not the rest of the old table)
+        shrunk = s.slots
+    s.dense = shrunk
     s.slots = NULL
-    return 0
 
 
 cdef inline uint64_t make_tag(int stop, int number, int played) noexcept nogil:
@@ -1586,12 +1602,15 @@ ctypedef struct InsertQueue:
     uint64_t hashed[BATCH]
     uint8_t which[BATCH]
     int n
-    int err                   # out of memory: later keys are dropped
+    int err                   # a result code; once it is not CHAIN_OK, later keys are dropped
+    Py_ssize_t room           # the most positions the tables may hold together (checked
+                              # at every flush: max_ends less what is held elsewhere)
 
 
 cdef void queue_flush(InsertQueue* q) noexcept nogil:
     cdef int j, added
-    if not q.err:
+    cdef Py_ssize_t held = 0
+    if q.err == CHAIN_OK:
         for j in range(q.n):
             if q.which[j] == 0:
                 # a step layer of chain_layers: the value is the step's source
@@ -1599,8 +1618,13 @@ cdef void queue_flush(InsertQueue* q) noexcept nogil:
             else:
                 added = keyset_add_hashed(q.tables[q.which[j]], q.k0[j], q.k1[j], q.hashed[j])
             if added < 0:
-                q.err = 1
+                q.err = added
                 break
+        for j in range(3):
+            if q.tables[j] != NULL:
+                held += q.tables[j].size
+        if q.err == CHAIN_OK and held > q.room:
+            q.err = CHAIN_TOO_MANY
     q.n = 0
 
 
@@ -1653,14 +1677,15 @@ cdef int sink_leaves(const ChainSink* sink, uint64_t* tag) noexcept nogil:
 
 
 cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
-                      Py_ssize_t max_ends) noexcept nogil:
+                      Py_ssize_t room) noexcept nogil:
     """Expand positions that play the same number of dice of the stage
     (``sink.steps``), one step at a time, merging equal positions after every
-    step. Takes ownership of ``layer``."""
+    step. Takes ownership of ``layer``. ``room``: the most positions the
+    layers and the sink's tables may hold together."""
     cdef KeySet following
     cdef InsertQueue queue
     cdef Py_ssize_t i
-    cdef int k, frm, target, highest
+    cdef int k, frm, target, highest, err
     cdef int die = sink.number
     cdef uint32_t sources, mine
     cdef uint64_t klo, khi, child_lo, child_hi
@@ -1673,12 +1698,15 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
     queue.tables[1] = sink.following
     queue.tables[2] = sink.outcomes
     queue.n = 0
-    queue.err = 0
+    queue.err = CHAIN_OK
     for k in range(depth):
-        if k + 1 < depth and keyset_init(&following, layer.size, layer.pool):
-            keyset_free(layer)
-            return CHAIN_NO_MEMORY
-        queue.tables[0] = &following
+        if k + 1 < depth:
+            err = keyset_init(&following, layer.size, layer.meter)
+            if err != CHAIN_OK:
+                keyset_free(layer)
+                return err
+        queue.tables[0] = &following if k + 1 < depth else NULL
+        queue.room = room - layer.size
         for i in range(layer.mask + 1):
             if layer.slots[2 * i + 1] == EMPTY_K1:
                 continue
@@ -1727,19 +1755,11 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
         keyset_free(layer)
         if k + 1 < depth:
             layer[0] = following
-            if queue.err or following.size > max_ends:
+            if queue.err != CHAIN_OK:
                 keyset_free(layer)
-                return CHAIN_NO_MEMORY if queue.err else CHAIN_TOO_MANY
-        elif queue.err:
-            return CHAIN_NO_MEMORY
+        if queue.err != CHAIN_OK:
+            return queue.err
     return CHAIN_OK
-
-
-# Result codes of chain_run
-cdef enum:
-    CHAIN_OK = 0
-    CHAIN_NO_MEMORY = -1
-    CHAIN_TOO_MANY = -2
 
 
 # A group's positions (all playing the same number of the stage's dice) are
@@ -1838,7 +1858,8 @@ cdef void search_setup(GroupSearch* st, uint32_t blocked, const ChainSink* sink)
     st.queue.tables[1] = sink.following
     st.queue.tables[2] = sink.outcomes
     st.queue.n = 0
-    st.queue.err = 0
+    st.queue.err = CHAIN_OK
+    st.queue.room = PY_SSIZE_T_MAX
 
 
 cdef void search_plays(GroupSearch* st, const ChainSink* sink) noexcept nogil:
@@ -1847,8 +1868,10 @@ cdef void search_plays(GroupSearch* st, const ChainSink* sink) noexcept nogil:
     st.leaf_table = sink_leaves(sink, &st.leaf_tag)
 
 
-cdef int chain_group_search(KeySet* group, uint32_t blocked, ChainSink* sink) noexcept nogil:
-    """Expand every position of a group by its own search (key_dfs)."""
+cdef int chain_group_search(KeySet* group, uint32_t blocked, ChainSink* sink,
+                            Py_ssize_t room) noexcept nogil:
+    """Expand every position of a group by its own search (key_dfs);
+    ``room``: the most positions the group and the sink's tables may hold together."""
     cdef GroupSearch* st = <GroupSearch*>malloc(sizeof(GroupSearch))
     cdef Py_ssize_t i
     cdef uint64_t klo, khi
@@ -1857,24 +1880,34 @@ cdef int chain_group_search(KeySet* group, uint32_t blocked, ChainSink* sink) no
         return CHAIN_NO_MEMORY
     search_setup(st, blocked, sink)
     search_plays(st, sink)
+    st.queue.room = room - group.size
     for i in range(group.mask + 1):
         if group.slots[2 * i + 1] == EMPTY_K1:
             continue
         klo = group.slots[2 * i]
         khi = group.slots[2 * i + 1] & <uint64_t>0xFFFFFFFFULL
         key_dfs(st, klo, khi, key_occupancy(klo, khi), 0, 24)
-        if st.queue.err:
+        if st.queue.err != CHAIN_OK:
             break
     queue_flush(&st.queue)
-    err = CHAIN_NO_MEMORY if st.queue.err else CHAIN_OK
+    err = st.queue.err
     free(st)
     return err
 
 
+cdef inline Py_ssize_t keysets_size(const KeySet* sets, int first, int last) noexcept nogil:
+    """The positions held by ``sets[first..last]``."""
+    cdef Py_ssize_t held = 0
+    cdef int k
+    for k in range(first, last + 1):
+        held += sets[k].size
+    return held
+
+
 cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                       const uint8_t* counts, int n_stages, bint is_chain,
-                      Py_ssize_t max_ends, KeySet* outcomes, Pool* pool) noexcept nogil:
-    """The body of chain_run; every table it makes comes from ``pool``.
+                      Py_ssize_t max_ends, KeySet* outcomes) noexcept nogil:
+    """The body of chain_run.
 
     Each stage reads the frontier once. A position that cannot bear off in
     the stage is expanded at once by open_dfs; the others are sorted by how
@@ -1886,15 +1919,16 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
     cdef int open_tables[MAX_STAGE_DICE + 1]
     cdef bint no_bear_off
     cdef int stage, n, count, playable, added, err, k
-    cdef Py_ssize_t i, held, seen
+    cdef Py_ssize_t i, room, seen
     cdef Key96 key
     cdef Gen g
     cdef ChainSink sink
     cdef uint32_t blocked = rotate12(start.occ[1 - seat])
     cdef GroupSearch* st = <GroupSearch*>malloc(sizeof(GroupSearch))
-    if st == NULL or keyset_init(&frontier, 16, pool):
+    err = CHAIN_NO_MEMORY if st == NULL else keyset_init(&frontier, 16, outcomes.meter)
+    if err != CHAIN_OK:
         free(st)
-        return CHAIN_NO_MEMORY
+        return err
     key = pos_mover_key(start, seat)
     keyset_add(&frontier, key.lo, key.hi)
     for stage in range(n_stages):
@@ -1903,19 +1937,18 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
         err = CHAIN_OK
         for k in range(count + 1):
             groups[k].slots = NULL
-            groups[k].k0 = NULL
-            groups[k].k1 = NULL
-        if keyset_init(&following, frontier.size, pool):
-            err = CHAIN_NO_MEMORY
+            groups[k].dense = NULL
+        err = keyset_init(&following, frontier.size, outcomes.meter)
         for k in range(1, count + 1):
-            if err == CHAIN_OK and keyset_init(&groups[k], 16, pool):
-                err = CHAIN_NO_MEMORY
+            if err == CHAIN_OK:
+                err = keyset_init(&groups[k], 16, outcomes.meter)
         sink.following = &following
         sink.outcomes = outcomes
         sink.number = n
         sink.count = count
         sink.last_stage = stage == n_stages - 1
         search_setup(st, blocked, &sink)
+        st.queue.room = max_ends - frontier.size
         for k in range(1, count + 1):
             sink.steps = k
             sink.stalls = is_chain and k < count
@@ -1942,8 +1975,7 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                 st.leaf_tag = open_tags[playable]
                 st.leaf_table = open_tables[playable]
                 open_dfs(st, key_occupancy(key.lo, key.hi), key.lo, key.hi, 0, BOARD_BITS)
-                if st.queue.err:
-                    err = CHAIN_NO_MEMORY
+                err = st.queue.err
             elif playable > 0:
                 added = keyset_add(&groups[playable], key.lo, key.hi)
             elif is_chain:
@@ -1955,30 +1987,31 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
             else:
                 added = keyset_add(&following, key.lo, key.hi)   # RULES §5.3: dice lost
             if added < 0:
-                err = CHAIN_NO_MEMORY
+                err = added
             seen += 1
-            if (seen & 1023) == 0 and err == CHAIN_OK and following.size + outcomes.size > max_ends:
+            if (seen & 1023) == 0 and err == CHAIN_OK and (
+                    frontier.size + following.size + outcomes.size
+                    + keysets_size(groups, 1, count) > max_ends):
                 err = CHAIN_TOO_MANY
         queue_flush(&st.queue)
-        if st.queue.err and err == CHAIN_OK:
-            err = CHAIN_NO_MEMORY
+        if err == CHAIN_OK:
+            err = st.queue.err
         keyset_free(&frontier)
         for k in range(count, 0, -1):
-            if err == CHAIN_OK:
-                held = following.size + outcomes.size
-                for playable in range(1, count + 1):
-                    held += groups[playable].size
-                if held > max_ends:
-                    err = CHAIN_TOO_MANY
+            if err == CHAIN_OK and (following.size + outcomes.size
+                                    + keysets_size(groups, 1, count) > max_ends):
+                err = CHAIN_TOO_MANY
             if err == CHAIN_OK:
                 sink.steps = k
                 sink.stalls = is_chain and k < count
                 # Small groups: one DFS per position (no duplicates within a
                 # position); big ones: a step at a time, merging as it goes.
+                # The groups still waiting are held too.
+                room = max_ends - keysets_size(groups, 1, k - 1)
                 if CHAIN_EXPANSION == 1 or (CHAIN_EXPANSION == 2 and groups[k].size < 4096):
-                    err = chain_group_search(&groups[k], blocked, &sink)
+                    err = chain_group_search(&groups[k], blocked, &sink, room)
                 else:
-                    err = chain_layers(&groups[k], blocked, &sink, max_ends)
+                    err = chain_layers(&groups[k], blocked, &sink, room)
             keyset_free(&groups[k])
         if err == CHAIN_OK and following.size + outcomes.size > max_ends:
             err = CHAIN_TOO_MANY
@@ -1994,31 +2027,29 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
 
 cdef int chain_run(const Pos* start, int seat, const uint8_t* numbers,
                    const uint8_t* counts, int n_stages, bint is_chain,
-                   Py_ssize_t max_ends, KeySet* outcomes) noexcept nogil:
+                   Py_ssize_t max_ends, KeySet* outcomes, Meter* meter) noexcept nogil:
     """Enumerate every distinct outcome of a sequence of equal-dice stages.
 
     ``is_chain``: an escalating chain (RULES §4.3-4.4: the chain stops at the
     first stage not played in full); otherwise a remainder (RULES §5.3: dice
     that cannot be played are lost and play goes on with the next stage).
     Outcomes go into ``outcomes`` as dense (mover key, tag) arrays.
+    ``max_ends`` bounds the distinct positions held at once, in every table
+    alive: the frontier being read, the next one, the outcomes, the groups
+    waiting and the step layers (CHAIN_TOO_MANY past it). Every table's
+    bytes are counted in ``meter``.
     """
-    cdef Pool pool
     cdef int err
-    pool.n = 0
     outcomes.slots = NULL
-    outcomes.k0 = NULL
-    outcomes.k1 = NULL
-    if keyset_init(outcomes, 1024, &pool):
-        err = CHAIN_NO_MEMORY
-    else:
+    outcomes.dense = NULL
+    err = keyset_init(outcomes, 1024, meter)
+    if err == CHAIN_OK:
         err = chain_stages(start, seat, numbers, counts, n_stages, is_chain, max_ends,
-                           outcomes, &pool)
-        if err == CHAIN_OK and keyset_compact(outcomes):
-            err = CHAIN_NO_MEMORY
+                           outcomes)
     if err != CHAIN_OK:
         keyset_free(outcomes)
-    outcomes.pool = NULL
-    pool_release(&pool)
+    if err == CHAIN_OK:
+        keyset_compact(outcomes)
     return err
 
 
@@ -2104,6 +2135,7 @@ cdef class ChainResult(EndSet):
     cdef uint8_t numbers[7]
     cdef uint8_t counts[7]
     cdef KeySet outcomes
+    cdef Meter meter
 
     def __dealloc__(self):
         keyset_free(&self.outcomes)
@@ -2113,9 +2145,15 @@ cdef class ChainResult(EndSet):
 
     cdef Key96 key_at(self, Py_ssize_t i) noexcept nogil:
         cdef Key96 key
-        key.lo = self.outcomes.k0[i]
-        key.hi = <uint32_t>self.outcomes.k1[i]
+        key.lo = self.outcomes.dense[2 * i]
+        key.hi = <uint32_t>self.outcomes.dense[2 * i + 1]
         return key
+
+    @property
+    def table_peak_bytes(self):
+        """The most bytes the enumeration's tables held at once (at most
+        max_ends * CHAIN_BYTES_PER_END)."""
+        return self.meter.peak
 
     @property
     def stages(self):
@@ -2125,7 +2163,7 @@ cdef class ChainResult(EndSet):
     def tag(self, Py_ssize_t i):
         """(stop, number, dice played in that stage) of outcome ``i``."""
         self.check_index(i)
-        cdef uint64_t tag = self.outcomes.k1[i] >> 32
+        cdef uint64_t tag = self.outcomes.dense[2 * i + 1] >> 32
         return (<int>(tag & 15), <int>((tag >> 4) & 15), <int>((tag >> 8) & 15))
 
     def fill(self, int8_t[:, ::1] boards, uint8_t[:, ::1] borne_off,
@@ -2146,7 +2184,7 @@ cdef class ChainResult(EndSet):
                     boards[i, q - 1] = <int8_t>(p.cnt[0][q] - p.cnt[1][point_in_other_frame(q)])
                 borne_off[i, 0] = p.off[0]
                 borne_off[i, 1] = p.off[1]
-                tag = self.outcomes.k1[i] >> 32
+                tag = self.outcomes.dense[2 * i + 1] >> 32
                 stop[i] = <int8_t>(tag & 15)
                 number[i] = <uint8_t>((tag >> 4) & 15)
                 played[i] = <uint8_t>((tag >> 8) & 15)
@@ -2156,14 +2194,14 @@ cdef class ChainResult(EndSet):
         per-stage step tuples (stages after a stop are absent)."""
         self.check_index(i)
         cdef Key96 target
-        cdef uint64_t tag = self.outcomes.k1[i] >> 32
+        cdef uint64_t tag = self.outcomes.dense[2 * i + 1] >> 32
         cdef Step path[7 * MAX_STAGE_DICE]
         cdef int stage_steps[7]
         cdef KeySet failed
         cdef Pos q = self.base
         cdef int found, k, offset = 0, last
-        target.lo = self.outcomes.k0[i]
-        target.hi = <uint32_t>self.outcomes.k1[i]
+        target.lo = self.outcomes.dense[2 * i]
+        target.hi = <uint32_t>self.outcomes.dense[2 * i + 1]
         if keyset_init(&failed, 1024):
             raise MemoryError()
         with nogil:
@@ -2185,6 +2223,16 @@ cdef class ChainResult(EndSet):
         return tuple(result)
 
 
+cdef size_t chain_budget(Py_ssize_t max_ends) noexcept:
+    """The bytes a chain's tables may hold: max_ends * CHAIN_BYTES_PER_END + CHAIN_BASE_BYTES."""
+    cdef size_t per = BYTES_PER_HELD, base = BASE_BYTES
+    if max_ends < 0:
+        return base
+    if <size_t>max_ends > (SIZE_MAX - base) // per:
+        return SIZE_MAX
+    return <size_t>max_ends * per + base
+
+
 cdef ChainResult run_chain(const Pos* p, int seat, list stages, bint is_chain,
                            Py_ssize_t max_ends):
     cdef ChainResult result = ChainResult.__new__(ChainResult)
@@ -2193,17 +2241,21 @@ cdef ChainResult run_chain(const Pos* p, int seat, list stages, bint is_chain,
     result.seat_ = seat
     result.is_chain = is_chain
     result.n_stages = len(stages)
+    result.meter.held = 0
+    result.meter.peak = 0
+    result.meter.budget = chain_budget(max_ends)
     for k in range(result.n_stages):
         result.numbers[k] = stages[k][0]
         result.counts[k] = stages[k][1]
     with nogil:
         err = chain_run(p, seat, result.numbers, result.counts, result.n_stages, is_chain,
-                        max_ends, &result.outcomes)
+                        max_ends, &result.outcomes, &result.meter)
     if err == CHAIN_TOO_MANY:
         keyset_free(&result.outcomes)
         raise EnumerationLimitError(
-            f"more than max_ends={max_ends:,} distinct positions "
-            f"(about {CHAIN_BYTES_PER_END} bytes each); raise max_ends to allow more memory")
+            f"more than max_ends={max_ends:,} distinct positions held at once, or more "
+            f"memory than they are allowed ({CHAIN_BYTES_PER_END} bytes each); raise max_ends "
+            f"to allow more")
     if err:
         keyset_free(&result.outcomes)
         raise MemoryError("out of memory in a chain enumeration")

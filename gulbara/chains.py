@@ -21,6 +21,7 @@ from typing import Iterator, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from gulbara._backend import Position, backend
+from gulbara._movegen import CHAIN_BYTES_PER_END
 from gulbara.errors import InvalidDiceError
 from gulbara.rules import DEFAULT_RULES, Rules
 
@@ -42,9 +43,10 @@ STOP_NAMES = ("complete", "stalled", "unstarted", "game_over")
 
 #: Default bound on the distinct positions one enumeration may hold.
 DEFAULT_MAX_ENDS = 20_000_000
-#: Peak memory per distinct position held (hash-table slots at their highest
-#: load, the next stage's frontier, and the dense result arrays), in bytes.
-BYTES_PER_END = 80
+#: Memory the compiled enumeration is allowed per distinct position it may
+#: hold at once (the frontier being expanded, the next one and the outcomes),
+#: in bytes: its tables stay within ``max_ends * BYTES_PER_END`` plus 64 KiB.
+BYTES_PER_END = CHAIN_BYTES_PER_END
 
 
 class ChainOutcome(NamedTuple):
@@ -121,7 +123,7 @@ class ChainEnds:
         later = np.arange(1, 7)[None, :] > number[:, None]
         if self._rules.remainder == "to_opponent":
             stalled = stop == STOP_STALLED
-            counts[stalled] = np.where(later[stalled], 4, 0)
+            counts[stalled] = later[stalled] * np.uint8(4)     # no wider temporaries
             rows = np.nonzero(stalled)[0]
             counts[rows, number[rows].astype(np.intp) - 1] = 4 - played[rows]
         if self._rules.unstarted_chain == "to_opponent":
@@ -221,8 +223,9 @@ def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
     the game ends (RULES §4.4). ``code`` is a position code, a ``Position``
     or a ``Board``. The remainder of each outcome follows ``rules``
     (``remainder`` and ``unstarted_chain``). More than ``max_ends`` distinct
-    positions raise ``EnumerationLimitError`` (memory: about
-    :data:`BYTES_PER_END` bytes each).
+    positions held at once (the frontier being expanded, the next one and
+    the outcomes), or more memory than ``max_ends *`` :data:`BYTES_PER_END`
+    bytes (plus 64 KiB), raise ``EnumerationLimitError``.
 
     >>> chain = chain_ends("G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12", 1, 6)
     >>> list(chain)

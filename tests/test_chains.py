@@ -15,8 +15,9 @@ import pytest
 
 import gulbara
 from gulbara import _movegen, _reference
-from gulbara.chains import (STOP_COMPLETE, STOP_GAME_OVER, STOP_NAMES, STOP_STALLED,
+from gulbara.chains import (BYTES_PER_END, STOP_COMPLETE, STOP_GAME_OVER, STOP_NAMES, STOP_STALLED,
                             STOP_UNSTARTED, chain_ends, remainder_ends)
+from gulbara.suites import MID_GAME_11
 from positions import (bear_off_position, blocked_start_position, prime_position,
                        random_play_positions)
 
@@ -202,6 +203,57 @@ def test_game_over_mid_chain():
 def test_max_ends_bound_raises_a_clear_error():
     with pytest.raises(gulbara.EnumerationLimitError, match="max_ends=1,000"):
         chain_ends(gulbara.START_CODE, 0, 3, max_ends=1000)
+
+
+def smallest_max_ends(code, seat, first, high=10_000_000):
+    """The smallest max_ends (within 2%) that lets the chain through (``high`` does)."""
+    low = 1
+    while high - low > max(64, low // 50):
+        middle = (low + high) // 2
+        try:
+            chain_ends(code, seat, first, max_ends=middle)
+            high = middle
+        except gulbara.EnumerationLimitError:
+            low = middle + 1
+    return high
+
+
+def test_max_ends_counts_the_frontier_being_expanded():
+    # mid-a's 4-4 stage expands 89,243 positions into 84,080: both are held at
+    # once, so the bound needed is well over either stage's size.
+    entry = MID_GAME_11[0]
+    needed = smallest_max_ends(entry.code, entry.seat, 1)
+    assert needed > 89_243 + 80_000
+    with pytest.raises(gulbara.EnumerationLimitError, match="held at once"):
+        chain_ends(entry.code, entry.seat, 1, max_ends=needed // 2)
+
+
+@pytest.mark.parametrize("name", ["mid-a", "mid-f", "mid-g", "mid-h"])
+def test_positions_not_bytes_bound_the_suite_chains(name):
+    # The tables are held to max_ends * BYTES_PER_END bytes (plus the smallest
+    # tables' 64 KiB). On these chains the count of positions held is what
+    # binds, with room to spare in bytes: at the smallest max_ends that lets
+    # the chain through, its tables' peak stays under 90% of the byte budget.
+    entry = next(e for e in MID_GAME_11 if e.name == name)
+    needed = smallest_max_ends(entry.code, entry.seat, 1)
+    chain = chain_ends(entry.code, entry.seat, 1, max_ends=needed)
+    peak = chain._raw.table_peak_bytes
+    assert len(chain) * 16 < peak < 0.9 * needed * BYTES_PER_END, (peak, needed, peak / needed)
+
+
+def test_positions_not_bytes_bound_random_chains():
+    rng = random.Random(2611)
+    checked = 0
+    for code, seat in random_play_positions(31, 120):
+        first = rng.randint(1, 4)
+        if small_chain(code, seat, first, limit=100_000) is None:
+            continue
+        needed = smallest_max_ends(code, seat, first, high=100_000)
+        peak = chain_ends(code, seat, first, max_ends=needed)._raw.table_peak_bytes
+        assert peak - _movegen.CHAIN_BASE_BYTES < 0.9 * needed * BYTES_PER_END, (
+            code, seat, first, peak, needed)
+        checked += 1
+    assert checked >= 30
 
 
 def test_bad_arguments():
