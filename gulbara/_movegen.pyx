@@ -1998,6 +1998,8 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
             err = st.queue.err
         keyset_free(&frontier)
         for k in range(count, 0, -1):
+            # (the scan's own inserts are checked every 1,024 positions; the
+            # groups' expansions at every flush of their queues)
             if err == CHAIN_OK and (following.size + outcomes.size
                                     + keysets_size(groups, 1, count) > max_ends):
                 err = CHAIN_TOO_MANY
@@ -2013,8 +2015,6 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                 else:
                     err = chain_layers(&groups[k], blocked, &sink, room)
             keyset_free(&groups[k])
-        if err == CHAIN_OK and following.size + outcomes.size > max_ends:
-            err = CHAIN_TOO_MANY
         if err != CHAIN_OK:
             keyset_free(&following)
             free(st)
@@ -2152,7 +2152,7 @@ cdef class ChainResult(EndSet):
     @property
     def table_peak_bytes(self):
         """The most bytes the enumeration's tables held at once (at most
-        max_ends * CHAIN_BYTES_PER_END)."""
+        max_ends * CHAIN_BYTES_PER_END + CHAIN_BASE_BYTES)."""
         return self.meter.peak
 
     @property
