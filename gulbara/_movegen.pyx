@@ -1480,6 +1480,16 @@ cdef inline int keyset_add_keyed(KeySet* s, uint64_t a, uint64_t b, uint64_t has
     return 1
 
 
+cdef bint keyset_contains(const KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
+    """Whether the key (a, b) is in a table filled by keyset_add."""
+    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b) & <uint64_t>s.mask)
+    while s.slots[2 * h + 1] != EMPTY_K1:
+        if s.slots[2 * h] == a and s.slots[2 * h + 1] == b:
+            return True
+        h = (h + 1) & s.mask
+    return False
+
+
 cdef void keyset_compact(KeySet* s) noexcept nogil:
     """Turn the table into its keys, dense (``s.dense``, slot order), in
     place: no second copy is held at any time."""
@@ -1501,6 +1511,13 @@ cdef void keyset_compact(KeySet* s) noexcept nogil:
 
 cdef inline uint64_t make_tag(int stop, int number, int played) noexcept nogil:
     return <uint64_t>(stop | (number << 4) | (played << 8))
+
+
+# A game-ending outcome leaves one position (the mover's 15 checkers off, the
+# opponent unmoved) and passes nothing, so it is one outcome whichever stage
+# ended the game (RULES §5.6). The tables hold it under this tag; the finished
+# result carries the number and dice of the first stage that can end the game.
+cdef uint64_t GAME_OVER_TAG = STOP_GAME_OVER
 
 
 cdef inline uint64_t key_k1(Key96 key, uint64_t tag) noexcept nogil:
@@ -1690,7 +1707,7 @@ cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
     cdef uint32_t sources, mine
     cdef uint64_t klo, khi, child_lo, child_hi
     cdef bint all_home, over
-    cdef uint64_t over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
+    cdef uint64_t over_tag = GAME_OVER_TAG << 32
     cdef uint64_t done_tag
     cdef uint8_t leaf_table = <uint8_t>sink_leaves(sink, &done_tag)
     cdef int depth = sink.steps
@@ -1853,7 +1870,7 @@ cdef void search_setup(GroupSearch* st, uint32_t blocked, const ChainSink* sink)
     st.dlo = DELTA_LO[sink.number]
     st.dhi = DELTA_HI[sink.number]
     st.lands = LANDS[sink.number]
-    st.over_tag = make_tag(STOP_GAME_OVER, sink.number, sink.count) << 32
+    st.over_tag = GAME_OVER_TAG << 32
     st.queue.tables[0] = NULL
     st.queue.tables[1] = sink.following
     st.queue.tables[2] = sink.outcomes
@@ -1906,8 +1923,9 @@ cdef inline Py_ssize_t keysets_size(const KeySet* sets, int first, int last) noe
 
 cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
                       const uint8_t* counts, int n_stages, bint is_chain,
-                      Py_ssize_t max_ends, KeySet* outcomes) noexcept nogil:
-    """The body of chain_run.
+                      Py_ssize_t max_ends, KeySet* outcomes, uint64_t* over_tag) noexcept nogil:
+    """The body of chain_run; ``over_tag`` is set to the tag of the first
+    stage that can end the game (0 if none can).
 
     Each stage reads the frontier once. A position that cannot bear off in
     the stage is expanded at once by open_dfs; the others are sorted by how
@@ -2019,6 +2037,8 @@ cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
             keyset_free(&following)
             free(st)
             return err
+        if over_tag[0] == 0 and keyset_contains(outcomes, 0, GAME_OVER_TAG << 32):
+            over_tag[0] = make_tag(STOP_GAME_OVER, n, count)
         frontier = following
     keyset_free(&frontier)
     free(st)
@@ -2040,16 +2060,22 @@ cdef int chain_run(const Pos* start, int seat, const uint8_t* numbers,
     bytes are counted in ``meter``.
     """
     cdef int err
+    cdef uint64_t over_tag = 0
+    cdef Py_ssize_t i
     outcomes.slots = NULL
     outcomes.dense = NULL
     err = keyset_init(outcomes, 1024, meter)
     if err == CHAIN_OK:
         err = chain_stages(start, seat, numbers, counts, n_stages, is_chain, max_ends,
-                           outcomes)
+                           outcomes, &over_tag)
     if err != CHAIN_OK:
         keyset_free(outcomes)
     if err == CHAIN_OK:
         keyset_compact(outcomes)
+        # The one game-ending outcome carries its first stage (RULES §5.6).
+        for i in range(outcomes.size):
+            if outcomes.dense[2 * i + 1] == GAME_OVER_TAG << 32:
+                outcomes.dense[2 * i + 1] = over_tag << 32
     return err
 
 
@@ -2067,9 +2093,11 @@ cdef bint key_can_reach(Key96 a, Key96 b) noexcept nogil:
 cdef int chain_recover(Pos* q, int seat, const uint8_t* numbers, const uint8_t* counts,
                        int n_stages, bint is_chain, int stage, Key96 target,
                        uint64_t target_tag, Step* path, int* stage_steps,
-                       KeySet* failed) noexcept nogil:
+                       KeySet* failed, int* last_stage) noexcept nogil:
     """Find the first stage-by-stage play (each stage's ends in canonical order)
-    that leads to the outcome (target, target_tag). 1 found, 0 not, -1 no memory."""
+    that leads to the outcome (target, target_tag; GAME_OVER_TAG: the game
+    ended at any stage). 1 found (``last_stage``: the stage where it ends),
+    0 not, -1 no memory."""
     cdef uint8_t dice[MAX_STAGE_DICE]
     cdef int n = numbers[stage], count = counts[stage], n_ends, playable, j, k, found
     cdef Key96 here = pos_mover_key(q, seat), key
@@ -2090,13 +2118,14 @@ cdef int chain_recover(Pos* q, int seat, const uint8_t* numbers, const uint8_t* 
         tag = make_tag(STOP_UNSTARTED if stage == 0 else STOP_STALLED, n, 0)
         if here.lo == target.lo and here.hi == target.hi and tag == target_tag:
             stage_steps[stage] = 0
+            last_stage[0] = stage
             found = 1
         free(ends)
         return found
     for j in range(n_ends):
         key = ends[j].key
         if ends[j].ends_game:
-            tag = make_tag(STOP_GAME_OVER, n, count)
+            tag = GAME_OVER_TAG
         elif is_chain and playable < count:
             tag = make_tag(STOP_STALLED, n, playable)
         elif stage == n_stages - 1:
@@ -2105,6 +2134,7 @@ cdef int chain_recover(Pos* q, int seat, const uint8_t* numbers, const uint8_t* 
             tag = 0xFFFF    # goes on to the next stage
         if tag != 0xFFFF:
             if key.lo == target.lo and key.hi == target.hi and tag == target_tag:
+                last_stage[0] = stage
                 found = 1
         elif key_can_reach(key, target):
             pos_set_mover_key(q, seat, key)
@@ -2112,7 +2142,7 @@ cdef int chain_recover(Pos* q, int seat, const uint8_t* numbers, const uint8_t* 
                 path[offset + k] = ends[j].steps[k]
             stage_steps[stage] = ends[j].n_steps
             found = chain_recover(q, seat, numbers, counts, n_stages, is_chain, stage + 1,
-                                  target, target_tag, path, stage_steps, failed)
+                                  target, target_tag, path, stage_steps, failed, last_stage)
             pos_set_mover_key(q, seat, here)
             if found < 0:
                 break
@@ -2202,19 +2232,19 @@ cdef class ChainResult(EndSet):
         cdef int found, k, offset = 0, last
         target.lo = self.outcomes.dense[2 * i]
         target.hi = <uint32_t>self.outcomes.dense[2 * i + 1]
+        if (tag & 15) == STOP_GAME_OVER:
+            tag = GAME_OVER_TAG          # whichever stage ends the game (RULES §5.6)
         if keyset_init(&failed, 1024):
             raise MemoryError()
         with nogil:
             found = chain_recover(&q, self.seat_, self.numbers, self.counts, self.n_stages,
-                                  self.is_chain, 0, target, tag, path, stage_steps, &failed)
+                                  self.is_chain, 0, target, tag, path, stage_steps, &failed,
+                                  &last)
         keyset_free(&failed)
+        if found < 0:
+            raise MemoryError("out of memory recovering the steps of a chain outcome")
         if found != 1:
-            raise MemoryError("could not recover the steps of a chain outcome")
-        # The stage where the outcome was decided is the tag's number.
-        last = 0
-        for k in range(self.n_stages):
-            if self.numbers[k] == ((tag >> 4) & 15):
-                last = k
+            raise RuntimeError("could not recover the steps of a chain outcome")
         result = []
         for k in range(last + 1):
             result.append(tuple([(path[offset + j].frm, path[offset + j].die)

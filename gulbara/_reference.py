@@ -621,10 +621,12 @@ def chain_outcomes(code, seat, stages, is_chain, generate=None):
     (RULES §4.4; ``STOP_UNSTARTED`` when not even one die of the first stage
     moves, RULES §5.2); for a remainder every stage is played, its unplayable
     dice lost (RULES §5.3). A stage that ends the game stops everything
-    (RULES §5.5).
+    (RULES §5.5), and passes nothing: the game-ending outcome is one however
+    many stages can end the game (RULES §5.6), tagged with the first of them.
     """
     generate = generate or stage_ends
     outcomes = set()
+    game_over = None
     frontier = {code}
     for index, (number, count) in enumerate(stages):
         following = set()
@@ -637,7 +639,8 @@ def chain_outcomes(code, seat, stages, is_chain, generate=None):
                 continue
             for i in range(len(ends)):
                 if ends.ends_game(i):
-                    outcomes.add((ends.code(i), STOP_GAME_OVER, number, count))
+                    if game_over is None:
+                        game_over = (ends.code(i), STOP_GAME_OVER, number, count)
                 elif is_chain and ends.playable_dice < count:
                     outcomes.add((ends.code(i), STOP_STALLED, number, ends.playable_dice))
                 elif last:
@@ -645,6 +648,8 @@ def chain_outcomes(code, seat, stages, is_chain, generate=None):
                 else:
                     following.add(ends.code(i))
         frontier = following
+    if game_over is not None:
+        outcomes.add(game_over)
     return outcomes
 
 
@@ -719,7 +724,8 @@ class ChainResult:
                     if found is not None:
                         return found
                     continue
-                if outcome == target:
+                if outcome == target or (outcome[1] == STOP_GAME_OVER
+                                         and outcome[:2] == target[:2]):
                     return steps
             return None
 

@@ -67,7 +67,9 @@ class ChainEnds:
 
     An outcome is an end position together with why the chain stopped, which
     fixes the remainder; the same position reached by stopping at different
-    stages is two outcomes. The order of outcomes is deterministic but not
+    stages is two outcomes, but a game-ending position passes nothing and is
+    one outcome, tagged with the first stage that can end the game (RULES
+    §5.6). The order of outcomes is deterministic but not
     meaningful; sort the arrays if you need one.
 
     Arrays (built on first use, then cached), for ``N = len(self)``:

@@ -193,11 +193,74 @@ def test_game_over_mid_chain():
     assert (chain.stop_number > 1).all() and (chain.stop_number < 6).any()
     assert {o.code for o in chain} == {"G:,,,,,,,,,,,-15,,,,,,,,,,,,|0,0|15,0"}
     steps = chain.steps(0)
-    assert len(steps) == int(chain.stop_number[0])      # stages 1 .. the winning one
+    # stop_number is the first stage that can end the game; the canonical
+    # play may end it there or later (RULES §5.6)
+    assert len(steps) >= int(chain.stop_number[0])
     position = gulbara.Position.from_code(code)
     for stage in steps:
         position = position.apply_steps(0, stage)
     assert position.borne_off(0) == 15
+
+
+def test_regression_game_ending_outcome_listed_once():
+    """RULES §5.6: the last checker can come off at the 3's or the 4's of this
+    1-1 chain; the game-ending position passes nothing, so it is one outcome
+    (it was listed once per stage)."""
+    code = "G:5,3,,,,,,,,,,,-8,-1,-1,,,,,,,,,|0,0|7,5"
+    chain = chain_ends(code, 1, 1)
+    assert list(chain) == [gulbara.ChainOutcome(
+        "G:5,3,,,,,,,,,,,,,,,,,,,,,,|0,0|7,15", "game_over", (), True)]
+    assert chain.stop_number.tolist() == [3] and chain.played.tolist() == [4]
+    reference = _reference.chain_ends_raw(code, 1, 1)
+    assert len(reference) == 1 and reference.tag(0) == (STOP_GAME_OVER, 3, 4)
+    assert chain.steps(0) == reference.steps(0)
+
+
+def test_game_ending_outcomes_once_against_the_reference():
+    """Chains and remainders whose game can end at several stages: one
+    game-ending outcome each, as the reference's stage-by-stage expansion."""
+    rng = random.Random(56)
+    several = 0
+    for _ in range(250):
+        seat = rng.randint(0, 1)
+        code = bear_off_position(rng, seat)
+        first = rng.randint(1, 4)
+        chain = small_chain(code, seat, first, limit=3000)
+        if chain is None:
+            continue
+        stages = [(n, 4) for n in range(first, 7)]
+        by_stage = {number for (_, stop, number, _) in _reference.chain_outcomes(
+            code, seat, stages, True, generate=_movegen.stage_ends) if stop == STOP_GAME_OVER}
+        got = core_outcomes(chain)
+        assert got == expansion(code, seat, stages, True)
+        assert sum(1 for o in got if o[1] == STOP_GAME_OVER) <= 1
+        reference = _reference.chain_ends_raw(code, seat, first)
+        assert sorted(got) == sorted(reference._outcomes)
+        if chain.ends_game.any():
+            i = int(np.flatnonzero(chain.ends_game)[0])
+            steps = chain.steps(i)
+            assert steps == reference.steps(reference._outcomes.index(
+                (chain.code(i),) + tuple(chain._raw.tag(i))))
+        several += bool(by_stage) and _game_can_end_at_several_stages(code, seat, first)
+    assert several >= 10, several
+
+
+def _game_can_end_at_several_stages(code, seat, first):
+    """Whether stage-by-stage play can bear off the last checker at two different stages."""
+    frontier, numbers = {code}, set()
+    for number in range(first, 7):
+        following = set()
+        for here in frontier:
+            ends = _movegen.stage_ends(here, seat, [number] * 4)
+            if ends.playable_dice < 4:
+                continue
+            for i in range(len(ends)):
+                if ends.ends_game(i):
+                    numbers.add(number)
+                else:
+                    following.add(ends.code(i))
+        frontier = following
+    return len(numbers) >= 2
 
 
 def test_max_ends_bound_raises_a_clear_error():
