@@ -9,7 +9,8 @@
 from gulbara._backend import BACKEND_NAME, START_CODE, Position
 from gulbara.batch import BatchEnds, stage_ends_batch
 from gulbara.board import Board
-from gulbara.chains import ChainEnds, ChainOutcome, chain_ends, remainder_ends
+from gulbara.chains import (ChainEnds, ChainOutcome, chain_count, chain_ends, chain_ends_iter,
+                            remainder_ends, remainder_ends_iter)
 from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError,
                             InvalidDiceError, InvalidNotationError,
                             InvalidPositionError, InvalidRulesError,
@@ -34,7 +35,8 @@ __all__ = [
     "Board", "Play", "Position", "StageEnds", "Rules", "DEFAULT_RULES", "PRESETS",
     "stage_ends", "format_steps", "parse_notation",
     "stage_ends_batch", "BatchEnds",
-    "chain_ends", "remainder_ends", "ChainEnds", "ChainOutcome", "EnumerationLimitError",
+    "chain_ends", "remainder_ends", "chain_ends_iter", "remainder_ends_iter", "chain_count",
+    "ChainEnds", "ChainOutcome", "EnumerationLimitError",
     "Game", "Match", "Decision", "GameResult", "MatchResult", "DiceStream",
     "read_record", "write_record", "RandomBot", "GreedyBot", "perft", "divide",
     "GulBaraError", "InvalidPositionError", "InvalidSeatError", "InvalidDiceError",

@@ -18,6 +18,7 @@ from libc.stdint cimport SIZE_MAX
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
+from cython.parallel cimport prange, threadid
 
 from gulbara._bits cimport bit_length, popcount, cpu_supported, built_with_lzcnt
 from gulbara._masks cimport rotate12, open_from, movable
@@ -1287,12 +1288,20 @@ cdef class Ends(EndSet):
 # ---------------------------------------------------------------------------
 #
 # A chain is a sequence of stages. The enumeration keeps the frontier of
-# distinct positions after every stage in an open-addressing hash set keyed by
+# distinct positions after every stage in open-addressing hash sets keyed by
 # the exact packed position (the opponent never moves within a chain, so the
 # mover's 96-bit key is the whole position), and expands each frontier
-# position with the stage generator above. Outcomes are kept in a second set
-# keyed by (end position, tag), where the tag says why and where the chain
-# stopped, which determines the remainder (RULES §5.1).
+# position with the stage rules. Outcomes are kept in sets keyed by (end
+# position, tag), where the tag says why and where the chain stopped, which
+# determines the remainder (RULES §5.1).
+#
+# Every set is split by the top bits of its keys' hash into N_PARTS parts.
+# A stage's frontier parts are shared out between threads; each thread
+# writes the positions it makes into parts of its own, and the threads'
+# parts are merged part by part after the stage. The finished outcomes are
+# listed part by part, each part in the order of its keys' hashes: the same
+# order whatever the number of threads, and a contiguous run of parts (a
+# pass) is a contiguous run of that order.
 
 cdef enum:
     STOP_COMPLETE = 0     # every stage played in full (or the remainder played out)
@@ -1301,28 +1310,90 @@ cdef enum:
     STOP_GAME_OVER = 3    # the mover bore off its last checker (RULES §5.5)
 
 #: Peak memory of a chain enumeration per distinct position held at once, in
-#: bytes. The tables are held to max_ends * CHAIN_BYTES_PER_END +
-#: CHAIN_BASE_BYTES (chain_budget; CHAIN_TOO_MANY past it), which the usual
-#: layout stays under: 16-byte slots at least a quarter full (at most 64 bytes
-#: a position), the next stage's table sized from the frontier, a doubling
-#: table briefly held twice. Measured: 52-109 bytes per position held.
+#: bytes. With ``max_ends`` set, the tables are held to max_ends *
+#: CHAIN_BYTES_PER_END + CHAIN_BASE_BYTES (chain_budget; CHAIN_TOO_MANY past
+#: it), which the usual layout stays under: 16-byte slots at least a quarter
+#: full (at most 64 bytes a position), the next stage's table sized from the
+#: frontier, a doubling table briefly held twice.
 cdef enum:
     BYTES_PER_HELD = 128
-    BASE_BYTES = 1 << 16      # the smallest tables (outcomes start with room for 1,024)
+    BASE_BYTES = 1 << 20      # the smallest tables of every part and thread
 CHAIN_BYTES_PER_END = BYTES_PER_HELD
 #: What the smallest tables add to that bound, in bytes.
 CHAIN_BASE_BYTES = BASE_BYTES
 
-
-# Result codes of chain_run and its parts (and of the tables' functions)
+# Result codes of the enumeration and its parts (and of the tables' functions)
 cdef enum:
     CHAIN_OK = 0
     CHAIN_NO_MEMORY = -1
-    CHAIN_TOO_MANY = -2       # past max_ends: positions held at once, or their memory
+    CHAIN_TOO_MANY = -2       # past max_ends (positions held at once) or the byte budget
+    CHAIN_INTERRUPTED = -3    # a signal (Ctrl-C) arrived: everything is freed
+
+# Stages whose frontier holds fewer positions than this run on the calling
+# thread alone (tests lower it to share small stages too).
+cdef Py_ssize_t THREADED_FRONTIER = 2048
 
 
-# The memory an enumeration's tables hold, its peak, and its budget
-# (max_ends * CHAIN_BYTES_PER_END + CHAIN_BASE_BYTES).
+def _py_set_threaded_frontier(Py_ssize_t positions):
+    """Tests: share the stages of at least ``positions`` frontier positions
+    between threads (2,048 by default); the previous value is returned."""
+    global THREADED_FRONTIER
+    previous = THREADED_FRONTIER
+    THREADED_FRONTIER = max(1, positions)
+    return previous
+
+
+cdef enum:
+    PART_BITS = 6
+    N_PARTS = 64              # parts of every set (1 << PART_BITS)
+    PART_SHIFT = 58           # 64 - PART_BITS: a key's part is hash >> PART_SHIFT
+    MAX_THREADS = 64
+    POLL_EVERY = 4095         # positions read between two looks for a signal (mask)
+
+cdef extern from *:
+    """
+    /* Counters shared by the threads of one enumeration (GCC/Clang atomics). */
+    static inline Py_ssize_t gulbara_atomic_add(Py_ssize_t* p, Py_ssize_t v) {
+        return __atomic_add_fetch(p, v, __ATOMIC_RELAXED);
+    }
+    static inline int gulbara_atomic_load(int* p) {
+        return __atomic_load_n(p, __ATOMIC_RELAXED);
+    }
+    /* Set *p to v unless another failure was recorded first. */
+    static inline void gulbara_first_error(int* p, int v) {
+        int expected = 0;
+        __atomic_compare_exchange_n(p, &expected, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+    /* Count n more bytes held, keeping the peak; -2 (nothing counted) past budget. */
+    static inline int gulbara_meter_take(size_t* held, size_t* peak, size_t budget, size_t n) {
+        size_t now = __atomic_add_fetch(held, n, __ATOMIC_RELAXED);
+        size_t seen;
+        if (now > budget || now < n) {
+            __atomic_sub_fetch(held, n, __ATOMIC_RELAXED);
+            return -2;
+        }
+        seen = __atomic_load_n(peak, __ATOMIC_RELAXED);
+        while (now > seen && !__atomic_compare_exchange_n(peak, &seen, now, 1,
+                                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        }
+        return 0;
+    }
+    static inline void gulbara_meter_sub(size_t* held, size_t n) {
+        __atomic_sub_fetch(held, n, __ATOMIC_RELAXED);
+    }
+    """
+    Py_ssize_t atomic_add "gulbara_atomic_add"(Py_ssize_t* p, Py_ssize_t v) noexcept nogil
+    int atomic_load "gulbara_atomic_load"(int* p) noexcept nogil
+    void first_error "gulbara_first_error"(int* p, int v) noexcept nogil
+    int atomic_meter_take "gulbara_meter_take"(size_t* held, size_t* peak, size_t budget,
+                                               size_t n) noexcept nogil
+    void atomic_meter_sub "gulbara_meter_sub"(size_t* held, size_t n) noexcept nogil
+
+cdef extern from "Python.h":
+    int PyErr_CheckSignals() noexcept
+
+
+# The memory an enumeration's tables hold, its peak, and its budget.
 ctypedef struct Meter:
     size_t held
     size_t peak
@@ -1331,29 +1402,47 @@ ctypedef struct Meter:
 
 cdef inline int meter_take(Meter* m, size_t nbytes) noexcept nogil:
     """Count ``nbytes`` more, or CHAIN_TOO_MANY when the budget would be passed."""
-    if m != NULL:
-        if nbytes > m.budget - m.held:
-            return CHAIN_TOO_MANY
-        m.held += nbytes
-        if m.held > m.peak:
-            m.peak = m.held
+    if m != NULL and atomic_meter_take(&m.held, &m.peak, m.budget, nbytes) != 0:
+        return CHAIN_TOO_MANY
     return CHAIN_OK
 
 
 cdef inline void meter_sub(Meter* m, size_t nbytes) noexcept nogil:
     if m != NULL:
-        m.held -= nbytes
+        atomic_meter_sub(&m.held, nbytes)
+
+
+# What the threads of one enumeration share.
+ctypedef struct Shared:
+    Meter meter
+    Py_ssize_t held           # positions in every live table (atomic)
+    Py_ssize_t max_held       # max_ends: CHAIN_TOO_MANY past it
+    int err                   # the first failure; every thread stops when it is set
+
+
+cdef inline void shared_fail(Shared* sh, int err) noexcept nogil:
+    first_error(&sh.err, err)
+
+
+cdef void poll_signals(Shared* sh) noexcept nogil:
+    """On the thread that called in: stop the enumeration if a signal handler
+    raised (Ctrl-C); the exception stays set for the caller to raise."""
+    with gil:
+        if PyErr_CheckSignals() < 0:
+            shared_fail(sh, CHAIN_INTERRUPTED)
 
 
 ctypedef struct KeySet:
-    uint64_t* slots       # open addressing, (k0, k1) pairs inline; k1 == EMPTY_K1: free
+    uint64_t* slots       # open addressing, (k0, k1) pairs inline; k1 == EMPTY_K1: free;
+                          # NULL: empty, no table yet (made at the first insert)
     Py_ssize_t mask       # number of slots - 1 (a power of two minus one)
     Py_ssize_t size
-    uint64_t* dense       # after keyset_compact: the keys, (k0, k1) pairs in slot order
+    uint64_t* dense       # after keyset_compact: the keys, (k0, k1) pairs
     Meter* meter          # counts the table's bytes (NULL: not counted)
 
 
 cdef uint64_t EMPTY_K1 = <uint64_t>0xFFFFFFFFFFFFFFFFULL
+cdef uint64_t LOW32 = <uint64_t>0xFFFFFFFFULL
 
 
 cdef inline uint64_t key_hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -1364,22 +1453,30 @@ cdef inline size_t table_bytes(Py_ssize_t slots) noexcept nogil:
     return <size_t>(2 * slots) * sizeof(uint64_t)
 
 
-cdef int keyset_init(KeySet* s, Py_ssize_t room, Meter* meter=NULL) noexcept nogil:
-    """An empty table with room for ``room`` keys: CHAIN_OK, or
-    CHAIN_NO_MEMORY / CHAIN_TOO_MANY (``meter``'s budget) with no table."""
-    cdef Py_ssize_t slots = 64, i
-    while slots < 2 * room:
-        slots *= 2
+cdef inline void keyset_clear(KeySet* s, Meter* meter) noexcept nogil:
+    """An empty set with no table (one is made at the first insert)."""
     s.slots = NULL
-    s.mask = slots - 1
+    s.mask = 0
     s.size = 0
     s.dense = NULL
     s.meter = meter
+
+
+cdef int keyset_init(KeySet* s, Py_ssize_t room, Meter* meter=NULL) noexcept nogil:
+    """An empty table with room for ``room`` keys: CHAIN_OK, or
+    CHAIN_NO_MEMORY / CHAIN_TOO_MANY (``meter``'s budget) with no table."""
+    cdef Py_ssize_t slots = 16, i
+    while slots < 2 * room:
+        slots *= 2
+    keyset_clear(s, meter)
+    s.mask = slots - 1
     if meter_take(meter, table_bytes(slots)) != CHAIN_OK:
+        s.mask = 0
         return CHAIN_TOO_MANY
     s.slots = <uint64_t*>big_alloc(table_bytes(slots))
     if s.slots == NULL:
         meter_sub(meter, table_bytes(slots))
+        s.mask = 0
         return CHAIN_NO_MEMORY
     for i in range(slots):
         s.slots[2 * i + 1] = EMPTY_K1
@@ -1396,6 +1493,7 @@ cdef void keyset_free(KeySet* s) noexcept nogil:
     s.slots = NULL
     s.dense = NULL
     s.size = 0
+    s.mask = 0
 
 
 cdef inline void keyset_place(uint64_t* slots, Py_ssize_t mask, uint64_t a, uint64_t b,
@@ -1433,17 +1531,7 @@ cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil:
 cdef inline int keyset_add(KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
     """Insert (a, b): 1 if new, 0 if already there, a failure code of
     keyset_grow (negative) when the table could not grow."""
-    return keyset_add_hashed(s, a, b, key_hash(a, b))
-
-
-cdef inline int keyset_add_hashed(KeySet* s, uint64_t a, uint64_t b,
-                                  uint64_t hashed) noexcept nogil:
-    """keyset_add with the key's hash given (``key_hash(a, b)``, computed
-    when the key was queued, to prefetch its home slot)."""
-    return keyset_add_keyed(s, a, b, hashed, EMPTY_K1)
-
-
-cdef uint64_t LOW32 = <uint64_t>0xFFFFFFFFULL
+    return keyset_add_keyed(s, a, b, key_hash(a, b), EMPTY_K1)
 
 
 cdef inline int keyset_add_max(KeySet* s, uint64_t a, uint64_t b, uint64_t hashed) noexcept nogil:
@@ -1456,11 +1544,16 @@ cdef inline int keyset_add_max(KeySet* s, uint64_t a, uint64_t b, uint64_t hashe
 cdef inline int keyset_add_keyed(KeySet* s, uint64_t a, uint64_t b, uint64_t hashed,
                                  uint64_t keyed) noexcept nogil:
     """Insert (a, b) where ``keyed`` says which bits of b are part of the key
-    (the rest, a value: an equal key keeps the larger b). 1 if new, 0 if
-    already there, negative as keyset_add."""
-    cdef Py_ssize_t h = <Py_ssize_t>(hashed & <uint64_t>s.mask)
+    (the rest, a value: an equal key keeps the larger b) and ``hashed`` is
+    the key's hash. 1 if new, 0 if already there, negative as keyset_add."""
+    cdef Py_ssize_t h
     cdef uint64_t* slot
     cdef int grown
+    if s.slots == NULL:
+        grown = keyset_init(s, 8, s.meter)
+        if grown != CHAIN_OK:
+            return grown
+    h = <Py_ssize_t>(hashed & <uint64_t>s.mask)
     while True:
         slot = s.slots + 2 * h
         if slot[1] == EMPTY_K1:
@@ -1480,21 +1573,13 @@ cdef inline int keyset_add_keyed(KeySet* s, uint64_t a, uint64_t b, uint64_t has
     return 1
 
 
-cdef bint keyset_contains(const KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
-    """Whether the key (a, b) is in a table filled by keyset_add."""
-    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b) & <uint64_t>s.mask)
-    while s.slots[2 * h + 1] != EMPTY_K1:
-        if s.slots[2 * h] == a and s.slots[2 * h + 1] == b:
-            return True
-        h = (h + 1) & s.mask
-    return False
-
-
 cdef void keyset_compact(KeySet* s) noexcept nogil:
-    """Turn the table into its keys, dense (``s.dense``, slot order), in
-    place: no second copy is held at any time."""
+    """Turn the table into its keys, dense (``s.dense``), in place: no
+    second copy is held at any time."""
     cdef Py_ssize_t i, n = 0
     cdef uint64_t* shrunk
+    if s.slots == NULL:
+        return
     for i in range(s.mask + 1):
         if s.slots[2 * i + 1] != EMPTY_K1:
             s.slots[2 * n] = s.slots[2 * i]
@@ -1507,6 +1592,38 @@ cdef void keyset_compact(KeySet* s) noexcept nogil:
         shrunk = s.slots
     s.dense = shrunk
     s.slots = NULL
+    s.mask = 0
+
+
+# A set split into N_PARTS parts by the top bits of its keys' hashes.
+ctypedef struct PartSet:
+    KeySet part[N_PARTS]
+
+
+cdef void partset_clear(PartSet* ps, Meter* meter) noexcept nogil:
+    cdef int p
+    for p in range(N_PARTS):
+        keyset_clear(&ps.part[p], meter)
+
+
+cdef Py_ssize_t partset_size(const PartSet* ps) noexcept nogil:
+    cdef Py_ssize_t n = 0
+    cdef int p
+    for p in range(N_PARTS):
+        n += ps.part[p].size
+    return n
+
+
+cdef void keyset_release(KeySet* s, Shared* sh) noexcept nogil:
+    """Free a table, its positions no longer held."""
+    atomic_add(&sh.held, -s.size)
+    keyset_free(s)
+
+
+cdef void partset_release(PartSet* ps, Shared* sh) noexcept nogil:
+    cdef int p
+    for p in range(N_PARTS):
+        keyset_release(&ps.part[p], sh)
 
 
 cdef inline uint64_t make_tag(int stop, int number, int played) noexcept nogil:
@@ -1522,16 +1639,6 @@ cdef uint64_t GAME_OVER_TAG = STOP_GAME_OVER
 
 cdef inline uint64_t key_k1(Key96 key, uint64_t tag) noexcept nogil:
     return <uint64_t>key.hi | (tag << 32)
-
-
-ctypedef struct ChainSink:
-    KeySet* following     # positions that go on to the next stage
-    KeySet* outcomes
-    int number            # the stage's die
-    int count             # the stage's number of dice
-    int steps             # steps every play of this group makes (its playable dice)
-    bint stalls           # a chain stage not played in full: leaves are outcomes (RULES §4.4)
-    bint last_stage
 
 
 cdef void gen_load(Gen* g, Key96 key, uint32_t blocked) noexcept nogil:
@@ -1597,51 +1704,61 @@ cdef int max_steps_no_bear_off(uint32_t mine, uint64_t lo, uint64_t hi, uint32_t
 
 cdef enum:
     BATCH = 64
-
-cdef int CHAIN_EXPANSION = 2
-
-
-def _py_set_chain_expansion(int kind):
-    """Tests and benchmarks: 0 expands a step at a time with merging, 1 one DFS per
-    position, 2 (the default) takes the no-bear-off DFS for positions that
-    cannot bear off and chooses by the size of each group for the others."""
-    global CHAIN_EXPANSION
-    CHAIN_EXPANSION = kind
+    LAYERED_GROUP = 4096      # groups at least this big are expanded a step at a time
 
 
 # Keys on their way into the chain's tables. Each key's hash is computed once,
 # when it is queued, and its home slot prefetched; the queue is inserted when
 # full: the tables outgrow the caches, and the misses then overlap.
 ctypedef struct InsertQueue:
-    KeySet* tables[3]         # 0: a step layer (keyset_add_max), 1: the next frontier, 2: outcomes
+    KeySet* layer             # which 0: a step layer of chain_layers (keyset_add_max)
+    PartSet* parts[3]         # which 1: the next frontier, 2: the outcomes
     uint64_t k0[BATCH]
     uint64_t k1[BATCH]
     uint64_t hashed[BATCH]
     uint8_t which[BATCH]
     int n
     int err                   # a result code; once it is not CHAIN_OK, later keys are dropped
-    Py_ssize_t room           # the most positions the tables may hold together (checked
-                              # at every flush: max_ends less what is held elsewhere)
+    Shared* shared
+    Py_ssize_t added          # new keys since the last count into shared.held
+    Py_ssize_t pushed         # keys queued (ends made) in the stage
+    int keep_lo               # outcomes kept: parts keep_lo <= p < keep_hi (one pass)
+    int keep_hi
+    bint over_seen            # a play ended the game
+
+
+cdef inline KeySet* queue_table(InsertQueue* q, int which, uint64_t h) noexcept nogil:
+    if which == 0:
+        return q.layer
+    return &q.parts[which].part[h >> PART_SHIFT]
 
 
 cdef void queue_flush(InsertQueue* q) noexcept nogil:
+    """Insert the queued keys; count them into the positions held (CHAIN_TOO_MANY
+    past max_ends); take on another thread's failure."""
     cdef int j, added
-    cdef Py_ssize_t held = 0
+    cdef Py_ssize_t held
+    cdef int other = atomic_load(&q.shared.err)
+    if q.err == CHAIN_OK and other != CHAIN_OK:
+        q.err = other
     if q.err == CHAIN_OK:
         for j in range(q.n):
             if q.which[j] == 0:
                 # a step layer of chain_layers: the value is the step's source
-                added = keyset_add_max(q.tables[0], q.k0[j], q.k1[j], q.hashed[j])
+                added = keyset_add_max(q.layer, q.k0[j], q.k1[j], q.hashed[j])
             else:
-                added = keyset_add_hashed(q.tables[q.which[j]], q.k0[j], q.k1[j], q.hashed[j])
+                added = keyset_add_keyed(queue_table(q, q.which[j], q.hashed[j]), q.k0[j],
+                                         q.k1[j], q.hashed[j], EMPTY_K1)
             if added < 0:
                 q.err = added
                 break
-        for j in range(3):
-            if q.tables[j] != NULL:
-                held += q.tables[j].size
-        if q.err == CHAIN_OK and held > q.room:
+            q.added += added
+        held = atomic_add(&q.shared.held, q.added)
+        q.added = 0
+        if q.err == CHAIN_OK and held > q.shared.max_held:
             q.err = CHAIN_TOO_MANY
+        if q.err != CHAIN_OK:
+            shared_fail(q.shared, q.err)
     q.n = 0
 
 
@@ -1652,14 +1769,20 @@ cdef inline void queue_push(InsertQueue* q, uint64_t a, uint64_t b, int which) n
 
 cdef inline void queue_push_hashed(InsertQueue* q, uint64_t a, uint64_t b, int which,
                                    uint64_t h) noexcept nogil:
-    """queue_push with the key's hash given."""
+    """queue_push with the key's hash given. Outcomes outside this pass's
+    parts are dropped."""
     cdef int j = q.n
-    cdef KeySet* t = q.tables[which]
+    cdef KeySet* t
+    q.pushed += 1
+    if which == 2 and not (q.keep_lo <= <int>(h >> PART_SHIFT) < q.keep_hi):
+        return
+    t = queue_table(q, which, h)
     q.k0[j] = a
     q.k1[j] = b
     q.hashed[j] = h
     q.which[j] = <uint8_t>which
-    prefetch(t.slots + 2 * <Py_ssize_t>(h & <uint64_t>t.mask))
+    if t.slots != NULL:
+        prefetch(t.slots + 2 * <Py_ssize_t>(h & <uint64_t>t.mask))
     q.n = j + 1
     if j + 1 == BATCH:
         queue_flush(q)
@@ -1680,112 +1803,48 @@ cdef inline uint32_t key_occupancy(uint64_t lo, uint64_t hi) noexcept nogil:
     return nibble_flags16(lo) | ((nibble_flags16(hi) & 0xFF) << 16)
 
 
-cdef int sink_leaves(const ChainSink* sink, uint64_t* tag) noexcept nogil:
-    """Where the full-length plays of a group go: 1 the next stage's frontier,
-    2 the outcomes; ``tag`` (shifted into k1's top half) says why they stop."""
-    if sink.stalls:
-        tag[0] = make_tag(STOP_STALLED, sink.number, sink.steps) << 32
-        return 2
-    if sink.last_stage:
-        tag[0] = make_tag(STOP_COMPLETE, sink.number, sink.count) << 32
-        return 2
-    tag[0] = 0
-    return 1
+# What every thread needs to know of the stage being expanded.
+ctypedef struct StageInfo:
+    int stage                 # its index in the chain
+    int number                # its die
+    int count                 # its number of dice
+    bint is_chain             # an escalating chain (stalls stop it), or a remainder
+    bint last_stage
+    bint layered              # expand big groups a step at a time (chain_layers)
+    uint32_t blocked          # the opponent's points, in the mover's numbering
+    uint64_t leaf_tags[MAX_STAGE_DICE + 1]    # by plays' length: tag of their leaves (<< 32)
+    int leaf_tables[MAX_STAGE_DICE + 1]       # by plays' length: 1 next frontier, 2 outcomes
 
 
-cdef int chain_layers(KeySet* layer, uint32_t blocked, ChainSink* sink,
-                      Py_ssize_t room) noexcept nogil:
-    """Expand positions that play the same number of dice of the stage
-    (``sink.steps``), one step at a time, merging equal positions after every
-    step. Takes ownership of ``layer``. ``room``: the most positions the
-    layers and the sink's tables may hold together."""
-    cdef KeySet following
-    cdef InsertQueue queue
-    cdef Py_ssize_t i
-    cdef int k, frm, target, highest, err
-    cdef int die = sink.number
-    cdef uint32_t sources, mine
-    cdef uint64_t klo, khi, child_lo, child_hi
-    cdef bint all_home, over
-    cdef uint64_t over_tag = GAME_OVER_TAG << 32
-    cdef uint64_t done_tag
-    cdef uint8_t leaf_table = <uint8_t>sink_leaves(sink, &done_tag)
-    cdef int depth = sink.steps
-    cdef uint32_t open_d = open_from(blocked, die)
-    queue.tables[1] = sink.following
-    queue.tables[2] = sink.outcomes
-    queue.n = 0
-    queue.err = CHAIN_OK
-    for k in range(depth):
-        if k + 1 < depth:
-            err = keyset_init(&following, layer.size, layer.meter)
-            if err != CHAIN_OK:
-                keyset_free(layer)
-                return err
-        queue.tables[0] = &following if k + 1 < depth else NULL
-        queue.room = room - layer.size
-        for i in range(layer.mask + 1):
-            if layer.slots[2 * i + 1] == EMPTY_K1:
-                continue
-            # Work on the packed key itself: a step is one subtraction and one
-            # addition of nibble units; no counts array, no undo.
-            klo = layer.slots[2 * i]
-            khi = layer.slots[2 * i + 1] & <uint64_t>0xFFFFFFFFULL
-            mine = key_occupancy(klo, khi)
-            all_home = not (mine & ~(<uint32_t>HOME_BITS))
-            highest = bit_length(mine)
-            # only the sources that can step (movable), to skip the blocked ones
-            sources = mine & open_d
-            if all_home:
-                sources = movable(mine, open_d, die)
-            if k:
-                # Sources in non-increasing order, as in eq_dfs: at or below
-                # the previous step's source (the largest over the plays
-                # merged into this position, so no play is lost).
-                sources &= ((<uint32_t>2) << (layer.slots[2 * i + 1] >> 32)) - 1
-            while sources:
-                frm = bit_length(sources)
-                sources &= ~((<uint32_t>1) << (frm - 1))
-                target = frm - die
-                if target >= 1:
-                    if (blocked >> (target - 1)) & 1:                  # RULES §2.2
-                        continue
-                    child_lo = klo - UNIT_LO[frm] + UNIT_LO[target]
-                    child_hi = khi - UNIT_HI[frm] + UNIT_HI[target]
-                    over = False
-                else:
-                    if not all_home or (target < 0 and frm != highest):  # RULES §2.3
-                        continue
-                    child_lo = klo - UNIT_LO[frm]
-                    child_hi = khi - UNIT_HI[frm]
-                    # The last checker off: only this point was held, by one checker.
-                    over = mine == ((<uint32_t>1) << (frm - 1)) and key_count(klo, khi, frm) == 1
-                if over:
-                    queue_push(&queue, child_lo, child_hi | over_tag, 2)
-                elif k + 1 < depth:
-                    queue_push(&queue, child_lo, child_hi | ((<uint64_t>frm - 1) << 32), 0)
-                else:
-                    queue_push(&queue, child_lo, child_hi | done_tag, leaf_table)
-            if queue.err:
-                break
-        queue_flush(&queue)
-        keyset_free(layer)
-        if k + 1 < depth:
-            layer[0] = following
-            if queue.err != CHAIN_OK:
-                keyset_free(layer)
-        if queue.err != CHAIN_OK:
-            return queue.err
-    return CHAIN_OK
+cdef void stage_info_set(StageInfo* info, int stage, int n_stages, int number, int count,
+                         bint is_chain, uint32_t blocked) noexcept nogil:
+    """Where the plays of each length go: a chain stage not played in full
+    stalls (RULES §4.4), the last stage's plays are outcomes, the others go
+    on to the next stage."""
+    cdef int k
+    info.stage = stage
+    info.number = number
+    info.count = count
+    info.is_chain = is_chain
+    info.last_stage = stage == n_stages - 1
+    info.blocked = blocked
+    info.layered = False
+    for k in range(count + 1):
+        if is_chain and k < count:
+            info.leaf_tags[k] = make_tag(STOP_STALLED, number, k) << 32
+            info.leaf_tables[k] = 2
+        elif info.last_stage:
+            info.leaf_tags[k] = make_tag(STOP_COMPLETE, number, count) << 32
+            info.leaf_tables[k] = 2
+        else:
+            info.leaf_tags[k] = 0
+            info.leaf_tables[k] = 1
 
 
-# A group's positions (all playing the same number of the stage's dice) are
-# expanded one at a time by a search for their plays of that many steps,
-# sources in non-increasing order (each end once per position, as in eq_dfs),
-# on the packed key, the ends queued for insertion.
-#
-# The common case of a big chain takes a leaner search: when every position
-# of a group has at least as many checkers outside its home board as the
+# A position's plays are found by a search on the packed key, sources in
+# non-increasing order (each end once per position, as in eq_dfs), the ends
+# queued for insertion. The common case of a big chain takes a leaner search:
+# when a position has at least as many checkers outside its home board as the
 # stage has dice, no step can bear off (RULES §2.3) and the game cannot end,
 # so a step is legal exactly when its landing point is open (RULES §2.2).
 
@@ -1796,8 +1855,7 @@ ctypedef struct GroupSearch:
     const uint64_t* dlo       # DELTA_LO[die]
     const uint64_t* dhi
     const uint32_t* lands     # LANDS[die]
-    int depth                 # steps every play of the group makes
-    uint64_t over_tag
+    int depth                 # steps every play being searched makes
     uint64_t leaf_tag
     int leaf_table            # 1: the next stage's frontier, 2: the outcomes
     InsertQueue queue
@@ -1833,7 +1891,8 @@ cdef void key_dfs(GroupSearch* st, uint64_t klo, uint64_t khi, uint32_t mine, in
             child_lo = klo - UNIT_LO[frm]
             child_hi = khi - UNIT_HI[frm]
         if child_mine == 0:                                        # the last checker off
-            queue_push(&st.queue, child_lo, child_hi | st.over_tag, 2)
+            st.queue.over_seen = True
+            queue_push(&st.queue, child_lo, child_hi | (GAME_OVER_TAG << 32), 2)
         elif depth + 1 == st.depth:
             queue_push(&st.queue, child_lo, child_hi | st.leaf_tag, st.leaf_table)
         else:
@@ -1862,220 +1921,502 @@ cdef void open_dfs(GroupSearch* st, uint32_t mask, uint64_t lo, uint64_t hi, int
         open_dfs(st, child, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, (bit << 1) - 1)
 
 
-cdef void search_setup(GroupSearch* st, uint32_t blocked, const ChainSink* sink) noexcept nogil:
-    """Point a search at a stage (its die, the opponent's mask, the tables)."""
-    st.blocked = blocked
-    st.die = sink.number
-    st.open_d = open_from(blocked, sink.number)
-    st.dlo = DELTA_LO[sink.number]
-    st.dhi = DELTA_HI[sink.number]
-    st.lands = LANDS[sink.number]
-    st.over_tag = GAME_OVER_TAG << 32
-    st.queue.tables[0] = NULL
-    st.queue.tables[1] = sink.following
-    st.queue.tables[2] = sink.outcomes
-    st.queue.n = 0
-    st.queue.err = CHAIN_OK
-    st.queue.room = PY_SSIZE_T_MAX
+cdef void search_setup(GroupSearch* st, const StageInfo* info) noexcept nogil:
+    """Point a search at a stage (its die, the opponent's mask)."""
+    st.blocked = info.blocked
+    st.die = info.number
+    st.open_d = open_from(info.blocked, info.number)
+    st.dlo = DELTA_LO[info.number]
+    st.dhi = DELTA_HI[info.number]
+    st.lands = LANDS[info.number]
 
 
-cdef void search_plays(GroupSearch* st, const ChainSink* sink) noexcept nogil:
-    """Point a search at the plays of ``sink.steps`` steps (their length and leaves)."""
-    st.depth = sink.steps
-    st.leaf_table = sink_leaves(sink, &st.leaf_tag)
+cdef inline void search_plays(GroupSearch* st, const StageInfo* info, int steps) noexcept nogil:
+    """Point a search at the plays of ``steps`` steps (their length and leaves)."""
+    st.depth = steps
+    st.leaf_tag = info.leaf_tags[steps]
+    st.leaf_table = info.leaf_tables[steps]
 
 
-cdef int chain_group_search(KeySet* group, uint32_t blocked, ChainSink* sink,
-                            Py_ssize_t room) noexcept nogil:
-    """Expand every position of a group by its own search (key_dfs);
-    ``room``: the most positions the group and the sink's tables may hold together."""
-    cdef GroupSearch* st = <GroupSearch*>malloc(sizeof(GroupSearch))
+# One thread's share of an enumeration: its search (with its insert queue),
+# the parts it writes, and the positions it has sorted into groups.
+ctypedef struct Worker:
+    GroupSearch st
+    PartSet next              # the next stage's frontier, as far as this thread made it
+    PartSet out               # the outcomes this thread found, over every stage
+    KeySet groups[MAX_STAGE_DICE + 1]   # positions that may bear off, by dice playable
+    Py_ssize_t read           # positions read, to look for a signal every POLL_EVERY + 1
+    bint polls                # this is the calling thread's share: it looks for signals
+
+
+cdef inline void worker_tick(Worker* w) noexcept nogil:
+    w.read += 1
+    if w.polls and (w.read & POLL_EVERY) == 0 and w.st.queue.shared.err == CHAIN_OK:
+        poll_signals(w.st.queue.shared)
+
+
+cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth) noexcept nogil:
+    """Expand positions that play ``depth`` dice of the stage, one step at a
+    time, merging equal positions after every step. Takes ownership of
+    ``layer`` (its positions counted as held)."""
+    cdef KeySet following
+    cdef InsertQueue* queue = &w.st.queue
+    cdef Shared* sh = queue.shared
+    cdef Py_ssize_t i
+    cdef int k, frm, target, highest, err
+    cdef int die = info.number
+    cdef uint32_t sources, mine
+    cdef uint64_t klo, khi, child_lo, child_hi
+    cdef bint all_home, over
+    cdef uint64_t over_tag = GAME_OVER_TAG << 32
+    cdef uint64_t done_tag = info.leaf_tags[depth]
+    cdef uint8_t leaf_table = <uint8_t>info.leaf_tables[depth]
+    cdef uint32_t open_d = open_from(info.blocked, die)
+    for k in range(depth):
+        if k + 1 < depth:
+            err = keyset_init(&following, layer.size, layer.meter)
+            if err != CHAIN_OK:
+                keyset_release(layer, sh)
+                shared_fail(sh, err)
+                return err
+        queue.layer = &following if k + 1 < depth else NULL
+        for i in range(layer.mask + 1 if layer.slots != NULL else 0):
+            if layer.slots[2 * i + 1] == EMPTY_K1:
+                continue
+            worker_tick(w)
+            # Work on the packed key itself: a step is one subtraction and one
+            # addition of nibble units; no counts array, no undo.
+            klo = layer.slots[2 * i]
+            khi = layer.slots[2 * i + 1] & LOW32
+            mine = key_occupancy(klo, khi)
+            all_home = not (mine & ~(<uint32_t>HOME_BITS))
+            highest = bit_length(mine)
+            # only the sources that can step (movable), to skip the blocked ones
+            sources = mine & open_d
+            if all_home:
+                sources = movable(mine, open_d, die)
+            if k:
+                # Sources in non-increasing order, as in eq_dfs: at or below
+                # the previous step's source (the largest over the plays
+                # merged into this position, so no play is lost).
+                sources &= ((<uint32_t>2) << (layer.slots[2 * i + 1] >> 32)) - 1
+            while sources:
+                frm = bit_length(sources)
+                sources &= ~((<uint32_t>1) << (frm - 1))
+                target = frm - die
+                if target >= 1:
+                    if (info.blocked >> (target - 1)) & 1:             # RULES §2.2
+                        continue
+                    child_lo = klo - UNIT_LO[frm] + UNIT_LO[target]
+                    child_hi = khi - UNIT_HI[frm] + UNIT_HI[target]
+                    over = False
+                else:
+                    if not all_home or (target < 0 and frm != highest):  # RULES §2.3
+                        continue
+                    child_lo = klo - UNIT_LO[frm]
+                    child_hi = khi - UNIT_HI[frm]
+                    # The last checker off: only this point was held, by one checker.
+                    over = mine == ((<uint32_t>1) << (frm - 1)) and key_count(klo, khi, frm) == 1
+                if over:
+                    queue.over_seen = True
+                    queue_push(queue, child_lo, child_hi | over_tag, 2)
+                elif k + 1 < depth:
+                    queue_push(queue, child_lo, child_hi | ((<uint64_t>frm - 1) << 32), 0)
+                else:
+                    queue_push(queue, child_lo, child_hi | done_tag, leaf_table)
+            if queue.err:
+                break
+        queue_flush(queue)
+        keyset_release(layer, sh)
+        queue.layer = NULL
+        if k + 1 < depth:
+            layer[0] = following
+            if queue.err != CHAIN_OK:
+                keyset_release(layer, sh)
+        if queue.err != CHAIN_OK:
+            return queue.err
+    return CHAIN_OK
+
+
+cdef int group_search(Worker* w, KeySet* group, const StageInfo* info, int steps) noexcept nogil:
+    """Expand every position of a group by its own search (key_dfs); frees the group."""
+    cdef GroupSearch* st = &w.st
     cdef Py_ssize_t i
     cdef uint64_t klo, khi
-    cdef int err
-    if st == NULL:
-        return CHAIN_NO_MEMORY
-    search_setup(st, blocked, sink)
-    search_plays(st, sink)
-    st.queue.room = room - group.size
-    for i in range(group.mask + 1):
+    search_plays(st, info, steps)
+    for i in range(group.mask + 1 if group.slots != NULL else 0):
         if group.slots[2 * i + 1] == EMPTY_K1:
             continue
+        worker_tick(w)
         klo = group.slots[2 * i]
-        khi = group.slots[2 * i + 1] & <uint64_t>0xFFFFFFFFULL
+        khi = group.slots[2 * i + 1] & LOW32
         key_dfs(st, klo, khi, key_occupancy(klo, khi), 0, 24)
         if st.queue.err != CHAIN_OK:
             break
     queue_flush(&st.queue)
-    err = st.queue.err
-    free(st)
+    keyset_release(group, st.queue.shared)
+    return st.queue.err
+
+
+cdef void scan_part(Worker* w, const KeySet* part, const StageInfo* info) noexcept nogil:
+    """Read one part of a stage's frontier. A position that cannot bear off in
+    the stage is expanded at once by open_dfs; the others are sorted by how
+    many of the stage's dice they can play (RULES §3.4) into the thread's
+    groups, expanded by expand_groups (key_dfs, or chain_layers for big
+    groups). A position that plays no die stops an escalating chain (RULES
+    §5.2, §4.4) or loses the dice of a remainder stage (RULES §5.3)."""
+    cdef GroupSearch* st = &w.st
+    cdef InsertQueue* queue = &st.queue
+    cdef Py_ssize_t i
+    cdef Key96 key
+    cdef Gen g
+    cdef bint no_bear_off
+    cdef int playable, added
+    cdef int n = info.number, count = info.count
+    cdef uint64_t tag
+    if part.slots == NULL or queue.err != CHAIN_OK:
+        return
+    for i in range(part.mask + 1):
+        if part.slots[2 * i + 1] == EMPTY_K1:
+            continue
+        worker_tick(w)
+        key.lo = part.slots[2 * i]
+        key.hi = <uint32_t>part.slots[2 * i + 1]
+        no_bear_off = key_outside(key.lo, key.hi) >= count
+        if no_bear_off:
+            playable = max_steps_no_bear_off(key_occupancy(key.lo, key.hi), key.lo, key.hi,
+                                             info.blocked, n, count)
+        else:
+            gen_load(&g, key, info.blocked)
+            playable = gen_max_steps(&g, n, count, 0, 24)
+        if playable > 0 and no_bear_off and not info.layered:
+            search_plays(st, info, playable)
+            open_dfs(st, key_occupancy(key.lo, key.hi), key.lo, key.hi, 0, BOARD_BITS)
+        elif playable > 0:
+            added = keyset_add(&w.groups[playable], key.lo, key.hi)
+            if added < 0:
+                queue.err = added
+                shared_fail(queue.shared, added)
+            else:
+                queue.added += added
+        elif info.is_chain:
+            # Nothing moves: RULES §5.2 on the first stage, else a stall with 0 played.
+            tag = make_tag(STOP_UNSTARTED if info.stage == 0 else STOP_STALLED, n, 0)
+            queue_push(queue, key.lo, key_k1(key, tag), 2)
+        elif info.last_stage:
+            queue_push(queue, key.lo, key_k1(key, make_tag(STOP_COMPLETE, n, count)), 2)
+        else:
+            queue_push(queue, key.lo, key.hi, 1)     # RULES §5.3: the dice are lost
+        if queue.err != CHAIN_OK:
+            return
+
+
+cdef void expand_groups(Worker* w, const StageInfo* info) noexcept nogil:
+    """Expand the thread's groups, the longest plays first (frees them all)."""
+    cdef int k, err = w.st.queue.err
+    queue_flush(&w.st.queue)
+    for k in range(info.count, 0, -1):
+        err = w.st.queue.err
+        if err == CHAIN_OK and w.groups[k].size:
+            if w.groups[k].size < LAYERED_GROUP:
+                err = group_search(w, &w.groups[k], info, k)
+            else:
+                err = chain_layers(w, &w.groups[k], info, k)
+        keyset_release(&w.groups[k], w.st.queue.shared)
+    queue_flush(&w.st.queue)
+
+
+cdef int merge_into(KeySet* dst, KeySet* src, Shared* sh) noexcept nogil:
+    """Insert every key of ``src`` into ``dst`` (frees ``src``)."""
+    cdef Py_ssize_t i, added = 0
+    cdef int err = CHAIN_OK, r
+    if src.slots != NULL:
+        for i in range(src.mask + 1):
+            if src.slots[2 * i + 1] == EMPTY_K1:
+                continue
+            r = keyset_add(dst, src.slots[2 * i], src.slots[2 * i + 1])
+            if r < 0:
+                err = r
+                break
+            added += r
+    atomic_add(&sh.held, added)
+    keyset_release(src, sh)
     return err
 
 
-cdef inline Py_ssize_t keysets_size(const KeySet* sets, int first, int last) noexcept nogil:
-    """The positions held by ``sets[first..last]``."""
-    cdef Py_ssize_t held = 0
-    cdef int k
-    for k in range(first, last + 1):
-        held += sets[k].size
-    return held
-
-
-cdef int chain_stages(const Pos* start, int seat, const uint8_t* numbers,
-                      const uint8_t* counts, int n_stages, bint is_chain,
-                      Py_ssize_t max_ends, KeySet* outcomes, uint64_t* over_tag) noexcept nogil:
-    """The body of chain_run; ``over_tag`` is set to the tag of the first
-    stage that can end the game (0 if none can).
-
-    Each stage reads the frontier once. A position that cannot bear off in
-    the stage is expanded at once by open_dfs; the others are sorted by how
-    many of the stage's dice they can play (RULES §3.4) and each group is
-    expanded afterwards (key_dfs, or chain_layers for big groups)."""
-    cdef KeySet frontier, following
-    cdef KeySet groups[MAX_STAGE_DICE + 1]
-    cdef uint64_t open_tags[MAX_STAGE_DICE + 1]
-    cdef int open_tables[MAX_STAGE_DICE + 1]
-    cdef bint no_bear_off
-    cdef int stage, n, count, playable, added, err, k
-    cdef Py_ssize_t i, room, seen
-    cdef Key96 key
-    cdef Gen g
-    cdef ChainSink sink
-    cdef uint32_t blocked = rotate12(start.occ[1 - seat])
-    cdef GroupSearch* st = <GroupSearch*>malloc(sizeof(GroupSearch))
-    err = CHAIN_NO_MEMORY if st == NULL else keyset_init(&frontier, 16, outcomes.meter)
-    if err != CHAIN_OK:
-        free(st)
-        return err
-    key = pos_mover_key(start, seat)
-    keyset_add(&frontier, key.lo, key.hi)
-    for stage in range(n_stages):
-        n = numbers[stage]
-        count = counts[stage]
-        err = CHAIN_OK
-        for k in range(count + 1):
-            groups[k].slots = NULL
-            groups[k].dense = NULL
-        err = keyset_init(&following, frontier.size, outcomes.meter)
-        for k in range(1, count + 1):
-            if err == CHAIN_OK:
-                err = keyset_init(&groups[k], 16, outcomes.meter)
-        sink.following = &following
-        sink.outcomes = outcomes
-        sink.number = n
-        sink.count = count
-        sink.last_stage = stage == n_stages - 1
-        search_setup(st, blocked, &sink)
-        st.queue.room = max_ends - frontier.size
-        for k in range(1, count + 1):
-            sink.steps = k
-            sink.stalls = is_chain and k < count
-            open_tables[k] = sink_leaves(&sink, &open_tags[k])
-        added = 0
-        seen = 0
-        for i in range(frontier.mask + 1):
-            if err != CHAIN_OK:
-                break
-            if frontier.slots[2 * i + 1] == EMPTY_K1:
-                continue
-            key.lo = frontier.slots[2 * i]
-            key.hi = <uint32_t>frontier.slots[2 * i + 1]
-            no_bear_off = key_outside(key.lo, key.hi) >= count
-            if no_bear_off:
-                playable = max_steps_no_bear_off(key_occupancy(key.lo, key.hi), key.lo, key.hi,
-                                                 blocked, n, count)
-            else:
-                gen_load(&g, key, blocked)
-                playable = gen_max_steps(&g, n, count, 0, 24)
-            if playable > 0 and no_bear_off and CHAIN_EXPANSION == 2:
-                # The plays of ``playable`` steps; leaves as sink_leaves says.
-                st.depth = playable
-                st.leaf_tag = open_tags[playable]
-                st.leaf_table = open_tables[playable]
-                open_dfs(st, key_occupancy(key.lo, key.hi), key.lo, key.hi, 0, BOARD_BITS)
-                err = st.queue.err
-            elif playable > 0:
-                added = keyset_add(&groups[playable], key.lo, key.hi)
-            elif is_chain:
-                # Nothing moves: RULES §5.2 on the first stage, else a stall with 0 played.
-                added = keyset_add(outcomes, key.lo, key_k1(
-                    key, make_tag(STOP_UNSTARTED if stage == 0 else STOP_STALLED, n, 0)))
-            elif stage == n_stages - 1:
-                added = keyset_add(outcomes, key.lo, key_k1(key, make_tag(STOP_COMPLETE, n, count)))
-            else:
-                added = keyset_add(&following, key.lo, key.hi)   # RULES §5.3: dice lost
-            if added < 0:
-                err = added
-            seen += 1
-            if (seen & 1023) == 0 and err == CHAIN_OK and (
-                    frontier.size + following.size + outcomes.size
-                    + keysets_size(groups, 1, count) > max_ends):
-                err = CHAIN_TOO_MANY
-        queue_flush(&st.queue)
-        if err == CHAIN_OK:
-            err = st.queue.err
-        keyset_free(&frontier)
-        for k in range(count, 0, -1):
-            # (the scan's own inserts are checked every 1,024 positions; the
-            # groups' expansions at every flush of their queues)
-            if err == CHAIN_OK and (following.size + outcomes.size
-                                    + keysets_size(groups, 1, count) > max_ends):
-                err = CHAIN_TOO_MANY
-            if err == CHAIN_OK:
-                sink.steps = k
-                sink.stalls = is_chain and k < count
-                # Small groups: one DFS per position (no duplicates within a
-                # position); big ones: a step at a time, merging as it goes.
-                # The groups still waiting are held too.
-                room = max_ends - keysets_size(groups, 1, k - 1)
-                if CHAIN_EXPANSION == 1 or (CHAIN_EXPANSION == 2 and groups[k].size < 4096):
-                    err = chain_group_search(&groups[k], blocked, &sink, room)
-                else:
-                    err = chain_layers(&groups[k], blocked, &sink, room)
-            keyset_free(&groups[k])
+cdef void merge_part(KeySet* dst, Worker* workers, int n_workers, int p, bint outcomes,
+                     Shared* sh) noexcept nogil:
+    """``dst`` := the union of the workers' part ``p`` (of their next frontier,
+    or of their outcomes); the largest is taken over as it is."""
+    cdef int t, base = 0, err
+    cdef KeySet* part
+    for t in range(n_workers):
+        part = &workers[t].out.part[p] if outcomes else &workers[t].next.part[p]
+        if part.size > (workers[base].out.part[p] if outcomes else workers[base].next.part[p]).size:
+            base = t
+    part = &workers[base].out.part[p] if outcomes else &workers[base].next.part[p]
+    dst[0] = part[0]
+    keyset_clear(part, part.meter)
+    for t in range(n_workers):
+        if t == base:
+            continue
+        part = &workers[t].out.part[p] if outcomes else &workers[t].next.part[p]
+        err = merge_into(dst, part, sh)
         if err != CHAIN_OK:
-            keyset_free(&following)
-            free(st)
-            return err
-        if over_tag[0] == 0 and keyset_contains(outcomes, 0, GAME_OVER_TAG << 32):
-            over_tag[0] = make_tag(STOP_GAME_OVER, n, count)
-        frontier = following
-    keyset_free(&frontier)
-    free(st)
+            shared_fail(sh, err)
+
+
+cdef inline uint64_t sort_hash(const uint64_t* pair) noexcept nogil:
+    return key_hash(pair[0], pair[1])
+
+
+cdef inline bint pair_before_values(uint64_t a0, uint64_t a1, uint64_t ha, uint64_t b0,
+                                    uint64_t b1, uint64_t hb) noexcept nogil:
+    """Whether key (a0, a1) with hash ha sorts before (b0, b1) with hash hb."""
+    if ha != hb:
+        return ha < hb
+    if a1 != b1:
+        return a1 < b1
+    return a0 < b0
+
+
+cdef int sort_part(uint64_t* keys, Py_ssize_t n, Meter* meter) noexcept nogil:
+    """Sort ``n`` (k0, k1) pairs by their hash (ties by key): a counting sort
+    on the hash bits below the part's, then insertion sort in each bucket."""
+    cdef int bits = 1, shift
+    cdef Py_ssize_t i, j, k, nb, start, end
+    cdef uint64_t h, x0, x1
+    cdef uint64_t* tmp
+    cdef uint64_t* hashes
+    cdef Py_ssize_t* counts
+    cdef size_t nbytes
+    if n < 2:
+        return CHAIN_OK
+    while bits < 16 and ((<Py_ssize_t>1) << (bits + 1)) <= n:
+        bits += 1
+    nb = (<Py_ssize_t>1) << bits
+    shift = PART_SHIFT - bits
+    nbytes = <size_t>n * 3 * sizeof(uint64_t) + <size_t>(nb + 1) * sizeof(Py_ssize_t)
+    if meter_take(meter, nbytes) != CHAIN_OK:
+        return CHAIN_TOO_MANY
+    tmp = <uint64_t*>malloc(<size_t>n * 3 * sizeof(uint64_t))
+    counts = <Py_ssize_t*>calloc(nb + 1, sizeof(Py_ssize_t))
+    if tmp == NULL or counts == NULL:
+        free(tmp)
+        free(counts)
+        meter_sub(meter, nbytes)
+        return CHAIN_NO_MEMORY
+    hashes = tmp + 2 * n
+    for i in range(n):
+        h = sort_hash(keys + 2 * i)
+        counts[((h >> shift) & (nb - 1)) + 1] += 1
+    for i in range(nb):
+        counts[i + 1] += counts[i]
+    for i in range(n):
+        h = sort_hash(keys + 2 * i)
+        j = counts[(h >> shift) & (nb - 1)]
+        counts[(h >> shift) & (nb - 1)] += 1
+        tmp[2 * j] = keys[2 * i]
+        tmp[2 * j + 1] = keys[2 * i + 1]
+        hashes[j] = h
+    # counts[b] is now the end of bucket b: insertion sort each bucket
+    start = 0
+    for i in range(nb):
+        end = counts[i]
+        for j in range(start + 1, end):
+            x0 = tmp[2 * j]
+            x1 = tmp[2 * j + 1]
+            h = hashes[j]
+            k = j
+            while k > start:
+                if not pair_before_values(x0, x1, h, tmp[2 * k - 2], tmp[2 * k - 1],
+                                          hashes[k - 1]):
+                    break
+                tmp[2 * k] = tmp[2 * k - 2]
+                tmp[2 * k + 1] = tmp[2 * k - 1]
+                hashes[k] = hashes[k - 1]
+                k -= 1
+            tmp[2 * k] = x0
+            tmp[2 * k + 1] = x1
+            hashes[k] = h
+        start = end
+    memcpy(keys, tmp, <size_t>n * 2 * sizeof(uint64_t))
+    free(tmp)
+    free(counts)
+    meter_sub(meter, nbytes)
     return CHAIN_OK
 
 
-cdef int chain_run(const Pos* start, int seat, const uint8_t* numbers,
-                   const uint8_t* counts, int n_stages, bint is_chain,
-                   Py_ssize_t max_ends, KeySet* outcomes, Meter* meter) noexcept nogil:
+# A stage is expanded a step at a time (chain_layers for every group, the
+# positions that cannot bear off included) when the stage before made more
+# than this many ends per distinct position it left: then the positions of a
+# stage share most of their ends, and merging after every step makes fewer.
+cdef enum:
+    LAYERED_DUPLICATION = 24
+
+
+cdef void workers_release(Worker* workers, int n_workers, Shared* sh) noexcept nogil:
+    cdef int t, k
+    for t in range(n_workers):
+        partset_release(&workers[t].next, sh)
+        partset_release(&workers[t].out, sh)
+        for k in range(MAX_STAGE_DICE + 1):
+            keyset_release(&workers[t].groups[k], sh)
+
+
+cdef int collect_outcomes(Worker* workers, int n_workers, int threads, PartSet* parts,
+                          uint64_t over_tag, Shared* sh, KeySet* result) noexcept nogil:
+    """Merge the workers' outcomes part by part, sort each part by hash, and
+    write them all, in part order, into ``result.dense`` (``result.size``)."""
+    cdef int p, err
+    cdef Py_ssize_t n = 0, at = 0, i
+    if threads > 1:
+        for p in prange(N_PARTS, num_threads=threads, schedule='dynamic', chunksize=1):
+            merge_part(&parts.part[p], workers, n_workers, p, True, sh)
+            keyset_compact(&parts.part[p])
+            err = sort_part(parts.part[p].dense, parts.part[p].size, &sh.meter)
+            if err != CHAIN_OK:
+                shared_fail(sh, err)
+    else:
+        for p in range(N_PARTS):
+            merge_part(&parts.part[p], workers, n_workers, p, True, sh)
+            keyset_compact(&parts.part[p])
+            err = sort_part(parts.part[p].dense, parts.part[p].size, &sh.meter)
+            if err != CHAIN_OK:
+                shared_fail(sh, err)
+    if sh.err != CHAIN_OK:
+        return sh.err
+    n = partset_size(parts)
+    keyset_clear(result, &sh.meter)
+    if meter_take(&sh.meter, table_bytes(n + 1)) != CHAIN_OK:
+        return CHAIN_TOO_MANY
+    result.dense = <uint64_t*>malloc(table_bytes(n + 1))
+    if result.dense == NULL:
+        meter_sub(&sh.meter, table_bytes(n + 1))
+        return CHAIN_NO_MEMORY
+    result.size = n
+    for p in range(N_PARTS):
+        if parts.part[p].size:
+            memcpy(result.dense + 2 * at, parts.part[p].dense,
+                   table_bytes(parts.part[p].size))
+            at += parts.part[p].size
+        keyset_release(&parts.part[p], sh)
+    # The one game-ending outcome carries its first stage (RULES §5.6).
+    for i in range(n):
+        if result.dense[2 * i + 1] == GAME_OVER_TAG << 32:
+            result.dense[2 * i + 1] = over_tag << 32
+    return CHAIN_OK
+
+
+cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
+                         const uint8_t* counts, int n_stages, bint is_chain, int threads,
+                         int keep_lo, int keep_hi, Shared* sh, KeySet* result) noexcept nogil:
     """Enumerate every distinct outcome of a sequence of equal-dice stages.
 
     ``is_chain``: an escalating chain (RULES §4.3-4.4: the chain stops at the
     first stage not played in full); otherwise a remainder (RULES §5.3: dice
     that cannot be played are lost and play goes on with the next stage).
-    Outcomes go into ``outcomes`` as dense (mover key, tag) arrays.
-    ``max_ends`` bounds the distinct positions held at once, in every table
-    alive: the frontier being read, the next one, the outcomes, the groups
-    waiting and the step layers (CHAIN_TOO_MANY past it). Every table's
-    bytes are counted in ``meter``.
+    Only the outcomes of parts ``keep_lo <= p < keep_hi`` are kept (a pass).
+    They go into ``result`` as dense (mover key, tag) pairs, in part order and
+    by hash within a part. ``threads`` threads share each big stage's work.
+    ``sh.max_held`` bounds the distinct positions held at once, in every
+    table alive (CHAIN_TOO_MANY past it); every table's bytes are counted
+    in ``sh.meter``, held to its budget. Everything is freed on failure.
     """
-    cdef int err
-    cdef uint64_t over_tag = 0
-    cdef Py_ssize_t i
-    outcomes.slots = NULL
-    outcomes.dense = NULL
-    err = keyset_init(outcomes, 1024, meter)
-    if err == CHAIN_OK:
-        err = chain_stages(start, seat, numbers, counts, n_stages, is_chain, max_ends,
-                           outcomes, &over_tag)
+    cdef Worker* workers = <Worker*>calloc(threads, sizeof(Worker))
+    cdef PartSet* frontier = <PartSet*>malloc(sizeof(PartSet))
+    cdef StageInfo info
+    cdef InsertQueue* q
+    cdef int stage, t, p, k, err = CHAIN_OK, active
+    cdef uint64_t over_tag = 0, h
+    cdef Key96 key
+    cdef uint32_t blocked = rotate12(start.occ[1 - seat])
+    cdef Py_ssize_t fsize, made = 0, distinct = 0
+    keyset_clear(result, &sh.meter)
+    if workers == NULL or frontier == NULL:
+        free(workers)
+        free(frontier)
+        return CHAIN_NO_MEMORY
+    partset_clear(frontier, &sh.meter)
+    for t in range(threads):
+        partset_clear(&workers[t].next, &sh.meter)
+        partset_clear(&workers[t].out, &sh.meter)
+        for k in range(MAX_STAGE_DICE + 1):
+            keyset_clear(&workers[t].groups[k], &sh.meter)
+        workers[t].polls = t == 0
+        workers[t].read = 0
+        q = &workers[t].st.queue
+        q.shared = sh
+        q.layer = NULL
+        q.parts[0] = NULL
+        q.parts[1] = &workers[t].next
+        q.parts[2] = &workers[t].out
+        q.n = 0
+        q.err = CHAIN_OK
+        q.added = 0
+        q.keep_lo = keep_lo
+        q.keep_hi = keep_hi
+        q.over_seen = False
+    key = pos_mover_key(start, seat)
+    h = key_hash(key.lo, key.hi)
+    err = keyset_add_keyed(&frontier.part[h >> PART_SHIFT], key.lo, key.hi, h, EMPTY_K1)
+    if err < 0:
+        shared_fail(sh, err)
+    else:
+        atomic_add(&sh.held, 1)
+    for stage in range(n_stages):
+        if sh.err != CHAIN_OK:
+            break
+        stage_info_set(&info, stage, n_stages, numbers[stage], counts[stage], is_chain, blocked)
+        fsize = partset_size(frontier)
+        info.layered = (distinct > 0 and made > LAYERED_DUPLICATION * distinct
+                        and fsize >= LAYERED_GROUP)
+        active = threads if fsize >= THREADED_FRONTIER else 1
+        for t in range(active):
+            search_setup(&workers[t].st, &info)
+            workers[t].st.queue.pushed = 0
+        if active == 1:
+            for p in range(N_PARTS):
+                scan_part(&workers[0], &frontier.part[p], &info)
+            expand_groups(&workers[0], &info)
+        else:
+            for p in prange(N_PARTS, num_threads=active, schedule='dynamic', chunksize=1):
+                scan_part(&workers[threadid()], &frontier.part[p], &info)
+            for t in prange(active, num_threads=active, schedule='static', chunksize=1):
+                expand_groups(&workers[t], &info)
+        partset_release(frontier, sh)
+        made = 0
+        for t in range(active):
+            made += workers[t].st.queue.pushed
+            if workers[t].st.queue.err != CHAIN_OK:
+                shared_fail(sh, workers[t].st.queue.err)
+            if over_tag == 0 and workers[t].st.queue.over_seen:
+                over_tag = make_tag(STOP_GAME_OVER, info.number, info.count)
+        if sh.err != CHAIN_OK:
+            break
+        if active > 1:
+            for p in prange(N_PARTS, num_threads=active, schedule='dynamic', chunksize=1):
+                merge_part(&frontier.part[p], workers, threads, p, False, sh)
+        else:
+            for p in range(N_PARTS):
+                merge_part(&frontier.part[p], workers, threads, p, False, sh)
+        distinct = partset_size(frontier)
+    partset_release(frontier, sh)
+    if sh.err == CHAIN_OK:
+        fsize = 0
+        for t in range(threads):
+            fsize += partset_size(&workers[t].out)
+        err = collect_outcomes(workers, threads, threads if fsize >= THREADED_FRONTIER else 1,
+                               frontier, over_tag, sh, result)
+        if err != CHAIN_OK:
+            shared_fail(sh, err)
+    err = sh.err
+    workers_release(workers, threads, sh)
+    partset_release(frontier, sh)
     if err != CHAIN_OK:
-        keyset_free(outcomes)
-    if err == CHAIN_OK:
-        keyset_compact(outcomes)
-        # The one game-ending outcome carries its first stage (RULES §5.6).
-        for i in range(outcomes.size):
-            if outcomes.dense[2 * i + 1] == GAME_OVER_TAG << 32:
-                outcomes.dense[2 * i + 1] = over_tag << 32
+        keyset_free(result)
+    free(workers)
+    free(frontier)
     return err
 
 
@@ -2155,7 +2496,11 @@ cdef int chain_recover(Pos* q, int seat, const uint8_t* numbers, const uint8_t* 
     return found
 
 
-DEFAULT_MAX_ENDS = 20_000_000
+#: Memory the tables of one chain enumeration may hold by default, in bytes:
+#: past it the outcomes are found in passes (each keeping a share of them).
+DEFAULT_CHAIN_MEMORY = 3 << 30
+#: How many passes an enumeration may take at most (each keeps 1/N of the outcomes).
+CHAIN_MAX_PASSES = N_PARTS
 
 
 cdef class ChainResult(EndSet):
@@ -2165,10 +2510,12 @@ cdef class ChainResult(EndSet):
     cdef uint8_t numbers[7]
     cdef uint8_t counts[7]
     cdef KeySet outcomes
-    cdef Meter meter
+    cdef size_t peak
+    cdef int passes_
 
     def __dealloc__(self):
-        keyset_free(&self.outcomes)
+        free(self.outcomes.dense)
+        self.outcomes.dense = NULL
 
     cdef Py_ssize_t count(self) noexcept:
         return self.outcomes.size
@@ -2181,9 +2528,14 @@ cdef class ChainResult(EndSet):
 
     @property
     def table_peak_bytes(self):
-        """The most bytes the enumeration's tables held at once (at most
-        max_ends * CHAIN_BYTES_PER_END + CHAIN_BASE_BYTES)."""
-        return self.meter.peak
+        """The most bytes the enumeration's tables held at once (with max_ends
+        set, at most max_ends * CHAIN_BYTES_PER_END + CHAIN_BASE_BYTES)."""
+        return self.peak
+
+    @property
+    def passes(self):
+        """How many passes the enumeration took (1 unless memory ran short)."""
+        return self.passes_
 
     @property
     def stages(self):
@@ -2219,6 +2571,32 @@ cdef class ChainResult(EndSet):
                 number[i] = <uint8_t>((tag >> 4) & 15)
                 played[i] = <uint8_t>((tag >> 8) & 15)
 
+    def take(self, Py_ssize_t start, Py_ssize_t stop):
+        """A new result holding outcomes ``start:stop`` (a chunk of this one)."""
+        cdef Py_ssize_t n = self.outcomes.size
+        start = max(0, min(start, n))
+        stop = max(start, min(stop, n))
+        cdef ChainResult part = self.like()
+        part.outcomes.dense = <uint64_t*>malloc(table_bytes(stop - start + 1))
+        if part.outcomes.dense == NULL:
+            raise MemoryError("out of memory copying chain outcomes")
+        memcpy(part.outcomes.dense, self.outcomes.dense + 2 * start, table_bytes(stop - start))
+        part.outcomes.size = stop - start
+        return part
+
+    cdef ChainResult like(self):
+        cdef ChainResult other = ChainResult.__new__(ChainResult)
+        other.base = self.base
+        other.seat_ = self.seat_
+        other.is_chain = self.is_chain
+        other.n_stages = self.n_stages
+        other.numbers = self.numbers
+        other.counts = self.counts
+        other.peak = self.peak
+        other.passes_ = self.passes_
+        keyset_clear(&other.outcomes, NULL)
+        return other
+
     def steps(self, Py_ssize_t i):
         """One canonical stage-by-stage play reaching outcome ``i``: a tuple of
         per-stage step tuples (stages after a stop are absent)."""
@@ -2229,7 +2607,7 @@ cdef class ChainResult(EndSet):
         cdef int stage_steps[7]
         cdef KeySet failed
         cdef Pos q = self.base
-        cdef int found, k, offset = 0, last
+        cdef int found, k, offset = 0, last = 0
         target.lo = self.outcomes.dense[2 * i]
         target.hi = <uint32_t>self.outcomes.dense[2 * i + 1]
         if (tag & 15) == STOP_GAME_OVER:
@@ -2263,54 +2641,217 @@ cdef size_t chain_budget(Py_ssize_t max_ends) noexcept:
     return <size_t>max_ends * per + base
 
 
-cdef ChainResult run_chain(const Pos* p, int seat, list stages, bint is_chain,
-                           Py_ssize_t max_ends):
-    cdef ChainResult result = ChainResult.__new__(ChainResult)
-    cdef int k, err
-    result.base = p[0]
-    result.seat_ = seat
-    result.is_chain = is_chain
-    result.n_stages = len(stages)
-    result.meter.held = 0
-    result.meter.peak = 0
-    result.meter.budget = chain_budget(max_ends)
-    for k in range(result.n_stages):
-        result.numbers[k] = stages[k][0]
-        result.counts[k] = stages[k][1]
-    with nogil:
-        err = chain_run(p, seat, result.numbers, result.counts, result.n_stages, is_chain,
-                        max_ends, &result.outcomes, &result.meter)
-    if err == CHAIN_TOO_MANY:
-        keyset_free(&result.outcomes)
-        raise EnumerationLimitError(
-            f"more than max_ends={max_ends:,} distinct positions held at once, or more "
-            f"memory than they are allowed ({CHAIN_BYTES_PER_END} bytes each); raise max_ends "
-            f"to allow more")
-    if err:
-        keyset_free(&result.outcomes)
-        raise MemoryError("out of memory in a chain enumeration")
-    return result
+cdef int raise_pending() except -1:
+    """Raise the exception a signal handler left set (Ctrl-C during a chain)."""
+    return -1
 
 
-def chain_ends_raw(code_or_position, seat, int first, Py_ssize_t max_ends=DEFAULT_MAX_ENDS):
+cdef class ChainRun:
+    """One chain or remainder to enumerate, in one pass or several (backend
+    object; see gulbara.chains). ``run(q, passes)`` enumerates it again,
+    keeping the outcomes of pass ``q`` of ``passes`` (a power of 4 up to
+    CHAIN_MAX_PASSES): together the passes give every outcome once, in the
+    order of the one-pass result."""
+    cdef Pos start
+    cdef int seat_
+    cdef bint is_chain
+    cdef int n_stages
+    cdef uint8_t numbers[7]
+    cdef uint8_t counts[7]
+    cdef int threads
+    cdef Py_ssize_t max_held
+    cdef size_t budget
+    cdef readonly object max_ends
+
+    def run(self, int q, int passes):
+        """Pass ``q`` of ``passes``: a ChainResult, or EnumerationLimitError
+        (past max_ends or the memory budget), KeyboardInterrupt (Ctrl-C)."""
+        cdef Shared sh
+        cdef int err, keep_lo, keep_hi
+        cdef ChainResult result
+        if passes < 1 or passes > N_PARTS or N_PARTS % passes or not 0 <= q < passes:
+            raise ValueError(f"pass {q} of {passes}: passes must divide {N_PARTS}")
+        keep_lo = q * (N_PARTS // passes)
+        keep_hi = keep_lo + N_PARTS // passes
+        sh.meter.held = 0
+        sh.meter.peak = 0
+        sh.meter.budget = self.budget
+        sh.held = 0
+        sh.max_held = self.max_held
+        sh.err = CHAIN_OK
+        result = ChainResult.__new__(ChainResult)
+        result.base = self.start
+        result.seat_ = self.seat_
+        result.is_chain = self.is_chain
+        result.n_stages = self.n_stages
+        result.numbers = self.numbers
+        result.counts = self.counts
+        result.passes_ = passes
+        keyset_clear(&result.outcomes, NULL)
+        with nogil:
+            err = chain_enumerate(&self.start, self.seat_, self.numbers, self.counts,
+                                  self.n_stages, self.is_chain, self.threads, keep_lo, keep_hi,
+                                  &sh, &result.outcomes)
+        result.peak = sh.meter.peak
+        if err == CHAIN_INTERRUPTED:
+            raise_pending()
+        if err == CHAIN_TOO_MANY:
+            if self.max_ends is not None:
+                raise EnumerationLimitError(
+                    f"more than max_ends={self.max_ends:,} distinct positions held at once, "
+                    f"or more memory than they are allowed ({CHAIN_BYTES_PER_END} bytes each); "
+                    f"raise max_ends to allow more")
+            raise EnumerationLimitError(
+                f"the chain's tables need more than memory={self.budget:,} bytes "
+                f"in {passes} pass(es)")
+        if err:
+            raise MemoryError("out of memory in a chain enumeration")
+        result.outcomes.meter = NULL
+        return result
+
+    def __call__(self):
+        """Every outcome: one pass, or as many as the memory budget needs (up to
+        CHAIN_MAX_PASSES, each repeating the enumeration); with max_ends set,
+        one pass, EnumerationLimitError past it."""
+        cdef int passes = 1, q
+        cdef Py_ssize_t total, at
+        cdef ChainResult whole, part
+        while True:
+            try:
+                if passes == 1:
+                    return self.run(0, 1)
+                parts = [self.run(q, passes) for q in range(passes)]
+                break
+            except EnumerationLimitError:
+                if self.max_ends is not None or passes >= N_PARTS:
+                    raise
+                passes *= 4
+        total = sum(len(p) for p in parts)
+        whole = (<ChainResult>parts[0]).like()
+        whole.outcomes.dense = <uint64_t*>malloc(table_bytes(total + 1))
+        if whole.outcomes.dense == NULL:
+            raise MemoryError("out of memory joining the passes of a chain enumeration")
+        at = 0
+        for part_object in parts:
+            part = <ChainResult>part_object
+            memcpy(whole.outcomes.dense + 2 * at, part.outcomes.dense,
+                   table_bytes(part.outcomes.size))
+            at += part.outcomes.size
+            whole.peak = max(whole.peak, part.peak)
+        whole.outcomes.size = total
+        whole.passes_ = passes
+        return whole
+
+
+cdef int check_threads(object threads) except -1:
+    cdef Py_ssize_t n
+    if threads is None:
+        return 1
+    if isinstance(threads, bool) or not hasattr(threads, "__index__"):
+        raise TypeError(f"threads must be an int, not {type(threads).__name__}")
+    n = _index(threads)
+    if n < 1 or n > MAX_THREADS:
+        raise ValueError(f"threads must be 1 to {MAX_THREADS}, got {threads!r}")
+    return <int>n
+
+
+cdef ChainRun make_run(const Pos* p, int seat, list stages, bint is_chain, object max_ends,
+                       object threads, object memory):
+    cdef ChainRun run = ChainRun.__new__(ChainRun)
+    cdef int k
+    run.start = p[0]
+    run.seat_ = seat
+    run.is_chain = is_chain
+    run.n_stages = len(stages)
+    for k in range(run.n_stages):
+        run.numbers[k] = stages[k][0]
+        run.counts[k] = stages[k][1]
+    run.threads = check_threads(threads)
+    run.max_ends = max_ends
+    if max_ends is not None:
+        if isinstance(max_ends, bool) or not hasattr(max_ends, "__index__"):
+            raise TypeError(f"max_ends must be an int or None, not {type(max_ends).__name__}")
+        if _index(max_ends) < 1:
+            raise ValueError(f"max_ends must be at least 1, got {max_ends!r}")
+        run.max_held = min(_index(max_ends), PY_SSIZE_T_MAX)
+        run.budget = chain_budget(run.max_held)
+    else:
+        run.max_held = PY_SSIZE_T_MAX
+        if memory is None:
+            memory = DEFAULT_CHAIN_MEMORY
+        if isinstance(memory, bool) or not hasattr(memory, "__index__"):
+            raise TypeError(f"memory must be an int (bytes) or None, not {type(memory).__name__}")
+        if _index(memory) < BASE_BYTES:
+            raise ValueError(f"memory must be at least {BASE_BYTES:,} bytes, got {memory!r}")
+        run.budget = <size_t>min(_index(memory), SIZE_MAX)
+    return run
+
+
+cdef list check_remainder_stages(object stages):
+    """(number, count) pairs of a remainder, validated (RULES §5.3)."""
+    cdef list pairs = []
+    cdef int previous = 0
+    try:
+        items = list(stages)
+    except TypeError:
+        raise TypeError(f"stages must be a sequence of (number, count) pairs, "
+                        f"not {type(stages).__name__}") from None
+    if not 1 <= len(items) <= 6:
+        raise InvalidDiceError(f"a remainder has 1 to 6 stages, got {len(items)}")
+    for item in items:
+        try:
+            number, count = item
+        except (TypeError, ValueError):
+            raise InvalidDiceError(f"a remainder stage is a (number, count) pair, "
+                                   f"got {item!r}") from None
+        for value in (number, count):
+            if isinstance(value, bool) or not hasattr(value, "__index__"):
+                raise TypeError(f"a remainder stage's number and count are ints, got {item!r}")
+        number = _index(number)
+        count = _index(count)
+        if not 1 <= number <= 6 or not 1 <= count <= MAX_STAGE_DICE:
+            raise InvalidDiceError(f"a remainder stage is a number 1..6 and a count 1..4, "
+                                   f"got {item!r}")
+        if number <= previous:
+            raise InvalidDiceError("remainder stages go in ascending order of number")
+        previous = number
+        pairs.append((number, count))
+    return pairs
+
+
+cdef Pos read_start(object code_or_position) except *:
+    cdef Pos p
+    if isinstance(code_or_position, Position):
+        p = (<Position>code_or_position).pos
+    else:
+        read_code(code_or_position, &p)
+    return p
+
+
+def chain_run_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None):
+    """A ChainRun for an escalating chain from ``first`` up to 6 (RULES §4.3-4.4)."""
+    cdef Pos p = read_start(code_or_position)
+    cdef int s = check_seat(seat)
+    if isinstance(first, bool) or not hasattr(first, "__index__"):
+        raise TypeError(f"first must be an int 1..6, not {type(first).__name__}")
+    if not 1 <= _index(first) <= 6:
+        raise InvalidDiceError(f"a chain starts at a number 1..6, got {first!r}")
+    return make_run(&p, s, [(n, 4) for n in range(_index(first), 7)], True, max_ends, threads,
+                    memory)
+
+
+def remainder_run_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None):
+    """A ChainRun for a remainder's stages (RULES §5.3); ``stages`` as (number, count) pairs."""
+    cdef Pos p = read_start(code_or_position)
+    cdef int s = check_seat(seat)
+    return make_run(&p, s, check_remainder_stages(stages), False, max_ends, threads, memory)
+
+
+def chain_ends_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None):
     """Every outcome of an escalating chain from ``first`` up to 6 (RULES §4.3-4.4)."""
-    cdef Pos p
-    if isinstance(code_or_position, Position):
-        p = (<Position>code_or_position).pos
-    else:
-        read_code(code_or_position, &p)
-    cdef int s = check_seat(seat)
-    if first < 1 or first > 6:
-        raise InvalidDiceError(f"a chain starts at a number 1..6, got {first}")
-    return run_chain(&p, s, [(n, 4) for n in range(first, 7)], True, max_ends)
+    return chain_run_raw(code_or_position, seat, first, max_ends, threads, memory)()
 
 
-def remainder_ends_raw(code_or_position, seat, stages, Py_ssize_t max_ends=DEFAULT_MAX_ENDS):
+def remainder_ends_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None):
     """Every outcome of a remainder's stages (RULES §5.3); ``stages`` as (number, count) pairs."""
-    cdef Pos p
-    if isinstance(code_or_position, Position):
-        p = (<Position>code_or_position).pos
-    else:
-        read_code(code_or_position, &p)
-    cdef int s = check_seat(seat)
-    return run_chain(&p, s, list(stages), False, max_ends)
+    return remainder_run_raw(code_or_position, seat, stages, max_ends, threads, memory)()

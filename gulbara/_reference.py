@@ -657,16 +657,22 @@ class ChainResult:
     """Every distinct outcome of a chain or a remainder (the reference's
     stage-by-stage expansion; the same interface as the core's)."""
 
-    def __init__(self, code, seat, stages, is_chain, max_ends):
+    def __init__(self, code, seat, stages, is_chain, max_ends, outcomes=None):
         self._start = Position.from_code(code)
         self._seat = seat
         self._stages = [(number, count) for number, count in stages]
         self._is_chain = is_chain
-        outcomes = chain_outcomes(self._start.code(), seat, self._stages, is_chain)
-        if len(outcomes) > max_ends:
-            from .errors import EnumerationLimitError
-            raise EnumerationLimitError(f"more than max_ends={max_ends:,} distinct positions")
+        if outcomes is None:
+            outcomes = chain_outcomes(self._start.code(), seat, self._stages, is_chain)
+            if max_ends is not None and len(outcomes) > max_ends:
+                from .errors import EnumerationLimitError
+                raise EnumerationLimitError(f"more than max_ends={max_ends:,} distinct positions")
         self._outcomes = sorted(outcomes)
+
+    def take(self, start, stop):
+        """A result holding outcomes ``start:stop``."""
+        return ChainResult(self._start.code(), self._seat, self._stages, self._is_chain, None,
+                           self._outcomes[start:stop])
 
     def __len__(self):
         return len(self._outcomes)
@@ -732,17 +738,73 @@ class ChainResult:
         return search(self._start.code(), 0, ())
 
 
-def chain_ends_raw(code_or_position, seat, first, max_ends=20_000_000):
-    """Every outcome of an escalating chain from ``first`` up to 6 (RULES §4.3-4.4)."""
+#: The backend contract's chain constants (docs/backend.md); the reference
+#: holds its outcomes as Python tuples and counts no bytes.
+CHAIN_BYTES_PER_END = 128
+CHAIN_MAX_PASSES = 64
+DEFAULT_CHAIN_MEMORY = 3 << 30
+
+
+class ChainRun:
+    """A chain or remainder to enumerate in passes: ``run(q, passes)`` gives
+    pass ``q``'s share of the outcomes (a contiguous slice of the whole)."""
+
+    def __init__(self, code, seat, stages, is_chain, max_ends):
+        self._args = (code, seat, stages, is_chain)
+        self.max_ends = max_ends
+        self._whole = None
+
+    def __call__(self):
+        return ChainResult(*self._args, self.max_ends)
+
+    def run(self, q, passes):
+        if passes < 1 or CHAIN_MAX_PASSES % passes or not 0 <= q < passes:
+            raise ValueError(f"pass {q} of {passes}: passes must divide {CHAIN_MAX_PASSES}")
+        if self._whole is None:
+            self._whole = self()
+        n = len(self._whole)
+        return self._whole.take(q * n // passes, (q + 1) * n // passes)
+
+
+def _chain_args(code_or_position, seat, first):
     code = code_or_position.code() if isinstance(code_or_position, Position) else code_or_position
     seat = _check_seat(seat)
     first = _check_int(first, "first")
     if not 1 <= first <= 6:
         raise InvalidDiceError(f"a chain starts at a number 1..6, got {first}")
-    return ChainResult(code, seat, [(n, 4) for n in range(first, 7)], True, max_ends)
+    return code, seat, [(n, 4) for n in range(first, 7)]
 
 
-def remainder_ends_raw(code_or_position, seat, stages, max_ends=20_000_000):
-    """Every outcome of a remainder's stages (RULES §5.3), given as (number, count) pairs."""
+def _remainder_args(code_or_position, seat, stages):
     code = code_or_position.code() if isinstance(code_or_position, Position) else code_or_position
-    return ChainResult(code, _check_seat(seat), list(stages), False, max_ends)
+    pairs = []
+    for item in stages:
+        number, count = (_check_int(value, "a remainder stage") for value in item)
+        if not 1 <= number <= 6 or not 1 <= count <= 4 or (pairs and number <= pairs[-1][0]):
+            raise InvalidDiceError(f"a remainder stage is a number 1..6 and a count 1..4 in "
+                                   f"ascending order, got {item!r}")
+        pairs.append((number, count))
+    if not 1 <= len(pairs) <= 6:
+        raise InvalidDiceError(f"a remainder has 1 to 6 stages, got {len(pairs)}")
+    return code, _check_seat(seat), pairs
+
+
+def chain_run_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None):
+    """A ChainRun for an escalating chain from ``first`` up to 6 (``threads`` and
+    ``memory`` are accepted and ignored: the reference is one thread, in Python)."""
+    return ChainRun(*_chain_args(code_or_position, seat, first), True, max_ends)
+
+
+def remainder_run_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None):
+    """A ChainRun for a remainder's stages, given as (number, count) pairs."""
+    return ChainRun(*_remainder_args(code_or_position, seat, stages), False, max_ends)
+
+
+def chain_ends_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None):
+    """Every outcome of an escalating chain from ``first`` up to 6 (RULES §4.3-4.4)."""
+    return chain_run_raw(code_or_position, seat, first, max_ends)()
+
+
+def remainder_ends_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None):
+    """Every outcome of a remainder's stages (RULES §5.3), given as (number, count) pairs."""
+    return remainder_run_raw(code_or_position, seat, stages, max_ends)()

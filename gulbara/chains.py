@@ -16,19 +16,21 @@ back as arrays, not as Python objects.
 ((24, 5), (24, 5), (24, 5), (24, 5))
 """
 
+import os
 from typing import Iterator, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
 from gulbara._backend import Position, backend
-from gulbara._movegen import CHAIN_BYTES_PER_END
+from gulbara import errors as gulbara_errors
 from gulbara.errors import InvalidDiceError
 from gulbara.rules import DEFAULT_RULES, Rules
 
 __all__ = [
-    "chain_ends", "remainder_ends", "ChainEnds", "ChainOutcome",
+    "chain_ends", "remainder_ends", "chain_ends_iter", "remainder_ends_iter", "chain_count",
+    "ChainEnds", "ChainOutcome",
     "STOP_COMPLETE", "STOP_STALLED", "STOP_UNSTARTED", "STOP_GAME_OVER", "STOP_NAMES",
-    "DEFAULT_MAX_ENDS", "BYTES_PER_END",
+    "BYTES_PER_END", "DEFAULT_MEMORY", "MAX_PASSES",
 ]
 
 #: Every stage played in full (for a remainder: every stage played).
@@ -41,12 +43,24 @@ STOP_UNSTARTED = 2
 STOP_GAME_OVER = 3
 STOP_NAMES = ("complete", "stalled", "unstarted", "game_over")
 
-#: Default bound on the distinct positions one enumeration may hold.
-DEFAULT_MAX_ENDS = 20_000_000
 #: Memory the compiled enumeration is allowed per distinct position it may
-#: hold at once (the frontier being expanded, the next one and the outcomes),
-#: in bytes: its tables stay within ``max_ends * BYTES_PER_END`` plus 64 KiB.
-BYTES_PER_END = CHAIN_BYTES_PER_END
+#: hold at once when ``max_ends`` is given (the frontier being expanded, the
+#: next one and the outcomes), in bytes: its tables stay within
+#: ``max_ends * BYTES_PER_END`` plus 1 MiB.
+BYTES_PER_END = backend.CHAIN_BYTES_PER_END
+#: The memory budget of one enumeration's tables by default, in bytes (3 GiB):
+#: past it, the outcomes are found in passes, each keeping a share of them.
+DEFAULT_MEMORY = backend.DEFAULT_CHAIN_MEMORY
+#: The most passes an enumeration takes (each repeats the stages, keeping 1/N of the outcomes).
+MAX_PASSES = backend.CHAIN_MAX_PASSES
+
+
+def default_threads() -> int:
+    """The threads a chain uses by default: every core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 class ChainOutcome(NamedTuple):
@@ -216,45 +230,16 @@ def _start(code_or_position):
     return Position.from_code(code_or_position)
 
 
-def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
-               max_ends: int = DEFAULT_MAX_ENDS) -> ChainEnds:
-    """Every distinct outcome of an escalating chain from ``first`` up to 6.
-
-    Each stage is judged on its own (RULES §4.3); the chain goes on only
-    after a stage played in full and stops at the first that is not, or when
-    the game ends (RULES §4.4). ``code`` is a position code, a ``Position``
-    or a ``Board``. The remainder of each outcome follows ``rules``
-    (``remainder`` and ``unstarted_chain``). More than ``max_ends`` distinct
-    positions held at once (the frontier being expanded, the next one and
-    the outcomes), or more memory than ``max_ends *`` :data:`BYTES_PER_END`
-    bytes (plus 64 KiB), raise ``EnumerationLimitError``.
-
-    >>> chain = chain_ends("G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12", 1, 6)
-    >>> list(chain)
-    [ChainOutcome(code='G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12', stop='unstarted', remainder=(), ends_game=False)]
-    """
-    rules = DEFAULT_RULES if rules is None else rules
+def _first_number(first) -> int:
     if isinstance(first, bool) or not isinstance(first, (int, np.integer)):
         raise TypeError(f"first must be an int 1..6, not {type(first).__name__}")
     if not 1 <= first <= 6:
         raise InvalidDiceError(f"a chain starts at a number 1..6, got {first}")
-    raw = backend.chain_ends_raw(_start(code), seat, int(first), max_ends)
-    return ChainEnds(raw, rules, int(first))
+    return int(first)
 
 
-def remainder_ends(code, seat: int, stages: Sequence[Sequence[int]],
-                   max_ends: int = DEFAULT_MAX_ENDS) -> ChainEnds:
-    """Every distinct outcome of playing a remainder's stages in order (RULES §5.3).
-
-    ``stages`` are lists of one to four equal dice in ascending order of
-    number, e.g. ``[[4, 4], [5, 5, 5, 5], [6, 6, 6, 6]]``. Dice of a stage
-    that cannot be played are lost and play goes on with the next stage; a
-    stage that ends the game ends it (RULES §5.5).
-
-    >>> outcomes = remainder_ends(START_CODE, 1, [[5, 5]])
-    >>> sorted(o.code for o in outcomes)
-    ['G:,,,,,,-2,,,,,-13,,,,,,,,,,,,15|0,0|0,0', 'G:,-1,,,,,,,,,,-14,,,,,,,,,,,,15|0,0|0,0']
-    """
+def _remainder_pairs(stages) -> list:
+    """(number, count) pairs of a remainder given as lists of equal dice (RULES §5.3)."""
     pairs = []
     for stage in stages:
         dice = list(stage)
@@ -271,8 +256,147 @@ def remainder_ends(code, seat: int, stages: Sequence[Sequence[int]],
         pairs.append((int(number), len(dice)))
     if not pairs:
         raise InvalidDiceError("a remainder has at least one stage")
-    raw = backend.remainder_ends_raw(_start(code), seat, pairs, max_ends)
+    return pairs
+
+
+def _threads(threads) -> int:
+    return default_threads() if threads is None else threads
+
+
+def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
+               max_ends: Optional[int] = None, *, threads: Optional[int] = None,
+               memory: Optional[int] = None) -> ChainEnds:
+    """Every distinct outcome of an escalating chain from ``first`` up to 6.
+
+    Each stage is judged on its own (RULES §4.3); the chain goes on only
+    after a stage played in full and stops at the first that is not, or when
+    the game ends (RULES §4.4). ``code`` is a position code, a ``Position``
+    or a ``Board``. The remainder of each outcome follows ``rules``
+    (``remainder`` and ``unstarted_chain``).
+
+    ``threads`` share each big stage's work (default: every core;
+    ``threads=1`` runs on the calling thread, with the GIL released); the
+    outcomes and their order do not depend on it. Memory: the tables are held
+    to ``memory`` bytes (default :data:`DEFAULT_MEMORY`); past it the
+    enumeration is repeated in passes, each keeping a share of the outcomes
+    (up to :data:`MAX_PASSES`), so a chain that fits the machine is not
+    refused. With ``max_ends`` set, more than ``max_ends`` distinct positions
+    held at once (the frontier being expanded, the next one and the
+    outcomes), or more memory than ``max_ends *`` :data:`BYTES_PER_END`
+    bytes, raise ``EnumerationLimitError``. Ctrl-C stops it promptly.
+
+    >>> chain = chain_ends("G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12", 1, 6)
+    >>> list(chain)
+    [ChainOutcome(code='G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12', stop='unstarted', remainder=(), ends_game=False)]
+    """
+    rules = DEFAULT_RULES if rules is None else rules
+    first = _first_number(first)
+    raw = backend.chain_ends_raw(_start(code), seat, first, max_ends, _threads(threads), memory)
+    return ChainEnds(raw, rules, first)
+
+
+def remainder_ends(code, seat: int, stages: Sequence[Sequence[int]],
+                   max_ends: Optional[int] = None, *, threads: Optional[int] = None,
+                   memory: Optional[int] = None) -> ChainEnds:
+    """Every distinct outcome of playing a remainder's stages in order (RULES §5.3).
+
+    ``stages`` are lists of one to four equal dice in ascending order of
+    number, e.g. ``[[4, 4], [5, 5, 5, 5], [6, 6, 6, 6]]``. Dice of a stage
+    that cannot be played are lost and play goes on with the next stage; a
+    stage that ends the game ends it (RULES §5.5). ``max_ends``,
+    ``threads`` and ``memory`` as in :func:`chain_ends`.
+
+    >>> outcomes = remainder_ends(START_CODE, 1, [[5, 5]])
+    >>> sorted(o.code for o in outcomes)
+    ['G:,,,,,,-2,,,,,-13,,,,,,,,,,,,15|0,0|0,0', 'G:,-1,,,,,,,,,,-14,,,,,,,,,,,,15|0,0|0,0']
+    """
+    pairs = _remainder_pairs(stages)
+    raw = backend.remainder_ends_raw(_start(code), seat, pairs, max_ends, _threads(threads),
+                                     memory)
     return ChainEnds(raw, DEFAULT_RULES, None)
+
+
+def _passes(run):
+    """The passes of a run, each pass's result in turn: one pass, or as many as
+    its memory budget needs (each repeats the stages, keeping a share of the
+    outcomes; the shares, in turn, are the one-pass order)."""
+    passes = 1
+    while True:
+        try:
+            result = run.run(0, passes)
+            break
+        except gulbara_errors.EnumerationLimitError:
+            if run.max_ends is not None or passes >= MAX_PASSES:
+                raise
+            passes *= 4
+    yield result
+    del result
+    for q in range(1, passes):
+        yield run.run(q, passes)
+
+
+def _chunks(run, rules, first, chunk):
+    for result in _passes(run):
+        if len(result) <= chunk:
+            yield ChainEnds(result, rules, first)
+        else:
+            for start in range(0, len(result), chunk):
+                yield ChainEnds(result.take(start, start + chunk), rules, first)
+        del result
+
+
+def _check_chunk(chunk) -> int:
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)):
+        raise TypeError(f"chunk must be an int, not {type(chunk).__name__}")
+    if chunk < 1:
+        raise ValueError(f"chunk must be at least 1, got {chunk}")
+    return int(chunk)
+
+
+def chain_ends_iter(code, seat: int, first: int, rules: Optional[Rules] = None, *,
+                    chunk: int = 1_000_000, threads: Optional[int] = None,
+                    memory: Optional[int] = None) -> Iterator[ChainEnds]:
+    """The outcomes of :func:`chain_ends`, in the same order, as a stream of
+    :class:`ChainEnds` chunks of at most ``chunk`` outcomes.
+
+    The enumeration runs in as few passes as ``memory`` allows (each
+    repeating the stages and keeping a share of the outcomes, up to
+    :data:`MAX_PASSES`), and each pass's outcomes are handed out and dropped
+    before the next pass: what is held at once is the tables (at most
+    ``memory`` bytes), one pass's outcomes (16 bytes each) and the chunk.
+
+    >>> chunks = list(chain_ends_iter(START_CODE, 0, 4, chunk=500))
+    >>> [len(c) for c in chunks]
+    [500, 500, 500, 101]
+    """
+    rules = DEFAULT_RULES if rules is None else rules
+    first = _first_number(first)
+    chunk = _check_chunk(chunk)
+    run = backend.chain_run_raw(_start(code), seat, first, None, _threads(threads), memory)
+    return _chunks(run, rules, first, chunk)
+
+
+def remainder_ends_iter(code, seat: int, stages: Sequence[Sequence[int]], *,
+                        chunk: int = 1_000_000, threads: Optional[int] = None,
+                        memory: Optional[int] = None) -> Iterator[ChainEnds]:
+    """The outcomes of :func:`remainder_ends` as a stream of chunks (see :func:`chain_ends_iter`)."""
+    pairs = _remainder_pairs(stages)
+    chunk = _check_chunk(chunk)
+    run = backend.remainder_run_raw(_start(code), seat, pairs, None, _threads(threads), memory)
+    return _chunks(run, DEFAULT_RULES, None, chunk)
+
+
+def chain_count(code, seat: int, first: int, *, threads: Optional[int] = None,
+                memory: Optional[int] = None) -> int:
+    """How many distinct outcomes an escalating chain has (``len(chain_ends(...))``),
+    holding the outcomes of one pass at a time (see :func:`chain_ends_iter`).
+
+    >>> chain_count(START_CODE, 0, 4)
+    1601
+    """
+    first = _first_number(first)
+    run = backend.chain_run_raw(_start(code), seat, first, None, _threads(threads), memory)
+    return sum(len(result) for result in _passes(run))
 
 
 from gulbara._backend import START_CODE  # noqa: E402  (for the doctests)

@@ -65,20 +65,20 @@ def chain_cases():
 CASES = chain_cases()
 
 
-@pytest.fixture(params=[0, 1, 2], ids=["layered", "dfs", "default"])
-def expansion_kind(request):
-    """Run a test under each of the core's two expansion strategies, and the default mix."""
-    _movegen._py_set_chain_expansion(request.param)
+@pytest.fixture(params=[1, 2, 3], ids=["1-thread", "2-threads", "3-threads"])
+def threads(request):
+    """Run a test on 1, 2 and 3 threads, every stage shared between them."""
+    previous = _movegen._py_set_threaded_frontier(1)
     yield request.param
-    _movegen._py_set_chain_expansion(2)
+    _movegen._py_set_threaded_frontier(previous)
 
 
-def test_chains_match_the_stage_by_stage_expansion(expansion_kind):
+def test_chains_match_the_stage_by_stage_expansion(threads):
     compared = 0
     seen = Counter()
     firsts = Counter()
     for code, seat, first in CASES:
-        chain = small_chain(code, seat, first)
+        chain = small_chain(code, seat, first, threads=threads)
         if chain is None:
             continue
         want = expansion(code, seat, [(n, 4) for n in range(first, 7)], True)
@@ -99,14 +99,15 @@ def test_chains_match_the_stage_by_stage_expansion(expansion_kind):
     assert any(stop == STOP_COMPLETE for (stop, _, _) in seen)
 
 
-def test_remainders_match_the_stage_by_stage_expansion(expansion_kind):
+def test_remainders_match_the_stage_by_stage_expansion(threads):
     rng = random.Random(9)
     compared = 0
     for code, seat in candidate_positions()[::2]:
         start = rng.randint(1, 6)
         stages = [(start, rng.randint(1, 4))] + [(n, 4) for n in range(start + 1, 7)]
         try:
-            result = remainder_ends(code, seat, [[n] * k for n, k in stages], max_ends=SIZE_LIMIT)
+            result = remainder_ends(code, seat, [[n] * k for n, k in stages], max_ends=SIZE_LIMIT,
+                                    threads=threads)
         except gulbara.EnumerationLimitError:
             continue
         assert core_outcomes(result) == expansion(code, seat, stages, False)
@@ -269,12 +270,13 @@ def test_max_ends_bound_raises_a_clear_error():
 
 
 def smallest_max_ends(code, seat, first, high=10_000_000):
-    """The smallest max_ends (within 2%) that lets the chain through (``high`` does)."""
+    """The smallest max_ends (within 2%) that lets the chain through (``high`` does),
+    on one thread (threads hold some positions twice until they are merged)."""
     low = 1
     while high - low > max(64, low // 50):
         middle = (low + high) // 2
         try:
-            chain_ends(code, seat, first, max_ends=middle)
+            chain_ends(code, seat, first, max_ends=middle, threads=1)
             high = middle
         except gulbara.EnumerationLimitError:
             low = middle + 1
@@ -288,7 +290,7 @@ def test_max_ends_counts_the_frontier_being_expanded():
     needed = smallest_max_ends(entry.code, entry.seat, 1)
     assert needed > 89_243 + 80_000
     with pytest.raises(gulbara.EnumerationLimitError, match="held at once"):
-        chain_ends(entry.code, entry.seat, 1, max_ends=needed // 2)
+        chain_ends(entry.code, entry.seat, 1, max_ends=needed // 2, threads=1)
 
 
 @pytest.mark.parametrize("name", ["mid-a", "mid-f", "mid-g", "mid-h"])
@@ -299,7 +301,7 @@ def test_positions_not_bytes_bound_the_suite_chains(name):
     # the chain through, its tables' peak stays under 90% of the byte budget.
     entry = next(e for e in MID_GAME_11 if e.name == name)
     needed = smallest_max_ends(entry.code, entry.seat, 1)
-    chain = chain_ends(entry.code, entry.seat, 1, max_ends=needed)
+    chain = chain_ends(entry.code, entry.seat, 1, max_ends=needed, threads=1)
     peak = chain._raw.table_peak_bytes
     assert len(chain) * 16 < peak < 0.9 * needed * BYTES_PER_END, (peak, needed, peak / needed)
 
@@ -312,7 +314,7 @@ def test_positions_not_bytes_bound_random_chains():
         if small_chain(code, seat, first, limit=100_000) is None:
             continue
         needed = smallest_max_ends(code, seat, first, high=100_000)
-        peak = chain_ends(code, seat, first, max_ends=needed)._raw.table_peak_bytes
+        peak = chain_ends(code, seat, first, max_ends=needed, threads=1)._raw.table_peak_bytes
         assert peak - _movegen.CHAIN_BASE_BYTES < 0.9 * needed * BYTES_PER_END, (
             code, seat, first, peak, needed)
         checked += 1
