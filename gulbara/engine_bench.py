@@ -138,14 +138,21 @@ def format_engine_table(result: Dict) -> str:
              f"work: the stage suite, {result['requests']} requests, {result['ends']:,} ends, "
              f"one request at a time, {result['rounds']} rounds alternating; rates are "
              f"medians of the rounds; {result['cpus']} CPUs", "",
-             "| measure | engine | gulbara ends | engine / gulbara | gulbara in-process, JSON "
-             "| gulbara in-process, API |", "|---|---:|---:|---:|---:|---:|"]
+             "| measure | engine | gulbara ends | engine's speed / gulbara's | gulbara "
+             "in-process, JSON | gulbara in-process, API (count only) |",
+             "|---|---:|---:|---:|---:|---:|"]
     for label, key in _MEASURES:
+        # below 1 the engine is slower: its rate is lower, or its latency longer
         ratio = columns["engine"][key] / columns["gulbara"][key]
+        if key.startswith("latency"):
+            ratio = 1 / ratio
         lines.append(f"| {label} | {number(columns['engine'][key])} | "
                      f"{number(columns['gulbara'][key])} | {ratio:.2f}x | "
                      f"{number(columns['in_process_json'][key])} | "
                      f"{number(columns['in_process_api'][key])} |")
+    lines += ["", "engine's speed / gulbara's: below 1 the engine is slower (a lower rate, a "
+                  "longer latency); the in-process columns are gulbara without the pipe "
+                  "(JSON in and out) and without the protocol (gulbara.stage_ends, counting)"]
     if result["mismatched"]:
         lines += ["", f"WARNING: {result['mismatched']} of the engine's answers have another "
                       "number of ends than gulbara's: run gulbara verify --engine on it"]

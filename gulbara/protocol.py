@@ -29,7 +29,6 @@ import shlex
 import signal
 import subprocess
 import threading
-import time
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Union
 
 from gulbara.errors import GameStateError, GulBaraError

@@ -90,8 +90,9 @@ class Case(NamedTuple):
 
 class Finding(NamedTuple):
     """One difference in an answer: ``kind`` (``"missing ends"``, ``"extra ends"``,
-    ``"wrong steps"``, ``"wrong order"``, ``"wrong playable dice"``, ``"wrong end flag"``,
-    ``"duplicate ends"``, ``"bad answer"``), the ``rule`` it breaks, and ``detail``."""
+    ``"wrong canonical steps"``, ``"wrong order"``, ``"wrong playable dice"``,
+    ``"wrong end flag"``, ``"duplicate ends"``, ``"bad answer"``), the ``rule`` it
+    breaks, and ``detail``."""
     kind: str
     rule: str
     detail: str
@@ -327,7 +328,7 @@ def _grouped(kind: str, items: List[Tuple[str, str, _End]]) -> List[Finding]:
     for rule, entries in by_rule.items():
         shown = "; ".join(_show(end) + (f" [{note}]" if note else "") for note, end in entries[:4])
         more = f"; and {len(entries) - 4} more" if len(entries) > 4 else ""
-        findings.append(Finding(kind, rule, f"{len(entries)} {kind}: {shown}{more}"))
+        findings.append(Finding(kind, rule, f"{kind} ({len(entries)}): {shown}{more}"))
     return findings
 
 
@@ -398,7 +399,8 @@ def compare_answer(case: Case, expected: Dict, line: str) -> List[Finding]:
                 rule = RULE_GAME_END if want.ends_game else RULE_CANONICAL_STEPS
                 note = "the engine's steps: " + _show(got).split(" -> ")[0]
             wrong_steps.append((rule, note, want))
-    findings += _grouped("wrong steps", wrong_steps) + _grouped("wrong end flag", wrong_flags)
+    findings += _grouped("wrong canonical steps", wrong_steps)
+    findings += _grouped("wrong end flag", wrong_flags)
     common_want = [e.position for e in want_ends if e.position in got_at]
     seen = set()
     common_got = []
@@ -486,7 +488,7 @@ def _format_failure(rank: int, total: int, failure: Failure) -> List[str]:
     expected = failure.expected
     want = [_End(e["position"], tuple(map(tuple, e["steps"])), e["end"] == "borneOff")
             for e in expected["ends"]]
-    lines.append(f"  gulbara: playableDice {expected['playableDice']}, {len(want)} ends: "
+    lines.append(f"  gulbara: playableDice {expected['playableDice']}, ends ({len(want)}): "
                  f"{_listed(want)}")
     try:
         answer = json.loads(failure.answer)
@@ -494,7 +496,7 @@ def _format_failure(rank: int, total: int, failure: Failure) -> List[str]:
     except (ValueError, RecursionError):
         got = None
     if got is not None:
-        lines.append(f"  engine:  playableDice {answer.get('playableDice')!r}, {len(got)} ends: "
+        lines.append(f"  engine:  playableDice {answer.get('playableDice')!r}, ends ({len(got)}): "
                      f"{_listed(got)}")
     else:
         lines.append(f"  engine wrote: {failure.answer[:300]!r}")
@@ -618,7 +620,8 @@ def _read_divide(line: str) -> Tuple[Optional[int], Optional[Dict], str]:
             roll = tuple(sorted(roll, reverse=True))
         key = (roll, code)
         if key in entries:
-            return None, None, f"divide[{i}] lists the choice {_choice_label(roll, None, code)} twice"
+            label = _choice_label(roll, None, code)
+            return None, None, f"divide[{i}] lists the choice {label} twice"
         entries[key] = (count, entry.get("steps"))
     return nodes, entries, ""
 

@@ -153,7 +153,7 @@ def test_game_ending_steps_flags_and_playable_dice():
 
     def long_way(answer):                                            # 4/2 2/off: same end
         answer["ends"][0]["steps"] = [[4, 2], [2, 6]]
-    assert kinds(changed(last, long_way)) == [("wrong steps", RULE_GAME_END)]
+    assert kinds(changed(last, long_way)) == [("wrong canonical steps", RULE_GAME_END)]
 
     def not_ending(answer):
         answer["ends"][0]["end"] = "none"
@@ -168,11 +168,12 @@ def test_canonical_steps_and_order():
 
     def other_steps(answer):                 # 24/13 as 5 then 6: the same end, not canonical
         answer["ends"][1]["steps"] = [[24, 5], [19, 6]]
-    assert kinds(changed(case, other_steps)) == [("wrong steps", RULE_CANONICAL_STEPS)]
+    assert kinds(changed(case, other_steps)) == [
+        ("wrong canonical steps", RULE_CANONICAL_STEPS)]
 
     def wrong_steps(answer):                 # steps that do not reach the end they name
         answer["ends"][1]["steps"] = [[24, 6], [24, 5]]
-    assert kinds(changed(case, wrong_steps)) == [("wrong steps", RULE_STEPS)]
+    assert kinds(changed(case, wrong_steps)) == [("wrong canonical steps", RULE_STEPS)]
     assert kinds(changed(case, lambda a: a["ends"].reverse())) == [("wrong order", RULE_ORDER)]
 
 
@@ -226,8 +227,8 @@ def test_smallest_failing_case_first(capsys, engine_env):
     assert status == 1
     sizes = []
     for block in out.split("\n#")[1:]:
-        want = int(block.split("  gulbara: ")[1].split(" ends")[0].split(", ")[1])
-        got = int(block.split("  engine:  ")[1].split(" ends")[0].split(", ")[1])
+        want = int(block.split("  gulbara: ")[1].split("ends (")[1].split(")")[0])
+        got = int(block.split("  engine:  ")[1].split("ends (")[1].split(")")[0])
         sizes.append(want + got)
     assert len(sizes) == 50 and sizes == sorted(sizes)
 
@@ -355,7 +356,7 @@ def test_perft_finds_the_first_differing_subtree(capsys, engine_env):
     assert "nodes: gulbara 262810, engine " in out
     assert "the engines part at the stage: White to play" in out
     assert "missing choice: " in out
-    assert f"stage check: {RULE_DISTINCT}: 1 missing ends" in out
+    assert f"stage check: {RULE_DISTINCT}: missing ends (1)" in out
 
 
 def test_perft_of_gulbaras_own_engine_matches(capsys, engine_env):
@@ -433,8 +434,8 @@ def test_perft_extra_choice_and_stage_check():
 def test_bench_engine_table_and_json(capsys, engine_env):
     assert main(["bench", "--engine", REFERENCE_ENDS, "--rounds", "1"]) == 0
     out = capsys.readouterr().out
-    assert ("| measure | engine | gulbara ends | engine / gulbara | gulbara in-process, JSON "
-            "| gulbara in-process, API |") in out
+    assert ("| measure | engine | gulbara ends | engine's speed / gulbara's | gulbara "
+            "in-process, JSON | gulbara in-process, API (count only) |") in out
     assert "252 requests, 4,492 ends" in out
     rows = {line.split(" | ")[0]: line for line in out.splitlines() if line.startswith("| ")}
     assert {"| requests/s", "| ends/s", "| latency p50 (us)", "| latency p99 (us)"} <= set(rows)
