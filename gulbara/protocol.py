@@ -102,6 +102,7 @@ class EngineProcess:
         self._answers: "queue.Queue[Optional[str]]" = queue.Queue()
         self._stderr: collections.deque = collections.deque()
         self._stderr_chars = 0
+        self._stderr_lock = threading.Lock()
         try:
             self._process = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -127,15 +128,18 @@ class EngineProcess:
     def _read_stderr(self) -> None:
         try:
             for chunk in iter(lambda: self._process.stderr.read(1024), ""):
-                self._stderr.append(chunk)
-                self._stderr_chars += len(chunk)
-                while self._stderr_chars > STDERR_TAIL_CHARS and len(self._stderr) > 1:
-                    self._stderr_chars -= len(self._stderr.popleft())
+                with self._stderr_lock:
+                    self._stderr.append(chunk)
+                    self._stderr_chars += len(chunk)
+                    while self._stderr_chars > STDERR_TAIL_CHARS and len(self._stderr) > 1:
+                        self._stderr_chars -= len(self._stderr.popleft())
         except (OSError, ValueError):
             pass
 
     def stderr_tail(self) -> str:
-        return "".join(self._stderr)
+        """The last few thousand characters the engine wrote to stderr."""
+        with self._stderr_lock:
+            return "".join(self._stderr)[-STDERR_TAIL_CHARS:]
 
     def _fail(self, message: str, request: str, wrote: str = "") -> EngineError:
         self.close()

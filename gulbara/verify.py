@@ -658,7 +658,11 @@ def locate_perft(engine: EngineProcess, depth: int, state: Optional[str] = None,
         differing = [c for c in ours if theirs[(c.roll, c.play.code)][0] != c.nodes]
         if not differing:
             report.levels.append((code, level_depth, our_nodes, nodes, ""))
-            if nodes != our_nodes:
+            if nodes != our_nodes and not ours:
+                report.verdict = "bad answer"
+                report.message = (f"gulbara counts {our_nodes} here (depth 0, or a finished "
+                                  f"game: RULES §10.1, §10.4), the engine {nodes}")
+            elif nodes != our_nodes:
                 report.verdict = "bad answer"
                 report.message = (f"the engine's divide sums to {our_nodes}, as gulbara's, "
                                   f"but its 'nodes' says {nodes}")
@@ -699,15 +703,21 @@ def _parted(engine: EngineProcess, report: PerftReport, game: Game, missing, ext
     report.extra = [_choice_label(key[0], value[1], key[1])
                     for key, value in extra if key[0] == roll]
     work = game.copy(auto_roll=False)
-    if roll is not None:
-        if work.is_chance() and roll in work.chance_rolls():
-            work.roll(*roll)
-        else:
-            report.message = f"the engine lists a roll {roll} that this chance node does not have"
-            return report
-    if not work.is_decision():
-        report.message = "the engine lists choices where gulbara has none (a finished game)"
+    if work.is_over():
+        report.message = "the engine lists choices after the end of the game (RULES §10.4)"
         return report
+    if roll is None and work.is_chance():
+        report.message = "the engine lists choices without a roll at a chance node (RULES §10.2)"
+        return report
+    if roll is not None:
+        if not work.is_chance():
+            report.message = f"the engine lists a roll {roll} at a decision node (RULES §10.3)"
+            return report
+        if roll not in work.chance_rolls():
+            report.message = (f"the engine lists the roll {roll[0]}-{roll[1]}, which this "
+                              f"chance node does not have (RULES §10.2, §10.5)")
+            return report
+        work.roll(*roll)
     decision = work.decision
     case = Case("perft", "the stage where the engines part", work.code(), decision.seat,
                 tuple(decision.dice))

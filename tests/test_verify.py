@@ -426,6 +426,28 @@ def test_perft_extra_choice_and_stage_check():
     assert report.extra == [f"6-5 ? -> {gulbara.START_CODE}"]
     assert "matches gulbara's" in report.message        # its stage answers are right
 
+    def opening_double(request, answer):                 # RULES §10.5: no double to open
+        answer["divide"].append({"roll": [1, 1], "position": gulbara.START_CODE, "nodes": 1})
+        answer["nodes"] += 1
+        return answer
+    report = locate_perft(StandIn(opening_double), 1)
+    assert report.verdict == "parted" and report.stage is None
+    assert "the roll 1-1, which this chance node does not have" in report.message
+
+    over = "G:,,,,,,,,,,,,-15,,,,,,,,,,,|0,0|15,0 next=over result=W:2:mars rolls=20,19 stuck=0"
+
+    def after_the_end(request, answer):
+        answer["divide"] = [{"position": gulbara.START_CODE, "nodes": 1}]
+        return answer
+    report = locate_perft(StandIn(after_the_end), 2, over)
+    assert report.verdict == "parted" and "after the end of the game" in report.message
+
+    def counts_the_end(request, answer):
+        answer["nodes"] = 21
+        return answer
+    report = locate_perft(StandIn(counts_the_end), 2, over)
+    assert report.verdict == "bad answer" and "a finished game" in report.message
+
 
 # ---------------------------------------------------------------------------
 # bench --engine
