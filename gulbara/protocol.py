@@ -82,7 +82,8 @@ class EngineProcess:
 
     ``command`` is a shell-like string (split with :func:`shlex.split`, not run
     by a shell) or an argument list. Each :meth:`request` waits at most
-    ``timeout`` seconds for the answer line. Two threads read the engine's
+    ``timeout`` seconds for the answer line; the first one ``startup`` seconds
+    more, for the engine's start-up (an interpreter, a JIT, tables to load). Two threads read the engine's
     stdout (lines, each at most :data:`MAX_ANSWER_CHARS`) and stderr (its last
     :data:`STDERR_TAIL_CHARS` kept), so neither pipe can fill up and block it.
     After an :class:`EngineError` the process is stopped; :meth:`close` (or the
@@ -90,7 +91,7 @@ class EngineProcess:
     """
 
     def __init__(self, command: Union[str, Sequence[str]], timeout: float = 10.0,
-                 env: Optional[Dict[str, str]] = None) -> None:
+                 env: Optional[Dict[str, str]] = None, startup: float = 20.0) -> None:
         argv = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
         if not argv:
             raise ValueError("the engine command is empty")
@@ -98,6 +99,7 @@ class EngineProcess:
             raise ValueError(f"the timeout must be a positive number of seconds, got {timeout!r}")
         self.command = command if isinstance(command, str) else shlex.join(argv)
         self.timeout = float(timeout)
+        self.startup = float(startup)
         self.sent = 0
         self._answers: "queue.Queue[Optional[str]]" = queue.Queue()
         self._stderr: collections.deque = collections.deque()
@@ -149,10 +151,13 @@ class EngineProcess:
         """Send one request line and return the answer line (without its newline).
 
         Raises :class:`EngineError` if the engine has exited, does not answer
-        within ``timeout`` (default: the engine's) seconds, or writes a line
+        within ``timeout`` (default: the engine's; ``startup`` more for the first
+        request) seconds, or writes a line
         longer than :data:`MAX_ANSWER_CHARS`; the engine is stopped then.
         """
         wait = self.timeout if timeout is None else float(timeout)
+        if self.sent == 0:
+            wait += self.startup
         self.sent += 1
         try:
             self._process.stdin.write(line.rstrip("\n") + "\n")

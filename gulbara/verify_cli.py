@@ -37,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the rules of the random play and of perft: 'default', a preset "
                              "or options like remainder=lost,mars=off")
     parser.add_argument("--timeout", type=float, default=10.0,
-                        help="seconds to wait for each stage answer (default 10)")
+                        help="seconds to wait for each stage answer (default 10; the first "
+                             "20 s more, for the engine's start-up)")
     parser.add_argument("--show", type=int, default=5,
                         help="failures shown in full, smallest first (default 5)")
     parser.add_argument("--perft", type=int, metavar="DEPTH",

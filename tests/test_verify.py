@@ -257,6 +257,14 @@ def test_garbage_is_reported_and_the_run_goes_on(capsys, engine_env):
     assert "543 of 544 answers match, 1 differ" in out
 
 
+def test_rules_of_the_random_play(capsys, engine_env):
+    plain = Rules.preset("plain-doubles")
+    assert play_cases(20, 1, plain) != play_cases(20, 1)
+    status, out = verify(capsys, "--engine", GULBARA_ENDS, "--rules", "plain-doubles",
+                         "--positions", "4")
+    assert status == 0 and "OK: all 632 answers match" in out
+
+
 def test_bad_arguments_and_an_engine_that_cannot_start(capsys, engine_env):
     assert main(["verify", "--engine", "no-such-engine-xyz"]) == 3
     assert "cannot start the engine" in capsys.readouterr().err
