@@ -17,6 +17,7 @@ import os
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import Callable, Dict, List, Sequence
 
 import gulbara
@@ -86,10 +87,13 @@ def bench_engine(command: str, rounds: int = 5, timeout: float = 10.0) -> Dict:
     if sum(want) != total:
         raise AssertionError(f"the suite has {sum(want)} ends, expected {total}")
     env = {k: v for k, v in os.environ.items() if k != "GULBARA_BACKEND"}
+    # started next to this very package, so that ``-m gulbara`` imports it (and not a
+    # source tree in the current directory)
+    home = str(Path(gulbara.__file__).resolve().parent.parent)
     samples = {name: ([], []) for name in ("engine", "gulbara")}
     mismatched = {"engine": 0, "gulbara": 0}
-    with EngineProcess(command, timeout) as other, EngineProcess(GULBARA_ENDS, timeout,
-                                                                 env=env) as own:
+    with EngineProcess(command, timeout) as other, \
+            EngineProcess(GULBARA_ENDS, timeout, env=env, cwd=home) as own:
         engines = {"engine": other, "gulbara": own}
         for name, engine in engines.items():          # warm-up: start-up and first calls
             _pass(engine.request, lines)

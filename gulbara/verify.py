@@ -187,19 +187,18 @@ def play_cases(positions: int, seed: int = 1, rules: Rules = DEFAULT_RULES) -> L
     games, a fifth of the decisions kept), each with the 21 rolls and one random
     partial stage of 1-3 equal dice: ``positions * 22`` cases."""
     rng = random.Random(seed)
-    found: List[Tuple[str, int, int]] = []
+    found: List[Tuple[str, int]] = []
     while len(found) < positions:
         game = Game(rules, seed=rng.randrange(2**32))
         bot = RandomBot(seed=rng.randrange(2**32))
-        game_number = len(found)
-        for ply in range(2000):          # no game lasts that long; a bound all the same
+        for _ in range(2000):            # no game lasts that long; a bound all the same
             if game.is_over() or len(found) >= positions:
                 break
             if rng.random() < 0.2:
-                found.append((game.code(), game.decision.seat, game_number))
+                found.append((game.code(), game.decision.seat))
             game.play(bot.choose(game))
     cases = []
-    for index, (code, seat, _) in enumerate(found):
+    for index, (code, seat) in enumerate(found):
         partial = PARTIAL_STAGES[rng.randrange(len(PARTIAL_STAGES))]
         for dice in ROLL_STAGES + (partial,):
             cases.append(Case("play", f"position {index + 1}", code, seat, dice))

@@ -134,6 +134,20 @@ def test_missing_extra_and_duplicate_ends():
     assert "not in the stage" in findings[0].detail
 
 
+@pytest.mark.parametrize("steps", [[[2**70, 6]], [[-5, 6]], [[24, 0]], [[24, 6], [2**70, 5]]])
+def test_steps_out_of_any_range_are_illegal_steps(steps):
+    case = Case("t", "start", START, 0, (6, 5))
+
+    def add(answer):
+        answer["ends"].append({"position": "G:,,,,,,,,,,,-15,,,,,,1,,,,,,14|0,0|0,0",
+                               "steps": steps, "end": "none"})
+    assert kinds(changed(case, add)) == [("extra ends", RULE_STEPS)]
+
+    def replace(answer):
+        answer["ends"][0]["steps"] = steps
+    assert kinds(changed(case, replace)) == [("wrong canonical steps", RULE_STEPS)]
+
+
 def test_larger_die_both_ways():
     larger = Case("t", "larger", EDGE_CASES[0][1], 0, (6, 5))
 
