@@ -346,7 +346,11 @@ def compare_answer(case: Case, expected: Dict, line: str) -> List[Finding]:
                         f"the engine answered an error: {str(answer['error'])[:300]!r}")]
     for key, want in (("position", case.code), ("seat", case.seat), ("dice", list(case.dice))):
         if key in answer:
-            got = _canonical_code(answer[key]) if key == "position" else answer[key]
+            got = answer[key]
+            if key == "position":
+                got = _canonical_code(got)
+            elif key == "dice" and isinstance(got, list):      # any order of the dice
+                got, want = sorted(got, key=repr), sorted(want, key=repr)
             if got != want:
                 return [Finding("bad answer", RULE_PROTOCOL,
                                 f"the answer is for another request: {key} {answer[key]!r}, "

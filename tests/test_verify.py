@@ -111,6 +111,7 @@ def test_the_same_answer_in_another_spelling_matches():
     loose = {"playableDice": 2, "ends": [
         dict(e, position=e["position"].replace("G:,", "G:0,")) for e in expected["ends"]]}
     assert compare_answer(case, expected, json.dumps(loose)) == []     # no echo, 0 tokens
+    assert compare_answer(case, expected, json.dumps(dict(expected, dice=[5, 6]))) == []
 
 
 def test_missing_extra_and_duplicate_ends():
