@@ -7,6 +7,8 @@ Ratios are measured in the same run: the core against the naive reference
 
     gulbara bench            # the table
     gulbara bench --json     # the same as one JSON object
+    gulbara bench --engine "CMD ARGS"   # another engine next to gulbara's, over pipes
+                                        # (gulbara.engine_bench)
 """
 
 import argparse
@@ -180,9 +182,17 @@ def _format_table(result: Dict) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds per figure (default 5)")
     parser.add_argument("--json", action="store_true", help="print the table as one JSON object")
+    parser.add_argument("--engine", metavar="CMD",
+                        help="instead: time this engine (it speaks the gulbara ends protocol) "
+                             "next to gulbara's own gulbara ends, both over a pipe")
+    parser.add_argument("--timeout", type=float, default=10.0,
+                        help="with --engine: seconds to wait for each answer (default 10)")
 
 
 def run(args, stdin=None, stdout=sys.stdout) -> int:
+    if getattr(args, "engine", None):
+        from gulbara.verify_cli import run_bench_engine
+        return run_bench_engine(args, stdout)
     result = run_benchmarks(args.rounds)
     if args.json:
         print(json.dumps(result), file=stdout)

@@ -3,7 +3,9 @@
 * ``gulbara ends``: the engine protocol. Reads JSON lines
   ``{"position": code, "seat": s, "dice": [...]}`` on stdin and writes one
   JSON line per request in the test vectors' case format, or
-  ``{"error": "..."}`` for a malformed request.
+  ``{"error": "..."}`` for a malformed request; ``{"perft": depth, "state":
+  code}`` is answered with the node count and the divide
+  (:func:`gulbara.protocol.perft_answer`, docs/verify.md).
 * ``gulbara moves DICE... [--position CODE] [--seat S]``: the board and the
   legal plays of one stage, in notation.
 * ``gulbara play [--bot greedy|random] [--seat white|black] ...``: a game
@@ -11,6 +13,9 @@
 * ``gulbara perft DEPTH [--state CODE] [--rules OPTIONS] [--divide] [--json]
   [--engine native|python]``: perft over game states (RULES §10,
   :mod:`gulbara.perft`), with the nodes per second.
+* ``gulbara verify --engine CMD [--positions N] [--perft DEPTH]``: another
+  engine speaking this protocol checked against gulbara; ``gulbara bench
+  --engine CMD``: its speed next to gulbara's (:mod:`gulbara.verify_cli`).
 """
 
 import argparse
@@ -58,6 +63,12 @@ def answer_request(line: str) -> str:
         return _error(f"invalid JSON: {exc}")
     if not isinstance(request, dict):
         return _error("a request is a JSON object with position, seat and dice")
+    if "perft" in request:
+        from gulbara.protocol import perft_answer
+        try:
+            return json.dumps(perft_answer(request), separators=(",", ":"), ensure_ascii=False)
+        except (GulBaraError, TypeError) as exc:
+            return _error(str(exc))
     missing = [key for key in ("position", "seat", "dice") if key not in request]
     if missing:
         return _error(f"missing {', '.join(missing)} in request")
@@ -123,6 +134,11 @@ SUBCOMMANDS = [
     ("selfplay", "gulbara.selfplay_cli", "play many games natively and print statistics",
      "Native self-play under the full rules with built-in policies; a progress bar, "
      "a table of statistics with 95% intervals, JSON and plots."),
+    ("verify", "gulbara.verify_cli", "check another engine against gulbara over `gulbara ends`",
+     "Start CMD, an engine that speaks the gulbara ends protocol (docs/verify.md), send it "
+     "the peer vectors, edge cases, named suites and positions from seeded play, and report "
+     "every answer that differs from gulbara's, smallest first, named by its rule; or, with "
+     "--perft, follow the first differing perft subtree down to the stage where they part."),
     ("arena", "gulbara.arena", "play bot against bot, both seats, with 95%% intervals",
      "Play bot A against bot B for --games games (A White in the even ones, game i "
      "with dice seed SEED + i) and print A's win rate and points per game with 95% "

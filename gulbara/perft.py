@@ -26,7 +26,7 @@ them and the naive reference generator. The value depends only on the rules
 and the full state (RULES §10.6), so each checks the other.
 """
 
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from gulbara._backend import BACKEND_NAME
 from gulbara.game import Game
@@ -111,20 +111,24 @@ def _work_copy(game: Game) -> Game:
     return game.copy(auto_roll=False)
 
 
-def perft_python(game: Game, depth: int, cache: Optional[Dict] = None) -> int:
+def perft_python(game: Game, depth: int, cache: Optional[Dict] = None, *,
+                 plays: Optional[Callable[[Game], Sequence]] = None) -> int:
     """:func:`perft` in Python, through :class:`Game` (RULES §10).
 
     ``game`` is not changed (perft works on a copy with explicit rolls).
     ``cache``, a dict, turns on a transposition table keyed by the full state
     (:meth:`Game.state_key`) and the depth: the same values, fewer stage
-    enumerations.
+    enumerations. ``plays(game)``, if given, stands in for
+    ``game.legal_plays()`` at every decision (it returns some of those plays):
+    the count of another stage generator on the same game driver, as
+    ``gulbara verify`` compares engines.
     """
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
         raise ValueError(f"perft depth must be an int >= 0, got {depth!r}")
-    return _perft(_work_copy(game), depth, cache)
+    return _perft(_work_copy(game), depth, cache, plays)
 
 
-def _perft(game: Game, depth: int, cache: Optional[Dict]) -> int:
+def _perft(game: Game, depth: int, cache: Optional[Dict], plays=None) -> int:
     if game.is_over() or depth == 0:                  # RULES §10.1, §10.4
         return 1
     if cache is not None:
@@ -136,16 +140,16 @@ def _perft(game: Game, depth: int, cache: Optional[Dict]) -> int:
     if game.is_chance():                              # RULES §10.2, §10.5
         for roll in game.chance_rolls():
             game.roll(*roll)
-            total += _perft(game, depth, cache)
+            total += _perft(game, depth, cache, plays)
             game.undo()
     else:                                             # RULES §10.3
-        ends = game.legal_plays()
+        ends = game.legal_plays() if plays is None else plays(game)
         if depth == 1:
             total = len(ends)
         else:
             for play in ends:
                 game.play(play)
-                total += _perft(game, depth - 1, cache)
+                total += _perft(game, depth - 1, cache, plays)
                 game.undo()
     if cache is not None:
         cache[key] = total

@@ -1,0 +1,117 @@
+"""``gulbara verify`` and ``gulbara bench --engine``: another engine against gulbara.
+
+``gulbara verify --engine CMD [--positions N] [--seed S] [--rules OPTIONS]
+[--timeout SECONDS] [--show K]`` sends the stage requests of
+:func:`gulbara.verify.verify_cases` to the engine started by ``CMD`` and prints
+the differences, smallest failing case first, each named by its rule.
+``gulbara verify --engine CMD --perft DEPTH [--state CODE]`` compares perft
+divides level by level down to the stage where the engines part
+(:func:`gulbara.verify.locate_perft`). Exit status: 0 when everything matched,
+1 when something differs, 2 for bad arguments, 3 when the engine failed (could
+not start, exited, or did not answer in time).
+
+``gulbara bench --engine CMD`` (:mod:`gulbara.engine_bench`) prints the engine's
+speed next to gulbara's ``gulbara ends``, both over a pipe.
+"""
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+from gulbara.errors import GulBaraError
+
+__all__ = ["add_arguments", "run", "run_bench_engine"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``gulbara verify``."""
+    parser.add_argument("--engine", required=True, metavar="CMD",
+                        help="the engine's command line, e.g. \"./my-engine --jsonl\" (split "
+                             "like a shell would, not run by one)")
+    parser.add_argument("--positions", type=int, default=200,
+                        help="positions reached by seeded random play, each with the 21 rolls "
+                             "and a partial stage (default 200)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random play (default 1)")
+    parser.add_argument("--rules", default="default",
+                        help="the rules of the random play and of perft: 'default', a preset "
+                             "or options like remainder=lost,mars=off")
+    parser.add_argument("--timeout", type=float, default=10.0,
+                        help="seconds to wait for each stage answer (default 10; the first "
+                             "20 s more, for the engine's start-up)")
+    parser.add_argument("--show", type=int, default=5,
+                        help="failures shown in full, smallest first (default 5)")
+    parser.add_argument("--perft", type=int, metavar="DEPTH",
+                        help="compare perft divides to DEPTH, level by level, instead")
+    parser.add_argument("--state", help="with --perft: the root state (Game.state_code); "
+                                        "default: the start of a game (RULES §10.5)")
+    parser.add_argument("--perft-timeout", type=float, default=600.0,
+                        help="seconds to wait for each perft answer (default 600)")
+
+
+def _rules(text: str):
+    from gulbara.rules import PRESETS
+    if text in PRESETS:
+        return PRESETS[text]
+    from gulbara.perft import _rules_from_words
+    return _rules_from_words(text)
+
+
+def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
+    """Run ``gulbara verify``; the report goes to ``stdout``, progress to stderr."""
+    from gulbara.game import Game
+    from gulbara.protocol import EngineError, EngineProcess
+    from gulbara.verify import locate_perft, run_verify, verify_cases
+
+    try:
+        rules = _rules(args.rules)
+        if args.positions < 0:
+            raise ValueError(f"--positions must be >= 0, got {args.positions}")
+        if args.perft is not None and args.perft < 0:
+            raise ValueError(f"--perft depth must be >= 0, got {args.perft}")
+        if args.state is not None:
+            Game.from_state_code(args.state, rules)
+        engine = EngineProcess(args.engine, args.timeout)
+    except EngineError as exc:
+        print(f"gulbara verify: {exc}", file=sys.stderr)
+        return 3
+    except (GulBaraError, ValueError, TypeError) as exc:
+        print(f"gulbara verify: {exc}", file=sys.stderr)
+        return 2
+    with engine:
+        if args.perft is not None:
+            report = locate_perft(engine, args.perft, args.state, rules, args.perft_timeout)
+            print(report.format(), file=stdout)
+            return report.exit_status
+        cases = verify_cases(args.positions, args.seed, rules)
+        progress = _progress if sys.stderr.isatty() else None
+        report = run_verify(engine, cases, progress)
+        if progress is not None:
+            sys.stderr.write("\r" + " " * 40 + "\r")
+    print(report.format(args.show), file=stdout)
+    return report.exit_status
+
+
+def _progress(done: int, total: int) -> None:
+    sys.stderr.write(f"\r  {done:,}/{total:,} requests")
+    sys.stderr.flush()
+
+
+def run_bench_engine(args, stdout: TextIO = sys.stdout) -> int:
+    """``gulbara bench --engine CMD [--rounds R] [--timeout S] [--json]``."""
+    from gulbara.engine_bench import bench_engine, format_engine_table
+    from gulbara.protocol import EngineError
+
+    try:
+        result = bench_engine(args.engine, args.rounds, args.timeout)
+    except EngineError as exc:
+        print(f"gulbara bench: {exc.describe()}", file=sys.stderr)
+        return 3
+    except (RuntimeError, ValueError) as exc:
+        print(f"gulbara bench: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result), file=stdout)
+    else:
+        print(format_engine_table(result), file=stdout)
+    return 1 if result["mismatched"] else 0
