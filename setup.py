@@ -57,17 +57,12 @@ if NATIVE:
 if USE_LZCNT:
     compile_args += ["-mlzcnt", "-DGULBARA_WITH_LZCNT=1"]
 
-# Whole chains share each stage's work between threads with OpenMP (GCC and
-# Clang on Linux); elsewhere, or with GULBARA_OPENMP=0, they run on one thread.
-OPENMP = os.environ.get("GULBARA_OPENMP", "auto")
-if OPENMP not in ("auto", "0", "1"):
-    raise SystemExit(f"GULBARA_OPENMP must be auto, 0 or 1, got {OPENMP!r}")
-USE_OPENMP = OPENMP == "1" or (OPENMP == "auto" and sys.platform.startswith("linux"))
-openmp_args = ["-fopenmp"] if USE_OPENMP else []
+# Whole chains share each stage's work between POSIX threads.
+thread_args = [] if sys.platform.startswith("win") else ["-pthread"]
 
 extensions = [
     Extension("gulbara._movegen", ["gulbara/_movegen.pyx"],
-              extra_compile_args=compile_args + openmp_args, extra_link_args=openmp_args),
+              extra_compile_args=compile_args + thread_args, extra_link_args=thread_args),
     Extension("gulbara._batch", ["gulbara/_batch.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._perft", ["gulbara/_perft.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._state", ["gulbara/_state.pyx"], extra_compile_args=compile_args),

@@ -9,8 +9,8 @@
 from gulbara._backend import BACKEND_NAME, START_CODE, Position
 from gulbara.batch import BatchEnds, stage_ends_batch
 from gulbara.board import Board
-from gulbara.chains import (ChainEnds, ChainOutcome, chain_count, chain_ends, chain_ends_iter,
-                            remainder_ends, remainder_ends_iter)
+from gulbara.chains import (ChainEnds, ChainOutcome, chain_best, chain_count, chain_ends,
+                            chain_ends_iter, remainder_ends, remainder_ends_iter)
 from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError,
                             InvalidDiceError, InvalidNotationError,
                             InvalidPositionError, InvalidRulesError,
@@ -36,6 +36,7 @@ __all__ = [
     "stage_ends", "format_steps", "parse_notation",
     "stage_ends_batch", "BatchEnds",
     "chain_ends", "remainder_ends", "chain_ends_iter", "remainder_ends_iter", "chain_count",
+    "chain_best",
     "ChainEnds", "ChainOutcome", "EnumerationLimitError",
     "Game", "Match", "Decision", "GameResult", "MatchResult", "DiceStream",
     "read_record", "write_record", "RandomBot", "GreedyBot", "perft", "divide",

@@ -18,7 +18,6 @@ from libc.stdint cimport SIZE_MAX
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
-from cython.parallel cimport prange, threadid
 
 from gulbara._bits cimport bit_length, popcount, cpu_supported, built_with_lzcnt
 from gulbara._masks cimport rotate12, open_from, movable
@@ -27,7 +26,7 @@ from gulbara._types cimport (Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS,
 
 from operator import index as _index
 
-from gulbara.errors import (InvalidPositionError, InvalidSeatError,
+from gulbara.errors import (GulBaraError, InvalidPositionError, InvalidSeatError,
                             InvalidDiceError, IllegalPlayError, EnumerationLimitError)
 
 cdef extern from *:
@@ -1392,6 +1391,44 @@ cdef extern from *:
 cdef extern from "Python.h":
     int PyErr_CheckSignals() noexcept
 
+cdef extern from *:
+    """
+    /* Run fn(arg, t) on n threads: t = 0 on the calling thread, 1..n-1 on
+       threads started for the call and joined before it returns. A thread
+       that cannot be started leaves its share to the others (the tasks take
+       their work from a shared counter). Returns the threads that ran. */
+    #include <pthread.h>
+    typedef void (*gulbara_task)(void*, int);
+    typedef struct { gulbara_task fn; void* arg; int t; } gulbara_thread_arg;
+    static void* gulbara_thread_main(void* p) {
+        gulbara_thread_arg* a = (gulbara_thread_arg*)p;
+        a->fn(a->arg, a->t);
+        return NULL;
+    }
+    static int gulbara_run_threads(int n, gulbara_task fn, void* arg) {
+        pthread_t ids[64];
+        gulbara_thread_arg args[64];
+        int started = 0, t;
+        if (n > 64) n = 64;
+        for (t = 1; t < n; t++) {
+            args[t].fn = fn; args[t].arg = arg; args[t].t = t;
+            if (pthread_create(&ids[started + 1], NULL, gulbara_thread_main, &args[t]) != 0)
+                break;
+            started++;
+        }
+        fn(arg, 0);
+        for (t = 1; t <= started; t++)
+            pthread_join(ids[t], NULL);
+        return started + 1;
+    }
+    static inline int gulbara_atomic_next(int* p) {
+        return __atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
+    }
+    """
+    ctypedef void (*task_fn)(void*, int) noexcept nogil
+    int run_threads "gulbara_run_threads"(int n, task_fn fn, void* arg) noexcept nogil
+    int atomic_next "gulbara_atomic_next"(int* p) noexcept nogil
+
 
 # The memory an enumeration's tables hold, its peak, and its budget.
 ctypedef struct Meter:
@@ -2264,26 +2301,91 @@ cdef void workers_release(Worker* workers, int n_workers, Shared* sh) noexcept n
             keyset_release(&workers[t].groups[k], sh)
 
 
+cdef enum:
+    TASK_SCAN = 0             # read the frontier's parts (scan_part), each thread its worker
+    TASK_GROUPS = 1           # expand the workers' groups (expand_groups)
+    TASK_MERGE = 2            # merge the workers' next frontiers, part by part
+    TASK_COLLECT = 3          # merge, compact and sort the workers' outcomes, part by part
+
+
+# One step of an enumeration shared between threads: each thread takes the
+# next part (or worker) from a shared counter until none is left.
+ctypedef struct Task:
+    int kind
+    int next                  # the next part or worker to take (atomic)
+    Worker* workers
+    int n_workers
+    PartSet* parts            # the frontier (TASK_SCAN), or the parts merged into
+    const StageInfo* info
+    Shared* sh
+
+
+cdef void task_collect_part(Task* task, int p) noexcept nogil:
+    cdef KeySet* part = &task.parts.part[p]
+    cdef int err
+    merge_part(part, task.workers, task.n_workers, p, True, task.sh)
+    keyset_compact(part)
+    err = sort_part(part.dense, part.size, &task.sh.meter)
+    if err != CHAIN_OK:
+        shared_fail(task.sh, err)
+
+
+cdef void run_task(void* arg, int t) noexcept nogil:
+    """One thread's share of a task; thread 0 (the caller's) looks for signals."""
+    cdef Task* task = <Task*>arg
+    cdef int p
+    if task.kind == TASK_SCAN:
+        task.workers[t].polls = t == 0
+        while True:
+            p = atomic_next(&task.next)
+            if p >= N_PARTS:
+                break
+            scan_part(&task.workers[t], &task.parts.part[p], task.info)
+        queue_flush(&task.workers[t].st.queue)
+    elif task.kind == TASK_GROUPS:
+        while True:
+            p = atomic_next(&task.next)
+            if p >= task.n_workers:
+                break
+            task.workers[p].polls = t == 0
+            expand_groups(&task.workers[p], task.info)
+    elif task.kind == TASK_MERGE:
+        while True:
+            p = atomic_next(&task.next)
+            if p >= N_PARTS:
+                break
+            merge_part(&task.parts.part[p], task.workers, task.n_workers, p, False, task.sh)
+    else:
+        while True:
+            p = atomic_next(&task.next)
+            if p >= N_PARTS:
+                break
+            task_collect_part(task, p)
+
+
+cdef void run_shared(Task* task, int kind, int threads) noexcept nogil:
+    """Run a task on ``threads`` threads (1: on the calling thread alone)."""
+    task.kind = kind
+    task.next = 0
+    if threads > 1:
+        run_threads(threads, run_task, task)
+    else:
+        run_task(task, 0)
+
+
 cdef int collect_outcomes(Worker* workers, int n_workers, int threads, PartSet* parts,
                           uint64_t over_tag, Shared* sh, KeySet* result) noexcept nogil:
     """Merge the workers' outcomes part by part, sort each part by hash, and
     write them all, in part order, into ``result.dense`` (``result.size``)."""
-    cdef int p, err
+    cdef int p
     cdef Py_ssize_t n = 0, at = 0, i
-    if threads > 1:
-        for p in prange(N_PARTS, num_threads=threads, schedule='dynamic', chunksize=1):
-            merge_part(&parts.part[p], workers, n_workers, p, True, sh)
-            keyset_compact(&parts.part[p])
-            err = sort_part(parts.part[p].dense, parts.part[p].size, &sh.meter)
-            if err != CHAIN_OK:
-                shared_fail(sh, err)
-    else:
-        for p in range(N_PARTS):
-            merge_part(&parts.part[p], workers, n_workers, p, True, sh)
-            keyset_compact(&parts.part[p])
-            err = sort_part(parts.part[p].dense, parts.part[p].size, &sh.meter)
-            if err != CHAIN_OK:
-                shared_fail(sh, err)
+    cdef Task task
+    task.workers = workers
+    task.n_workers = n_workers
+    task.parts = parts
+    task.info = NULL
+    task.sh = sh
+    run_shared(&task, TASK_COLLECT, threads)
     if sh.err != CHAIN_OK:
         return sh.err
     n = partset_size(parts)
@@ -2326,6 +2428,7 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     cdef Worker* workers = <Worker*>calloc(threads, sizeof(Worker))
     cdef PartSet* frontier = <PartSet*>malloc(sizeof(PartSet))
     cdef StageInfo info
+    cdef Task task
     cdef InsertQueue* q
     cdef int stage, t, p, k, err = CHAIN_OK, active
     cdef uint64_t over_tag = 0, h
@@ -2333,6 +2436,8 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     cdef uint32_t blocked = rotate12(start.occ[1 - seat])
     cdef Py_ssize_t fsize, made = 0, distinct = 0
     keyset_clear(result, &sh.meter)
+    task.workers = workers
+    task.sh = sh
     if workers == NULL or frontier == NULL:
         free(workers)
         free(frontier)
@@ -2375,15 +2480,11 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         for t in range(active):
             search_setup(&workers[t].st, &info)
             workers[t].st.queue.pushed = 0
-        if active == 1:
-            for p in range(N_PARTS):
-                scan_part(&workers[0], &frontier.part[p], &info)
-            expand_groups(&workers[0], &info)
-        else:
-            for p in prange(N_PARTS, num_threads=active, schedule='dynamic', chunksize=1):
-                scan_part(&workers[threadid()], &frontier.part[p], &info)
-            for t in prange(active, num_threads=active, schedule='static', chunksize=1):
-                expand_groups(&workers[t], &info)
+        task.parts = frontier
+        task.info = &info
+        task.n_workers = active
+        run_shared(&task, TASK_SCAN, active)
+        run_shared(&task, TASK_GROUPS, active)
         partset_release(frontier, sh)
         made = 0
         for t in range(active):
@@ -2394,12 +2495,8 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
                 over_tag = make_tag(STOP_GAME_OVER, info.number, info.count)
         if sh.err != CHAIN_OK:
             break
-        if active > 1:
-            for p in prange(N_PARTS, num_threads=active, schedule='dynamic', chunksize=1):
-                merge_part(&frontier.part[p], workers, threads, p, False, sh)
-        else:
-            for p in range(N_PARTS):
-                merge_part(&frontier.part[p], workers, threads, p, False, sh)
+        task.n_workers = threads
+        run_shared(&task, TASK_MERGE, active)
         distinct = partset_size(frontier)
     partset_release(frontier, sh)
     if sh.err == CHAIN_OK:
@@ -2751,7 +2848,7 @@ cdef int check_threads(object threads) except -1:
         raise TypeError(f"threads must be an int, not {type(threads).__name__}")
     n = _index(threads)
     if n < 1 or n > MAX_THREADS:
-        raise ValueError(f"threads must be 1 to {MAX_THREADS}, got {threads!r}")
+        raise GulBaraError(f"threads must be 1 to {MAX_THREADS}, got {threads!r}")
     return <int>n
 
 
@@ -2772,7 +2869,7 @@ cdef ChainRun make_run(const Pos* p, int seat, list stages, bint is_chain, objec
         if isinstance(max_ends, bool) or not hasattr(max_ends, "__index__"):
             raise TypeError(f"max_ends must be an int or None, not {type(max_ends).__name__}")
         if _index(max_ends) < 1:
-            raise ValueError(f"max_ends must be at least 1, got {max_ends!r}")
+            raise GulBaraError(f"max_ends must be at least 1, got {max_ends!r}")
         run.max_held = min(_index(max_ends), PY_SSIZE_T_MAX)
         run.budget = chain_budget(run.max_held)
     else:
@@ -2782,7 +2879,7 @@ cdef ChainRun make_run(const Pos* p, int seat, list stages, bint is_chain, objec
         if isinstance(memory, bool) or not hasattr(memory, "__index__"):
             raise TypeError(f"memory must be an int (bytes) or None, not {type(memory).__name__}")
         if _index(memory) < BASE_BYTES:
-            raise ValueError(f"memory must be at least {BASE_BYTES:,} bytes, got {memory!r}")
+            raise GulBaraError(f"memory must be at least {BASE_BYTES:,} bytes, got {memory!r}")
         run.budget = <size_t>min(_index(memory), SIZE_MAX)
     return run
 

@@ -28,7 +28,7 @@ from gulbara.rules import DEFAULT_RULES, Rules
 
 __all__ = [
     "chain_ends", "remainder_ends", "chain_ends_iter", "remainder_ends_iter", "chain_count",
-    "ChainEnds", "ChainOutcome",
+    "chain_best", "greedy_scores", "ChainEnds", "ChainOutcome", "BestOutcome",
     "STOP_COMPLETE", "STOP_STALLED", "STOP_UNSTARTED", "STOP_GAME_OVER", "STOP_NAMES",
     "BYTES_PER_END", "DEFAULT_MEMORY", "MAX_PASSES",
 ]
@@ -349,7 +349,7 @@ def _check_chunk(chunk) -> int:
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)):
         raise TypeError(f"chunk must be an int, not {type(chunk).__name__}")
     if chunk < 1:
-        raise ValueError(f"chunk must be at least 1, got {chunk}")
+        raise gulbara_errors.GulBaraError(f"chunk must be at least 1, got {chunk}")
     return int(chunk)
 
 
@@ -397,6 +397,98 @@ def chain_count(code, seat: int, first: int, *, threads: Optional[int] = None,
     first = _first_number(first)
     run = backend.chain_run_raw(_start(code), seat, first, None, _threads(threads), memory)
     return sum(len(result) for result in _passes(run))
+
+
+# RULES §1.3: own point p of Black is White's point ((p + 11) mod 24) + 1,
+# and the map is its own inverse; as 0-based columns of a White-numbered board.
+_OTHER_FRAME = np.array([(p + 11) % 24 for p in range(1, 25)])
+
+
+def greedy_scores(chain: "ChainEnds") -> np.ndarray:
+    """The greedy heuristic (:func:`gulbara.bots.greedy_score`) of every
+    outcome for the side that played, as an ``int64`` array, computed on the
+    outcome arrays at once (a game-ending outcome scores 1,000,000).
+
+    >>> chain = chain_ends(START_CODE, 0, 5)
+    >>> from gulbara.bots import greedy_score
+    >>> scores = greedy_scores(chain)
+    >>> int(scores[7]) == greedy_score(chain._raw.position(7), 0)
+    True
+    """
+    boards = chain.boards.astype(np.int64)
+    seat = chain.seat
+    if seat == 0:
+        mine, theirs = np.maximum(boards, 0), np.maximum(-boards[:, _OTHER_FRAME], 0)
+    else:
+        mine, theirs = np.maximum(-boards[:, _OTHER_FRAME], 0), np.maximum(boards, 0)
+    points = np.arange(1, 25)
+    pips = mine @ points
+    held = (mine > 0).sum(axis=1)
+    home = chain.borne_off[:, seat].astype(np.int64) + mine[:, :6].sum(axis=1)
+    # the opponent's rearmost checker, in its numbering (0: none on the board)
+    back = np.where(theirs > 0, points, 0).max(axis=1)
+    # my points seen in the opponent's numbering, in front of its rearmost checker
+    ahead = (mine[:, _OTHER_FRAME] > 0) & (points[None, :] < back[:, None])
+    run = np.zeros(len(boards), dtype=np.int64)
+    prime = np.zeros(len(boards), dtype=np.int64)
+    for q in range(24):
+        run = (run + 1) * ahead[:, q]
+        np.maximum(prime, run, out=prime)
+    scores = -4 * pips + 3 * held + 4 * ahead.sum(axis=1) + 6 * prime + 2 * home
+    return np.where(chain.ends_game, 1_000_000, scores)
+
+
+class BestOutcome(NamedTuple):
+    """One of the best outcomes of a chain under an evaluator."""
+
+    score: float
+    outcome: ChainOutcome
+    steps: Tuple[Tuple[Tuple[int, int], ...], ...]
+    """One canonical stage-by-stage play reaching it (:meth:`ChainEnds.steps`)."""
+
+
+def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] = None, *,
+               evaluate=greedy_scores, chunk: int = 1_000_000, threads: Optional[int] = None,
+               memory: Optional[int] = None) -> list:
+    """The ``k`` best outcomes of an escalating chain under ``evaluate``, best
+    first (ties in the order of :func:`chain_ends`), without holding more than
+    a chunk of outcome arrays at a time (:func:`chain_ends_iter`).
+
+    ``evaluate(chain)`` takes a :class:`ChainEnds` (a chunk) and returns one
+    score per outcome, higher better: :func:`greedy_scores` by default, or a
+    value network's batched forward pass.
+
+    >>> best = chain_best(START_CODE, 0, 5, k=2)
+    >>> [b.outcome.code for b in best]
+    ['G:1,,,,,,,,,,,-15,,1,,,,1,1,,,,,11|0,0|0,0', 'G:,1,,,,,,,,,,-15,1,,,,,1,1,,,,,11|0,0|0,0']
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"k must be an int, not {type(k).__name__}")
+    if k < 1:
+        raise gulbara_errors.GulBaraError(f"k must be at least 1, got {k}")
+    best_scores = np.zeros(0)
+    best = []           # (score, order, outcome, steps), at most k
+    order = 0
+    for part in chain_ends_iter(code, seat, first, rules, chunk=chunk, threads=threads,
+                                memory=memory):
+        scores = np.asarray(evaluate(part), dtype=np.float64)
+        if scores.shape != (len(part),):
+            raise ValueError(f"evaluate must return {len(part)} scores, got shape {scores.shape}")
+        if not np.isfinite(scores).all():
+            raise ValueError("evaluate returned a score that is not finite")
+        threshold = best_scores.min() if len(best) == k else -np.inf
+        candidates = np.flatnonzero(scores >= threshold)
+        if len(candidates) > k:
+            # the k highest, ties broken by order (stable)
+            keep = np.argsort(-scores[candidates], kind="stable")[:k]
+            candidates = np.sort(candidates[keep])
+        for i in candidates:
+            best.append((float(scores[i]), order + int(i), part[int(i)], part.steps(int(i))))
+        best.sort(key=lambda item: (-item[0], item[1]))
+        del best[k:]
+        best_scores = np.array([item[0] for item in best])
+        order += len(part)
+    return [BestOutcome(score, outcome, steps) for score, _, outcome, steps in best]
 
 
 from gulbara._backend import START_CODE  # noqa: E402  (for the doctests)

@@ -87,7 +87,8 @@ assert len(SUITE) == len({e.name for e in SUITE}) == 12
 assert len(NONDOUBLE_ROLLS) == 15 and len(DOUBLE_STAGES) == 6
 assert (NONDOUBLE_TOTAL, DOUBLE_TOTAL) == (2238, 2254)
 
-__all__ = ["count_with", "count_boards", "ChainEntry", "MID_GAME_11", "Entry", "SUITE", "NONDOUBLE_ROLLS", "DOUBLE_STAGES", "NONDOUBLE_TOTAL",
+__all__ = ["count_with", "count_boards", "ChainEntry", "MID_GAME_11", "ChainDecision",
+           "REAL_GAME_CHAINS", "STRESS_CHAINS", "chain_decisions", "Entry", "SUITE", "NONDOUBLE_ROLLS", "DOUBLE_STAGES", "NONDOUBLE_TOTAL",
            "DOUBLE_TOTAL", "NONDOUBLE_JOBS", "DOUBLE_JOBS"]
 
 
@@ -160,3 +161,37 @@ def selfplay_totals(policy: str, seed: int, games: int, workers: int = 1):
     if result.unfinished or result.games != games:
         raise AssertionError("self-play: games left unfinished")
     return int(result.column("decisions").sum()), int(result.column("rolls").sum())
+
+
+# ``REAL_GAME_CHAINS`` are whole-chain decisions met in play: every first
+# stage of an escalating 1-1, 2-2 or 3-3 (a side's 4th roll or later, RULES
+# §4.2) in the seeded greedy-against-greedy games 0..11 (``chain_decisions``),
+# in the order they are played, none left out. Each carries, hard-coded, its
+# number of distinct outcomes (RULES §5.6), as printed by
+# ``python3 benchmarks/sample_chains.py --seeds 0:12 --count``;
+# ``tests/test_suites.py`` plays the games again and checks the positions.
+
+class ChainDecision(NamedTuple):
+    seed: int            # the game: gulbara.Game(seed=seed), greedy against greedy
+    ply: int             # plays made before this decision
+    code: str
+    seat: int            # the side playing the chain
+    first: int           # the chain's first number (1, 2 or 3)
+    outcomes: int        # distinct outcomes of the whole chain
+
+
+def chain_decisions(seeds, numbers=(1, 2, 3)):
+    """The first stages of escalating chains of ``numbers`` met in the seeded
+    greedy-against-greedy games ``seeds``, as ChainDecision (outcomes 0)."""
+    import gulbara
+    from gulbara.bots import GreedyBot
+    bot = GreedyBot()
+    for seed in seeds:
+        game = gulbara.Game(seed=seed)
+        while not game.is_over():
+            decision = game.decision
+            if (decision.is_escalating and decision.stage == 0 and not decision.is_remainder
+                    and decision.dice[0] in numbers):
+                yield ChainDecision(seed, len(game.plays), game.code(), decision.seat,
+                                    decision.dice[0], 0)
+            game.play(bot.choose(game))

@@ -338,6 +338,116 @@ def test_bad_arguments():
         remainder_ends(gulbara.START_CODE, 0, [])
 
 
+def test_bad_threads_memory_and_max_ends():
+    with pytest.raises(gulbara.GulBaraError, match="threads"):
+        chain_ends(gulbara.START_CODE, 0, 5, threads=0)
+    with pytest.raises(TypeError, match="threads"):
+        chain_ends(gulbara.START_CODE, 0, 5, threads="2")
+    with pytest.raises(TypeError, match="max_ends"):
+        chain_ends(gulbara.START_CODE, 0, 5, max_ends=True)
+    with pytest.raises(gulbara.GulBaraError, match="max_ends"):
+        chain_ends(gulbara.START_CODE, 0, 5, max_ends=-1)
+    with pytest.raises(gulbara.GulBaraError, match="memory"):
+        chain_ends(gulbara.START_CODE, 0, 5, memory=1000)
+    with pytest.raises(gulbara.GulBaraError, match="chunk"):
+        list(gulbara.chain_ends_iter(gulbara.START_CODE, 0, 5, chunk=0))
+    with pytest.raises(gulbara.GulBaraError, match="k must"):
+        gulbara.chain_best(gulbara.START_CODE, 0, 5, k=0)
+    assert len(chain_ends(gulbara.START_CODE, 0, 5, threads=np.int64(2))) == 44
+
+
+def test_regression_remainder_ends_raw_validates_its_stages():
+    """The raw backend function crashed on 64 stages or a die of 9, and took
+    (9, 1) and (0, 1) as stages; it validates as remainder_ends does."""
+    for stages in ([(1, 1)] * 64, [(1, 9)], [(9, 1)], [(0, 1)], [(5, 2), (4, 1)], [],
+                   [(1, 2, 3)], [7]):
+        with pytest.raises(gulbara.InvalidDiceError):
+            _movegen.remainder_ends_raw(gulbara.START_CODE, 0, stages)
+    for stages in (5, ["ab"], [(1.5, 2)]):
+        with pytest.raises(TypeError):
+            _movegen.remainder_ends_raw(gulbara.START_CODE, 0, stages)
+    assert len(_movegen.remainder_ends_raw(gulbara.START_CODE, 0, [(5, 2)])) == 2
+
+
+def outcome_rows(chain):
+    """Every outcome with its tag, in the chain's order."""
+    return [(chain.code(i),) + tuple(chain._raw.tag(i)) for i in range(len(chain))]
+
+
+THREAD_CASES = [(MID_GAME_11[0].code, MID_GAME_11[0].seat, 2),
+                (MID_GAME_11[2].code, MID_GAME_11[2].seat, 3),
+                (gulbara.START_CODE, 0, 3),
+                ("G:,,,,,3,,,,,,-15,,,,,,,,,,,,|0,0|12,0", 0, 1)]
+
+
+@pytest.mark.parametrize("code, seat, first", THREAD_CASES)
+def test_threads_give_the_same_outcomes_in_the_same_order(code, seat, first):
+    previous = _movegen._py_set_threaded_frontier(1)
+    try:
+        results = [outcome_rows(chain_ends(code, seat, first, threads=t)) for t in (1, 2, 3)]
+    finally:
+        _movegen._py_set_threaded_frontier(previous)
+    assert results[0] == results[1] == results[2]
+    assert len(set(results[0])) == len(results[0]) > 0
+
+
+@pytest.mark.parametrize("code, seat, first", THREAD_CASES)
+def test_passes_and_streams_give_the_one_pass_result(code, seat, first):
+    whole = chain_ends(code, seat, first, threads=1)
+    rows = outcome_rows(whole)
+    # a budget too small for one pass: the enumeration is repeated in passes
+    memory = max(_movegen.CHAIN_BASE_BYTES, whole._raw.table_peak_bytes // 3)
+    passed = chain_ends(code, seat, first, threads=2, memory=memory)
+    if len(whole) > 5000:
+        assert passed._raw.passes > 1
+    assert outcome_rows(passed) == rows
+    chunks = list(gulbara.chain_ends_iter(code, seat, first, chunk=997, memory=memory))
+    assert all(0 < len(c) <= 997 for c in chunks)
+    assert [row for c in chunks for row in outcome_rows(c)] == rows
+    assert np.array_equal(np.concatenate([c.boards for c in chunks]), whole.boards)
+    assert gulbara.chain_count(code, seat, first, memory=memory) == len(whole)
+
+
+def test_remainder_streams_give_the_in_memory_result():
+    code, seat = MID_GAME_11[1].code, MID_GAME_11[1].seat
+    stages = [[2, 2], [3] * 4, [4] * 4, [5] * 4, [6] * 4]      # 6,020 outcomes
+    whole = remainder_ends(code, seat, stages, threads=1)
+    chunks = list(gulbara.remainder_ends_iter(code, seat, stages, chunk=1000,
+                                              memory=_movegen.CHAIN_BASE_BYTES * 2))
+    assert [row for c in chunks for row in outcome_rows(c)] == outcome_rows(whole)
+    assert len(whole) > 1000 and len(chunks) > 6
+
+
+def test_greedy_scores_match_the_python_heuristic():
+    from gulbara.bots import greedy_score
+    checked = 0
+    for code, seat, first in THREAD_CASES[1:] + [(prime, 1, 5) for prime in
+                                                  ["G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12"]]:
+        chain = chain_ends(code, seat, first)
+        scores = gulbara.chains.greedy_scores(chain)
+        for i in range(0, len(chain), max(1, len(chain) // 150)):
+            assert scores[i] == greedy_score(chain._raw.position(i), seat,
+                                             bool(chain.ends_game[i])), (code, i)
+            checked += 1
+    assert checked >= 300
+
+
+def test_chain_best_is_the_top_of_the_full_result():
+    code, seat = MID_GAME_11[0].code, MID_GAME_11[0].seat
+    whole = chain_ends(code, seat, 3)
+    scores = gulbara.chains.greedy_scores(whole)
+    ranked = sorted(range(len(whole)), key=lambda i: (-scores[i], i))[:5]
+    best = gulbara.chain_best(code, seat, 3, k=5, chunk=300)
+    assert [b.outcome for b in best] == [whole[i] for i in ranked]
+    assert [b.score for b in best] == [float(scores[i]) for i in ranked]
+    position = gulbara.Position.from_code(code)
+    for stage in best[0].steps:
+        position = position.apply_steps(seat, stage)
+    assert position.code() == best[0].outcome.code
+    by_pips = gulbara.chain_best(code, seat, 3, k=1, evaluate=lambda c: -c.borne_off[:, seat])
+    assert len(by_pips) == 1
+
+
 def test_outcome_views():
     chain = chain_ends(gulbara.START_CODE, 1, 6)
     assert len(chain) == 1
@@ -347,3 +457,47 @@ def test_outcome_views():
         chain[1]
     assert list(chain) == [chain[0]]
     assert chain.codes() == [chain[0].code]
+
+
+SIGINT_CHILD = r"""
+import os, signal, sys, threading, time
+import gulbara
+code, seat, kind, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+sent = []
+def interrupt():
+    time.sleep(1.0)
+    sent.append(time.perf_counter())
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=interrupt, daemon=True).start()
+start = time.perf_counter()
+try:
+    if kind == "chain":
+        gulbara.chain_ends(code, seat, 2, threads=threads)
+    else:
+        gulbara.remainder_ends(code, seat, [[n] * 4 for n in range(2, 7)], threads=threads)
+    print("finished", time.perf_counter() - start)
+except KeyboardInterrupt:
+    print("interrupted", time.perf_counter() - sent[0])
+print("after", len(gulbara.chain_ends(gulbara.START_CODE, 0, 5)))
+"""
+
+# A 2-2 chain met in play that ends in 11,837,942 outcomes (tens of seconds).
+BIG_CHAIN = ("G:-3,-7,-3,-1,-1,,,,,,,,1,,1,1,1,1,2,1,2,1,1,3|0,0|0,0", 0)
+
+
+@pytest.mark.parametrize("kind", ["chain", "remainder"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_stops_a_long_chain_promptly(kind, threads):
+    """SIGINT a second into a long chain or remainder: KeyboardInterrupt within
+    a second (the enumeration looks for signals as it reads its positions),
+    everything freed, and the process goes on working."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", SIGINT_CHILD, BIG_CHAIN[0], str(BIG_CHAIN[1]),
+                           kind, str(threads)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.split("\n")
+    word, seconds = lines[0].split()
+    assert word == "interrupted", done.stdout
+    assert float(seconds) < 1.0, done.stdout
+    assert lines[1] == "after 44"
