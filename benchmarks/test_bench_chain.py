@@ -48,3 +48,39 @@ def test_chain_small_core(benchmark):
 def test_chain_small_stage_by_stage_expansion(benchmark):
     counts = benchmark.pedantic(expand_small, rounds=3, iterations=1)
     assert counts == tuple(e.outcomes[first - 1] for e, first in SMALL)
+
+
+# Chain decisions met in play (gulbara.suites.REAL_GAME_CHAINS): the quick
+# ones in every run, all of them (minutes) with ``-m slow``. extra_info has
+# the mean, median and worst time and the ns per outcome over the chains of
+# more than 10,000 outcomes (gulbara.bench.chain_time_summary).
+from gulbara.bench import chain_time_summary, time_chain_decisions  # noqa: E402
+from gulbara.suites import REAL_GAME_CHAINS  # noqa: E402
+
+REAL_QUICK = [d for d in REAL_GAME_CHAINS if d.outcomes <= 200_000]
+
+
+def run_real(decisions, threads, summaries):
+    seconds = time_chain_decisions(decisions, threads)
+    summaries.append(chain_time_summary(decisions, seconds))
+    return len(seconds)
+
+
+@pytest.mark.benchmark(group="chain-real")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_chain_real_games_quick(benchmark, threads):
+    summaries = []
+    assert benchmark.pedantic(run_real, (REAL_QUICK, threads, summaries), rounds=1,
+                              iterations=1) == len(REAL_QUICK)
+    benchmark.extra_info.update(positions=len(REAL_QUICK), threads=threads, **summaries[-1])
+
+
+@pytest.mark.slow
+@pytest.mark.benchmark(group="chain-real")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_chain_real_games_all(benchmark, threads):
+    summaries = []
+    assert benchmark.pedantic(run_real, (list(REAL_GAME_CHAINS), threads, summaries), rounds=1,
+                              iterations=1) == len(REAL_GAME_CHAINS)
+    benchmark.extra_info.update(positions=len(REAL_GAME_CHAINS), threads=threads,
+                                **summaries[-1])

@@ -2289,7 +2289,7 @@ cdef int sort_part(uint64_t* keys, Py_ssize_t n, Meter* meter) noexcept nogil:
 # than this many ends per distinct position it left: then the positions of a
 # stage share most of their ends, and merging after every step makes fewer.
 cdef enum:
-    LAYERED_DUPLICATION = 24
+    LAYERED_DUPLICATION = 12
 
 
 cdef void workers_release(Worker* workers, int n_workers, Shared* sh) noexcept nogil:

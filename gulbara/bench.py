@@ -26,7 +26,8 @@ from gulbara import _movegen, _reference
 from gulbara.suites import (count_with, DOUBLE_JOBS, DOUBLE_TOTAL, MID_GAME_11, NONDOUBLE_JOBS,
                             NONDOUBLE_TOTAL)
 
-__all__ = ["run_benchmarks", "main", "add_arguments", "run"]
+__all__ = ["run_benchmarks", "main", "add_arguments", "run", "time_chain_decisions",
+           "chain_time_summary"]
 
 
 def _median_seconds(func: Callable[[], object], rounds: int, number: int = 1) -> float:
@@ -92,6 +93,54 @@ def _chain_rows(rounds: int) -> List[Dict]:
     return rows
 
 
+def time_chain_decisions(decisions, threads: int) -> List[float]:
+    """Seconds to enumerate each whole chain of ``decisions`` (suite entries
+    with ``code``, ``seat``, ``first``, ``outcomes``), each count checked."""
+    seconds = []
+    for entry in decisions:
+        start = time.perf_counter()
+        outcomes = len(gulbara.chain_ends(entry.code, entry.seat, entry.first, threads=threads))
+        seconds.append(time.perf_counter() - start)
+        if outcomes != entry.outcomes:
+            raise AssertionError(f"chain from {entry.code} ({entry.seat}, {entry.first}): "
+                                 f"{outcomes} outcomes, expected {entry.outcomes}")
+    return seconds
+
+
+def chain_time_summary(decisions, seconds: List[float]) -> Dict:
+    """Mean, median and worst time (ms), and ns per distinct outcome over the
+    chains with more than 10,000 outcomes."""
+    big = [(entry.outcomes, t) for entry, t in zip(decisions, seconds) if entry.outcomes > 10_000]
+    return dict(mean_ms=statistics.mean(seconds) * 1e3, median_ms=statistics.median(seconds) * 1e3,
+                worst_ms=max(seconds) * 1e3, big=len(big),
+                ns_per_outcome=(sum(t for _, t in big) / sum(n for n, _ in big) * 1e9
+                                if big else None))
+
+
+def _real_chain_rows(limit: int) -> List[Dict]:
+    """The chain decisions met in play (gulbara.suites.REAL_GAME_CHAINS, those
+    of at most ``limit`` outcomes; 0: all), each enumerated once, on one
+    thread and on two."""
+    from gulbara.suites import REAL_GAME_CHAINS
+    chosen = [d for d in REAL_GAME_CHAINS if not limit or d.outcomes <= limit]
+    one = chain_time_summary(chosen, time_chain_decisions(chosen, 1))
+    two = chain_time_summary(chosen, time_chain_decisions(chosen, 2))
+    work = (f"{len(chosen)} chains met in play ({sum(d.outcomes for d in chosen):,} outcomes"
+            f"{'' if not limit else f', those of at most {limit:,}'}); "
+            f"reference column: 1 thread, core: 2 threads")
+    rows = []
+    for key, label in (("mean_ms", "mean ms"), ("median_ms", "median ms"),
+                       ("worst_ms", "worst ms")):
+        rows.append(dict(measure=f"chain, real games, {label}", core=two[key], reference=one[key],
+                         ratio=one[key] / two[key], work=work))
+    if one["ns_per_outcome"] is not None:
+        rows.append(dict(measure="chain, real games, ns per outcome (> 10,000 outcomes)",
+                         core=two["ns_per_outcome"], reference=one["ns_per_outcome"],
+                         ratio=one["ns_per_outcome"] / two["ns_per_outcome"],
+                         work=f"the {one['big']} chains of more than 10,000 outcomes"))
+    return rows
+
+
 def _batch_rows(rounds: int) -> List[Dict]:
     """Stages per second through the batch API: the stage suite repeated to about 10,000 requests."""
     from gulbara.batch import arrays_from_requests, stage_ends_batch
@@ -150,12 +199,13 @@ def _optional_rows(rounds: int) -> List[Dict]:
     return rows
 
 
-def run_benchmarks(rounds: int = 5) -> Dict:
-    """Run every headline measurement; a dict with the environment and the rows."""
+def run_benchmarks(rounds: int = 5, chain_limit: int = 200_000) -> Dict:
+    """Run every headline measurement; a dict with the environment and the rows.
+    ``chain_limit``: the largest real-game chains timed (outcomes; 0: all)."""
     if gulbara.BACKEND_NAME != "core":
         raise RuntimeError("gulbara bench times the compiled core: unset GULBARA_BACKEND")
     rows = (_stage_rows(rounds) + _batch_rows(rounds) + _chain_rows(rounds)
-            + _optional_rows(rounds) + _selfplay_rows(rounds))
+            + _real_chain_rows(chain_limit) + _optional_rows(rounds) + _selfplay_rows(rounds))
     return dict(gulbara=gulbara.__version__, python=platform.python_version(),
                 machine=platform.machine(), cpus=os.cpu_count(), rounds=rounds, rows=rows)
 
@@ -182,6 +232,9 @@ def _format_table(result: Dict) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds per figure (default 5)")
     parser.add_argument("--json", action="store_true", help="print the table as one JSON object")
+    parser.add_argument("--chain-limit", type=int, default=200_000, metavar="N",
+                        help="time the real-game chains of at most N outcomes (default 200,000; "
+                             "0: all of them, several minutes)")
     parser.add_argument("--engine", metavar="CMD",
                         help="instead: time this engine (it speaks the gulbara ends protocol) "
                              "next to gulbara's own gulbara ends, both over a pipe")
@@ -193,7 +246,7 @@ def run(args, stdin=None, stdout=sys.stdout) -> int:
     if getattr(args, "engine", None):
         from gulbara.verify_cli import run_bench_engine
         return run_bench_engine(args, stdout)
-    result = run_benchmarks(args.rounds)
+    result = run_benchmarks(args.rounds, args.chain_limit)
     if args.json:
         print(json.dumps(result), file=stdout)
     else:
