@@ -501,3 +501,27 @@ def test_ctrl_c_stops_a_long_chain_promptly(kind, threads):
     assert word == "interrupted", done.stdout
     assert float(seconds) < 1.0, done.stdout
     assert lines[1] == "after 44"
+
+
+def test_the_reference_backend_stands_in_for_every_chain_call():
+    """GULBARA_BACKEND=reference serves chain_ends, the streams, the count and
+    the best K without the compiled core, with the core's outcomes."""
+    import json
+    import os
+    import subprocess
+    import sys
+    child = ("import gulbara, json; c = gulbara.chain_ends(gulbara.START_CODE, 0, 5); "
+             "print(json.dumps([sorted(c.codes()), gulbara.BACKEND_NAME, "
+             "gulbara.chain_count(gulbara.START_CODE, 0, 5), "
+             "[len(x) for x in gulbara.chain_ends_iter(gulbara.START_CODE, 0, 5, chunk=20)], "
+             "gulbara.chain_best(gulbara.START_CODE, 0, 5, k=1)[0].score, "
+             "sorted(gulbara.remainder_ends(gulbara.START_CODE, 1, [[5, 5]]).codes())]))")
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                          env=dict(os.environ, GULBARA_BACKEND="reference"), timeout=120)
+    assert done.returncode == 0, done.stderr
+    codes, name, count, chunks, best, remainder = json.loads(done.stdout)
+    core = chain_ends(gulbara.START_CODE, 0, 5)
+    assert name == "reference" and codes == sorted(core.codes()) and count == len(core) == 44
+    assert chunks == [20, 20, 4]
+    assert best == gulbara.chain_best(gulbara.START_CODE, 0, 5, k=1)[0].score
+    assert remainder == sorted(remainder_ends(gulbara.START_CODE, 1, [[5, 5]]).codes())
