@@ -27,6 +27,7 @@ in full (0..6) into a histogram.
 
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
+from cpython.exc cimport PyErr_CheckSignals
 
 from gulbara._bits cimport bit_length, popcount
 from gulbara._masks cimport rotate12
@@ -494,6 +495,7 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
                 if ev is not None and ev.error is not None:
                     raise ev.error
                 raise MemoryError("a stage overflowed the self-play buffer")
+            PyErr_CheckSignals()               # Ctrl-C between games (the GIL is held here)
             if trace:
                 pairs = np.array(<int32_t[:tr.n]>tr.data if tr.n else [], dtype=np.int32)
                 traces.append((pairs.reshape(-1, 2), state_code(&s)))
