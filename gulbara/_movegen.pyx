@@ -1281,6 +1281,16 @@ cdef class Ends(EndSet):
     def __repr__(self):
         return f"<Ends seat={self.seat_} dice={self.dice_} playable_dice={self.playable} n={self.n}>"
 
+    def __reduce__(self):
+        # pickled as its stage, enumerated again when loaded
+        return (stage_ends, (format_code(&self.base), self.seat_, self.dice_))
+
+    def __copy__(self):
+        return self                         # immutable
+
+    def __deepcopy__(self, memo):
+        return self
+
 
 # ---------------------------------------------------------------------------
 # Whole chains and remainders (RULES §4.3-4.4, §5)

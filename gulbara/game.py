@@ -239,6 +239,20 @@ class DiceStream:
         return other
 
 
+#: Tied opening pairs in a row after which an automatic opening gives up (RULES §6): the
+#: chance of 1,000 ties from fair dice is 6**-1000, so only a broken draw function gets there.
+MAX_OPENING_TIES = 1000
+
+
+def _draw_name(stream: "DiceStream") -> str:
+    """How an error names the source of a stream's dice."""
+    draw = stream._draw
+    if draw is None:
+        return f"the generator seeded {stream.seed}"
+    name = getattr(draw, "__qualname__", None) or type(draw).__name__
+    return f"the draw function {name}"
+
+
 def _check_die(value, what: str) -> int:
     return checked_int(value, what, 1, 6, InvalidDiceError)
 
@@ -367,14 +381,11 @@ class Game:
 
         The dice stream is copied (a caller's ``draw`` function is shared).
         ``auto_roll`` switches the copy's rolling mode; ``copy(auto_roll=False)``
-        is what :func:`gulbara.perft.perft` works on.
+        is what :func:`gulbara.perft.perft` works on. ``copy.copy(game)`` is
+        ``game.copy()``; ``copy.deepcopy`` and ``pickle`` work too (the legal
+        plays are not kept: they are worked out again when asked for).
         """
-        game = Game.__new__(Game)
-        game.__dict__.update(self.__dict__)
-        game._stream = self._stream.copy() if self._stream is not None else None
-        game._log = list(self._log)
-        game._history = list(self._history)
-        game._ends = None
+        game = self._copy_on(self._stream.copy() if self._stream is not None else None)
         if auto_roll is not None:
             game._auto = bool(auto_roll)
             if game._auto:
@@ -382,6 +393,27 @@ class Game:
                     game._stream = DiceStream()
                 game._advance()
         return game
+
+    def _copy_on(self, stream: Optional[DiceStream]) -> "Game":
+        """A copy of the game drawing from ``stream`` (a Match's games share one)."""
+        game = Game.__new__(Game)
+        game.__dict__.update(self.__dict__)
+        game._stream = stream
+        game._log = list(self._log)
+        game._history = list(self._history)
+        game._ends = None
+        return game
+
+    def __copy__(self) -> "Game":
+        return self.copy()
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_ends"] = None                   # a cache, rebuilt when asked for
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
 
     # -- reading the state ---------------------------------------------------
 
@@ -933,6 +965,7 @@ class Game:
         if not self._auto:
             return
         stream = self._stream
+        ties = 0
         while self._phase in (_OPENING, _ROLL):
             mark = stream.position                  # a failing draw leaves the game as it was
             try:
@@ -940,6 +973,12 @@ class Game:
             except BaseException:
                 stream.position = mark
                 raise
+            if self._phase == _OPENING:             # a tie: rolled again (RULES §6)
+                ties += 1
+                if ties >= MAX_OPENING_TIES:
+                    raise GulBaraError(
+                        f"{_draw_name(stream)} gave {ties:,} tied opening pairs in a row "
+                        "(RULES §6): it cannot start a game")
 
     def _auto_roll_once(self, stream: DiceStream) -> None:
         """Draw and apply one opening pair or one roll (RULES §6, §4)."""
@@ -1000,6 +1039,19 @@ class Match:
 
     def _new_game(self) -> None:
         self._games.append(Game(self._rules, auto_roll=self._auto, _stream=self._stream))
+
+    def copy(self) -> "Match":
+        """An independent copy of the match: its games and their one dice stream (a
+        caller's ``draw`` function is shared). ``copy.copy(match)`` is ``match.copy()``;
+        ``copy.deepcopy`` and ``pickle`` work too."""
+        other = Match.__new__(Match)
+        other.__dict__.update(self.__dict__)
+        other._stream = self._stream.copy() if self._stream is not None else None
+        other._games = [game._copy_on(other._stream) for game in self._games]
+        return other
+
+    def __copy__(self) -> "Match":
+        return self.copy()
 
     # -- reading -------------------------------------------------------------
 

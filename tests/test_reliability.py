@@ -142,3 +142,140 @@ def test_fault04_ctrl_c_stops_long_calls(name):
     assert perft(Game.new_perft_root(), 2) == 1576
     assert stage_ends_batch(*arrays_from_requests([(START, 0, (6, 5))])).n_ends == 2
     assert play_games(10, "first", seed=1, workers=1).games == 10
+
+
+# ---------------------------------------------------------------------------
+# 2. A draw function that only ties the opening
+# ---------------------------------------------------------------------------
+
+
+def test_fault02_endless_opening_ties_raise():
+    with pytest.raises(GulBaraError, match="draw function .*lambda.* tied opening pairs"):
+        Game(draw=lambda: 0)
+    with pytest.raises(GulBaraError, match="draw function"):
+        Match(draw=lambda: 3)
+    game = Game(auto_roll=False)                    # explicit ties are the caller's own
+    for _ in range(1500):
+        assert game.roll_opening(2, 2) is None
+
+
+# ---------------------------------------------------------------------------
+# 5. Copies share nothing
+# ---------------------------------------------------------------------------
+
+
+def test_fault05_copy_copy_is_independent():
+    game = Game(seed=5)
+    shallow = copy.copy(game)
+    shallow.play(shallow.legal_plays()[0])
+    shallow.play(shallow.legal_plays()[0])
+    assert game.plays == [] and len(shallow.plays) == 2
+    state = game.state_code()
+    game.play(game.legal_plays()[-1])
+    game.undo()
+    assert game.state_code() == state
+    with pytest.raises(IndexError):
+        game.undo()
+    match = Match(seed=5)
+    other = copy.copy(match)
+    other.play(other.legal_plays()[0])
+    assert match.game.plays == [] and len(other.game.plays) == 1
+    assert other.game._stream is other._stream and match.game._stream is match._stream
+
+
+# ---------------------------------------------------------------------------
+# 6. Pickling and deep copies
+# ---------------------------------------------------------------------------
+
+
+def _round_trips(obj):
+    return [pickle.loads(pickle.dumps(obj)), copy.deepcopy(obj)]
+
+
+def test_fault06_game_match_and_stage_ends_pickle():
+    game = Game(seed=11)
+    for _ in range(6):
+        game.play(game.legal_plays()[-1])
+    plays = list(game.legal_plays())
+    for again in _round_trips(game):
+        assert again.state_code() == game.state_code()
+        assert list(again.legal_plays()) == plays
+        assert again.plays == game.plays
+        again.undo()                                 # the history came along
+        assert again.state_code() != game.state_code()
+    match = Match(seed=2)
+    match.legal_plays()
+    for again in _round_trips(match):
+        assert again.game.state_code() == match.game.state_code()
+        assert list(again.legal_plays()) == list(match.legal_plays())
+        assert again.game._stream is again._stream
+    ends = gulbara.Position.from_code(START).stage_ends(1, (3, 3, 3, 3))
+    for again in _round_trips(ends):
+        assert again.dice == ends.dice and again.seat == 1
+        assert [again.code(i) for i in range(len(again))] == [ends.code(i)
+                                                             for i in range(len(ends))]
+    stage = game.legal_plays()
+    for again in _round_trips(stage):
+        assert list(again) == list(stage) and again.playable_dice == stage.playable_dice
+
+
+def test_fault06_environments_pickle_after_reset():
+    gymnasium_env = pytest.importorskip("gulbara.envs.gymnasium")
+    pettingzoo_env = pytest.importorskip("gulbara.envs.pettingzoo")
+    env = gymnasium_env.GulBaraEnv("greedy")
+    obs, info = env.reset(seed=24)
+    env.step(143)                                    # mid-stage: one step of 6-4 taken
+    for again in _round_trips(env):
+        assert again.game.state_code() == env.game.state_code()
+        _, _, _, _, info2 = again.step(141)
+        assert again.game.state_code() != env.game.state_code()
+    aec = pettingzoo_env.env()
+    aec.reset(seed=24)
+    aec.step(143)
+    for again in _round_trips(aec):
+        assert again.unwrapped.game.state_code() == aec.unwrapped.game.state_code()
+        assert np.array_equal(again.observe("white")["action_mask"],
+                              aec.observe("white")["action_mask"])
+
+
+# ---------------------------------------------------------------------------
+# 8. The Gymnasium environment and a failing opponent
+# ---------------------------------------------------------------------------
+
+
+def test_fault08_failing_opponent_leaves_the_env_consistent():
+    gymnasium_env = pytest.importorskip("gulbara.envs.gymnasium")
+
+    class Flaky:
+        fail = True
+
+        def choose(self, game):
+            if self.fail:
+                raise RuntimeError("the bot broke")
+            return game.legal_plays()[0]
+
+    bot = Flaky()
+    env = gymnasium_env.GulBaraEnv(bot)
+    env.reset(seed=24)                               # White (the agent) to play 6-4
+    state = env.game.state_code()
+    env.step(143)
+    with pytest.raises(RuntimeError, match="the bot broke"):
+        env.step(141)                                # completes the stage: the bot fails
+    assert env.game.state_code() == state            # as before the failed step
+    assert env.game.decision.seat == 0
+    bot.fail = False
+    env.step(141)
+    assert env.game.to_move == 0 or env.game.is_over()
+    env.reset(seed=3)
+    assert env.game.decision.seat == env.seat
+
+
+def test_fault08_step_refuses_when_the_agent_is_not_to_act():
+    gymnasium_env = pytest.importorskip("gulbara.envs.gymnasium")
+    env = gymnasium_env.GulBaraEnv("first")
+    env.reset(seed=24)
+    env._driver = type(env._driver)(Game.from_state_code(
+        "G:,,,,,,,,,,,-15,,1,,,,,,,,,,14|0,0|0,0 next=play:B stage=5-2 roll=5-2 rolls=1,1 "
+        "stuck=0"))
+    with pytest.raises(GulBaraError, match="no step to take"):
+        env.step(0)
