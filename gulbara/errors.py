@@ -24,7 +24,29 @@ __all__ = [
     "OutputBufferError",
     "InvalidPolicyError",
     "checked_int",
+    "shown",
 ]
+
+#: Longest echo of an input in a message (longer ones are cut, ``...`` marking the cut).
+SHOWN_LIMIT = 120
+
+
+def shown(value, limit: int = SHOWN_LIMIT) -> str:
+    """``repr(value)`` for an error message, cut to about ``limit`` characters.
+
+    >>> shown("x" * 500)[:8], len(shown("x" * 500))
+    ("'xxxxxxx", 122)
+    >>> shown(10**5000)
+    'an int of about 5,001 digits'
+    """
+    if isinstance(value, str) and len(value) > limit:
+        return repr(value[:limit - 3]) + "..."
+    if isinstance(value, int) and value.bit_length() > 4 * limit:
+        digits = int(abs(value).bit_length() * 0.30102999566398120) + 1
+        return f"an int of about {digits:,} digits"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
 
 
 class GulBaraError(ValueError):

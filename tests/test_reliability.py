@@ -279,3 +279,61 @@ def test_fault08_step_refuses_when_the_agent_is_not_to_act():
         "stuck=0"))
     with pytest.raises(GulBaraError, match="no step to take"):
         env.step(0)
+
+
+# ---------------------------------------------------------------------------
+# 10. State codes: every field bounded and checked
+# ---------------------------------------------------------------------------
+
+REMAINDER = (f"{START} next=remainder:B stage=5-5 index=0 then=6x4 roll=4-4 roller=W "
+             "rolls=5,4 stuck=0")
+REMAINDER_2 = REMAINDER.replace("stage=5-5 index=0", "stage=5-5-5-5 index=1")
+WON = "G:,,,,,,,,,,,-5,,,,,,,,,,,,|0,0|15,10 next=over result=W:1:single rolls=24,24 stuck=0"
+MARS = "G:,,,,,,,,,,,-15,,,,,,,,,,,,|0,0|15,0 next=over result=W:2:mars rolls=24,24 stuck=0"
+
+
+@pytest.mark.parametrize("code", [
+    f"{START} next=roll:W rolls=2147483647,0 stuck=0",
+    f"{START} next=roll:W rolls={2**31},0 stuck=0",
+    f"{START} next=roll:W rolls={10**30},0 stuck=0",
+    f"{START} next=roll:W rolls=10,10 stuck=500",
+    f"{START} next=roll:W rolls=10,10 stuck=100",
+    f"{START} next=chain:W stage=4-4-4-4 index=1,99 roll=3-3 rolls=5,4 stuck=0",
+    f"{START} next=chain:W stage=4-4-4-4 index=1 roll=3-3 rolls=1,1 stuck=0",   # exempt
+    f"{START} next=play:W stage=3-3-3-3 roll=3-3 rolls=5,4 stuck=0",   # escalates
+    REMAINDER.replace("index=0", "index=99"),
+    REMAINDER.replace("index=0", "index=1"),         # a later stage holds four dice
+    REMAINDER_2.replace("index=1", "index=2"),       # would have begun below the double
+    REMAINDER.replace("then=6x4", "then=6x2"),
+    f"{START} next=roll:W rolls=\u0661,\u0660 stuck=0",
+    f"{START} next=roll:W rolls=1_0,0 stuck=0",
+    f"{START} next=roll:W rolls=+1,0 stuck=0",
+    f"{START} next=opening rolls=1,0 stuck=0",
+    WON.replace("result=W:1:single", "result=W:2:mars"),
+    MARS.replace("W:2:mars", "W:1:single"),
+    "G:,,,,,,,,,,,,,,,,,,,,,,,|0,0|15,15 next=over result=W:1:single rolls=9,9 stuck=0",
+    f"{START} next=over result=draw rolls=50,50 stuck=3",
+])
+def test_fault10_out_of_range_state_codes_are_refused(code):
+    with pytest.raises(gulbara.GameStateError):
+        Game.from_state_code(code)
+
+
+def test_fault10_accepted_codes_agree_native_and_python():
+    from gulbara.perft import perft_python
+    from gulbara.rules import Rules
+    codes = [REMAINDER, REMAINDER_2, WON, MARS,
+             f"{START} next=roll:B rolls=999999999,999999999 stuck=0",
+             f"{START} next=chain:W stage=4-4-4-4 index=1 roll=3-3 rolls=5,4 stuck=0"]
+    for code in codes:
+        game = Game.from_state_code(code)
+        assert game.state_code() == code
+        assert perft(game, 2) == perft_python(game, 2)
+    lost = Rules(remainder="lost")
+    with pytest.raises(gulbara.GameStateError, match="no remainder"):
+        Game.from_state_code(REMAINDER, lost)
+    no_mars = Rules(mars=False)
+    single = MARS.replace("W:2:mars", "W:1:single")
+    assert Game.from_state_code(single, no_mars).result().kind == "single"
+    draw = f"{START} next=over result=draw rolls=50,50 stuck=100"
+    assert Game.from_state_code(draw).result().winner is None
