@@ -200,8 +200,8 @@ class DiceStream:
             raise TypeError(f"draw must be a callable returning 0..5, not {type(draw).__name__}")
         if draw is None and seed is None:
             seed = random.SystemRandom().randrange(2**63)
-        if seed is not None:
-            seed = operator.index(seed)
+        if seed is not None:                    # the rule of gulbara.selfplay's seeds too
+            seed = checked_int(seed, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
         self.seed = seed
         self._draw = draw
         self._rng = random.Random(seed) if draw is None else None

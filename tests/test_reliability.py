@@ -337,3 +337,55 @@ def test_fault10_accepted_codes_agree_native_and_python():
     assert Game.from_state_code(single, no_mars).result().kind == "single"
     draw = f"{START} next=over result=draw rolls=50,50 stuck=100"
     assert Game.from_state_code(draw).result().winner is None
+
+
+# ---------------------------------------------------------------------------
+# 11. Records: RecordError for every malformed record
+# ---------------------------------------------------------------------------
+
+
+def _record_json(obj):
+    import json
+    from gulbara.record import write_record
+    return json.loads(write_record(obj, "json"))
+
+
+def test_fault11_malformed_records_raise_record_error():
+    import json
+    from gulbara.record import read_record, write_record
+    game = Game(seed=4)
+    for _ in range(8):
+        game.play(game.legal_plays()[0])
+    match = Match(target=1, seed=4)
+    match.play(match.legal_plays()[0])
+    data, match_data = _record_json(game), _record_json(match)
+    broken = []
+    for key in ("rolls", "openings", "rules", "dice", "convention"):
+        broken.append({k: v for k, v in data.items() if k != key})
+    broken.append({k: v for k, v in match_data.items() if k != "games"})
+    broken.append({**data, "dice": {"mode": "seed"}})
+    broken.append({**data, "dice": {"mode": "seed", "seed": "abc"}})
+    broken.append({**data, "dice": {"mode": "seed", "seed": 10**5000}})
+    broken.append({**data, "dice": {"mode": "seed", "seed": -5}})
+    broken.append({**data, "rolls": [data["rolls"][0]["stages"]]})
+    broken.append({**data, "rolls": [{**data["rolls"][0], "stages": [[]]}]})
+    broken.append({**data, "openings": [[6]]})
+    broken.append({**data, "rules": [1, 2]})
+    broken.append({**data, "rules": {1: 2}})
+    broken.append({**match_data, "games": [{}]})
+    broken.append({**match_data, "target": "3"})
+    for record in broken:
+        with pytest.raises(gulbara.RecordError):
+            read_record(record)
+        if record.get("dice", {}).get("seed") != 10**5000:
+            with pytest.raises(gulbara.RecordError):
+                read_record(json.dumps(record))
+    with pytest.raises(gulbara.RecordError, match="nested too deeply"):
+        read_record('{"a":' + "[" * 50_000 + "]" * 50_000 + "}")
+    text = write_record(game)
+    assert "Dice: seed 4" in text
+    for bad in ("Dice: seed " + "7" * 5000, "Dice: seed -5", "Dice: seed \u0661"):
+        with pytest.raises(gulbara.RecordError) as info:
+            read_record(text.replace("Dice: seed 4", bad))
+        assert len(str(info.value)) < 400
+    assert read_record(text).state_code() == game.state_code()
