@@ -579,9 +579,9 @@ class Game:
             if chosen is None:
                 legal = ", ".join(repr(str(p)) for p in ends[:12])
                 more = "" if len(ends) <= 12 else f" ... ({len(ends)} in all)"
-                shown = str(play) if isinstance(play, Play) else repr(play)
+                what = str(play) if isinstance(play, Play) else shown(play)
                 raise IllegalPlayError(
-                    f"{shown} is not a legal play of {'-'.join(map(str, ends.dice))} for "
+                    f"{what} is not a legal play of {'-'.join(map(str, ends.dice))} for "
                     f"{SEAT_NAMES[self._seat]}; legal: {legal}{more}")
         depth = len(self._history)
         try:
@@ -1068,8 +1068,7 @@ class Match:
             raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
         if target is None:
             target = rules.match_target
-        if isinstance(target, bool) or not isinstance(target, int) or target < 1:
-            raise GulBaraError(f"a match target must be an int >= 1, got {target!r}")
+        target = checked_int(target, "a match target", 1, type_error=GulBaraError)
         self._rules = rules
         self._target = target
         self._auto = bool(auto_roll)

@@ -67,6 +67,8 @@ POLICIES = ("random", "first", "greedy")
 
 #: Games per task: work is split by game index in blocks of this size, never by timing.
 CHUNK_GAMES = 2000
+#: The most games one call plays (its rows alone take 72 bytes a game).
+MAX_GAMES = 10**9
 
 _Z95 = 1.959963984540054
 _MASK64 = (1 << 64) - 1
@@ -640,7 +642,7 @@ def _check_backend(backend: str, workers) -> Tuple[str, int]:
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
     if workers is None:
         workers = os.cpu_count() or 1
-    workers = _check_count(workers, "workers")
+    workers = checked_int(workers, "workers", 1, 4096)
     if backend == "ray":
         try:
             import ray  # noqa: F401
@@ -673,7 +675,7 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
     (counted ``unfinished``) after that many rolls. ``progress(done, n)`` is
     called as blocks of games finish.
     """
-    n = _check_count(n, "n")
+    n = checked_int(n, "n", 1, MAX_GAMES, bounds=f"1 .. {MAX_GAMES:,}")
     seed = _check_seed(seed)
     max_rolls = _check_count(max_rolls, "max_rolls")
     if max_rolls > 1_000_000:
@@ -752,7 +754,7 @@ def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = "ran
     True
     """
     seed = _check_seed(seed)
-    index = _check_count(index, "index", 0)
+    index = checked_int(index, "index", 0, _MASK64, bounds="0 .. 2**64 - 1")
     codes, evaluator, names = _policy_pair(policy)
     if start is None:
         game = Game(rules, auto_roll=False)
@@ -796,7 +798,7 @@ def opening_table(games_per_roll: int, policy: Union[Policy, Sequence[Policy]] =
     ``[((a, b), RolloutResult), ...]``; the starter is White, so its win rate
     is ``result.win_probability[0]``.
     """
-    games_per_roll = _check_count(games_per_roll, "games_per_roll")
+    games_per_roll = checked_int(games_per_roll, "games_per_roll", 1, MAX_GAMES // 15)
     table = []
     total = games_per_roll * len(OPENING_ROLLS)
     for i, (a, b) in enumerate(OPENING_ROLLS):

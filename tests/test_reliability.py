@@ -389,3 +389,131 @@ def test_fault11_malformed_records_raise_record_error():
             read_record(text.replace("Dice: seed 4", bad))
         assert len(str(info.value)) < 400
     assert read_record(text).state_code() == game.state_code()
+
+
+# ---------------------------------------------------------------------------
+# 7. Evaluators get arrays of their own
+# ---------------------------------------------------------------------------
+
+
+def test_fault07_evaluator_features_are_not_reused():
+    kept, copies = [], []
+
+    def keeper(features):
+        kept.append(features)
+        copies.append(features.copy())
+        return features[:, 0] - features[:, 100]
+
+    play_games(3, keeper, seed=4, workers=1)
+    assert len(kept) > 60
+    assert len({id(f) for f in kept}) == len(kept)
+    for features, snapshot in zip(kept, copies):
+        assert np.array_equal(features, snapshot)
+
+
+# ---------------------------------------------------------------------------
+# 12. Clear errors
+# ---------------------------------------------------------------------------
+
+
+def test_fault12_messages_cut_echoed_input():
+    from gulbara.cli import answer_request
+    import json
+    for call in (lambda: Game.from_state_code(START + " next=" + "x" * 10_000_000),
+                 lambda: Game.from_state_code("G:" + "9" * 1_000_000),
+                 lambda: gulbara.parse_notation("24/18" + "x" * 1_000_000),
+                 lambda: Game(seed=1).play("24/1" + " 13/7" * 200_000),
+                 lambda: Game(seed=1).play([(24, 1)] * 100_000)):
+        with pytest.raises(GulBaraError) as info:
+            call()
+        assert len(str(info.value)) < 1000
+    line = answer_request(json.dumps({"position": START, "seat": 0, "dice": [1] * 2_000_000}))
+    assert len(line) < 1000 and "error" in json.loads(line)
+
+
+def test_fault12_huge_ints_as_seats_and_dice():
+    huge = 10**5000
+    position = gulbara.Position.from_code(START)
+    with pytest.raises(gulbara.InvalidSeatError):
+        position.stage_ends(huge, (6, 5))
+    with pytest.raises(gulbara.InvalidDiceError):
+        position.stage_ends(0, (huge, 5))
+    with pytest.raises(gulbara.InvalidSeatError):
+        gulbara.Board(turn=huge)
+    with pytest.raises(gulbara.InvalidDiceError):
+        Game(auto_roll=False).roll(huge, 1)
+    with pytest.raises(GulBaraError):
+        Game(seed=huge)
+    with pytest.raises(GulBaraError):
+        play_games(huge, "first")
+
+
+def test_fault12_any_integer_type_no_bools():
+    from gulbara.rules import Rules
+    assert gulbara.Board(turn=np.int64(1)).turn == 1
+    assert perft(Game.new_perft_root(), np.int64(2)) == 1576
+    assert perft(Game.new_perft_root(), np.uint8(1), engine="python") == 30
+    assert Rules(stuck_limit=np.int32(7)).stuck_limit == 7
+    assert type(Rules(exempt_rolls=np.int16(2)).exempt_rolls) is int
+    assert Match(target=np.int64(2), seed=1).target == 2
+    with pytest.raises(TypeError):
+        perft(Game.new_perft_root(), True)
+    with pytest.raises(TypeError):
+        gulbara.Board(turn=True)
+    with pytest.raises(GulBaraError):
+        Match(target=True)
+    with pytest.raises(GulBaraError):
+        Rules(stuck_limit=np.bool_(True))
+
+
+def test_fault12_indexing_and_cli_depth():
+    import contextlib
+    import io
+    from gulbara.cli import main
+    ends = Game(seed=1).legal_plays()
+    for index in ("a", 1.5, None):
+        with pytest.raises(TypeError, match="indexed by an int"):
+            ends[index]
+    assert ends[np.int64(0)] == ends[0]
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        assert main(["perft", "99"]) == 2
+        assert main(["perft", "-1"]) == 2
+    assert "Traceback" not in err.getvalue() and "0..64, got 99" in err.getvalue()
+
+
+def test_fault12_unpicklable_worker_error_names_the_cause():
+    class LocalError(Exception):
+        pass
+
+    def broken(features):
+        raise LocalError("the network is down")
+
+    with pytest.raises(RuntimeError, match="LocalError: the network is down"):
+        play_games(2 * CHUNK_GAMES + 1, broken, seed=1, workers=2)
+    assert multiprocessing.active_children() == []
+
+    def picklable(features):
+        raise KeyError("gone")
+
+    with pytest.raises(KeyError, match="gone"):
+        play_games(2 * CHUNK_GAMES + 1, picklable, seed=1, workers=2)
+
+
+def test_fault12_one_rule_for_scores_and_seeds():
+    from gulbara.search import expectimax
+    from gulbara.selfplay import replay
+    game = Game(seed=3)
+    for bad in (lambda f: np.full(len(f), np.inf), lambda f: np.zeros(len(f)) + 1j,
+                lambda f: np.full(len(f), np.nan)):
+        with pytest.raises(GulBaraError):
+            play_games(3, bad, seed=1, workers=1)
+        with pytest.raises(GulBaraError):
+            expectimax(game, 1, evaluate=bad)
+    with pytest.raises(GulBaraError):
+        Game(seed=-5)
+    with pytest.raises(GulBaraError):
+        play_games(3, "first", seed=-5)
+    with pytest.raises(GulBaraError):
+        replay(-5, 0)
+    assert Game(seed=2**64 - 1).seed == 2**64 - 1
