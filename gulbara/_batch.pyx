@@ -5,10 +5,13 @@ The Python API is ``gulbara.batch``; this module is its compiled loop. One
 call reads numpy arrays (typed memoryviews) and, with the GIL released, checks
 each row, enumerates its stage with ``stage_generate`` of the ``_movegen.pxd``
 contract into a small scratch that stays in cache, and decodes the ends
-straight into the output arrays. Those are numpy arrays sized from the
-ends-per-stage of earlier calls; if they fill up, the loop stops, they grow
-(with the GIL, ``ndarray.resize``: a ``realloc``) and the loop goes on; at the
-end they are cut to the exact size the same way.
+straight into the output arrays. Those are numpy arrays sized for this call
+alone (nothing is shared between calls or threads): they start small, and
+when they fill up the loop stops, they grow (with the GIL, ``ndarray.resize``:
+a ``realloc``) to the need projected from the rows done so far, at most
+twice their size and never beyond what the rows left can hold, and the loop
+goes on; at the end they are cut to the exact size the same way. The loop
+looks for a pending Ctrl-C every few thousand ends (``_interrupt.pxd``).
 
 Layout (N requests, M ends in all; request ``i`` owns ends
 ``offsets[i]:offsets[i + 1]``, in canonical order, RULES §3.8):
@@ -39,6 +42,7 @@ from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONT
 from gulbara._types cimport Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS, MAX_STAGE_DICE
 from gulbara._movegen cimport stage_generate_key
 from gulbara._rows cimport read_board, BAD_SEAT, BAD_POINT, BAD_OFF, BAD_TOTAL
+from gulbara._interrupt cimport Interrupt, interrupt_init, interrupted, interrupt_raise
 
 import numpy as np
 
@@ -64,10 +68,11 @@ cdef enum:
     SMALL_SCRATCH = 1024
     SCRATCH = 17600
     MIN_CAPACITY = 64
+    FIRST_CAPACITY = 65536   # at most this many ends at first: the arrays grow as needed
+    FIRST_PER_ROW = 4
     NO_MEMORY = 10       # a scratch could not grow (with the BAD_* codes)
-
-# Output capacity of the next call: N x this, from the ends per stage seen last.
-cdef double _ends_per_stage = 16.0
+    INTERRUPTED = 11     # a signal handler raised (Ctrl-C): stop
+    CHECK_EVERY = 16384  # ends written between two looks at pending signals
 
 
 # ---------------------------------------------------------------------------
@@ -370,8 +375,9 @@ cdef inline void write_ends(Out* o, const StageEnd* ends, int n, const Row* info
 cdef int run_rows(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_off,
                   bint derive_off, const uint8_t[::1] seats, const uint8_t[:, ::1] dice,
                   Out* o, Loop* s, int32_t* counts, uint8_t* playable,
-                  int64_t* offsets) noexcept nogil:
-    """Go on with the batch from row ``s.row``; 0 when done, else a BAD_* code or FULL."""
+                  int64_t* offsets, Interrupt* intr) noexcept nogil:
+    """Go on with the batch from row ``s.row``; 0 when done, else a BAD_* code, FULL or
+    INTERRUPTED."""
     cdef Py_ssize_t i, n = boards.shape[0]
     cdef Pos p
     cdef Key96 key
@@ -431,7 +437,24 @@ cdef int run_rows(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_off,
         offsets[i + 1] = o.size
         s.pending = 0
         s.row += 1
+        if interrupted(intr, s.n_ends + 1):
+            return INTERRUPTED
     return 0
+
+
+cdef Py_ssize_t next_capacity(Py_ssize_t capacity, Py_ssize_t size, Py_ssize_t pending,
+                              Py_ssize_t done, Py_ssize_t n):
+    """The output capacity after it filled up with ``done`` of ``n`` rows written and
+    ``pending`` ends of the next row to write: at least what that row needs, at most
+    twice the capacity (or what the rows left can hold), aimed at this call's need as
+    projected from its own rows done."""
+    cdef Py_ssize_t need = size + pending, left = n - done - 1
+    cdef Py_ssize_t want = 2 * capacity, projected
+    if done > 0:
+        projected = need + <Py_ssize_t>(left * (size / <double>done) * 1.1) + MIN_CAPACITY
+        if projected < want:
+            want = max(projected, capacity + capacity // 4)
+    return max(need, min(want, need + left * SCRATCH))
 
 
 cdef void* data_of(object array) except NULL:
@@ -494,7 +517,6 @@ def stage_ends_batch(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_of
     ``PROBLEMS``); ``end_steps`` and ``end_n_steps`` are ``None`` unless
     ``with_steps``.
     """
-    global _ends_per_stage
     cdef Py_ssize_t n = boards.shape[0]
     if boards.shape[1] != N_POINTS:
         raise ValueError(
@@ -512,10 +534,12 @@ def stage_ends_batch(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_of
     cdef int32_t[::1] counts = counts_arr
     cdef uint8_t[::1] playable = playable_arr
     cdef int64_t[::1] offsets = offsets_arr
-    cdef Outputs outputs = Outputs(max(MIN_CAPACITY, <Py_ssize_t>(n * _ends_per_stage * 1.1)),
+    cdef Outputs outputs = Outputs(max(MIN_CAPACITY, min(n * FIRST_PER_ROW, FIRST_CAPACITY)),
                                    with_steps)
     cdef Loop state
     cdef int status
+    cdef Interrupt intr
+    interrupt_init(&intr, CHECK_EVERY)
     memset(&state, 0, sizeof(Loop))
     offsets[0] = 0
     state.scratch = <StageEnd*>malloc(SMALL_SCRATCH * sizeof(StageEnd))
@@ -527,12 +551,14 @@ def stage_ends_batch(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_of
             with nogil:
                 status = run_rows(boards, borne_off, derive_off, seats, dice, &outputs.out,
                                   &state, &counts[0] if n else NULL,
-                                  &playable[0] if n else NULL, &offsets[0])
+                                  &playable[0] if n else NULL, &offsets[0], &intr)
             if status != FULL:
                 break
-            outputs.resize(max(2 * outputs.out.capacity, outputs.out.size + state.n_ends))
+            outputs.resize(next_capacity(outputs.out.capacity, outputs.out.size, state.n_ends,
+                                         state.row, n))
     finally:
         free(state.scratch)
+    interrupt_raise(&intr)
     if status == NO_MEMORY:
         raise MemoryError(f"out of memory at row {state.row} of the batch")
     if status:
@@ -540,8 +566,6 @@ def stage_ends_batch(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_of
     m = outputs.out.size
     if m != outputs.out.capacity:
         outputs.resize(m)
-    if n >= 64:
-        _ends_per_stage = max(1.0, m / <double>n)
     arrays = outputs.arrays + [None, None]
     return (None, counts_arr, playable_arr, offsets_arr, arrays[0], arrays[1], arrays[3],
             arrays[4], arrays[2])

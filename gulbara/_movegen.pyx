@@ -27,7 +27,7 @@ from gulbara._types cimport (Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS,
 from operator import index as _index
 
 from gulbara.errors import (GulBaraError, InvalidPositionError, InvalidSeatError,
-                            InvalidDiceError, IllegalPlayError, EnumerationLimitError)
+                            InvalidDiceError, IllegalPlayError, EnumerationLimitError, shown)
 
 cdef extern from *:
     """
@@ -824,16 +824,16 @@ cdef int check_seat(object seat) except -1:
         value = _index(seat)
         if value == 0 or value == 1:
             return value
-    raise InvalidSeatError(f"seat must be 0 (White) or 1 (Black), got {seat!r}")
+    raise InvalidSeatError(f"seat must be 0 (White) or 1 (Black), got {shown(seat)}")
 
 
 cdef int check_die(object die, object dice) except -1:
     if type(die) is not int:
         if isinstance(die, bool) or not hasattr(type(die), "__index__"):
-            raise TypeError(f"dice must be ints, got {die!r} in {dice!r}")
+            raise TypeError(f"dice must be ints, got {shown(die)} in {shown(dice)}")
         die = _index(die)
     if die < 1 or die > 6:
-        raise InvalidDiceError(f"a die must be 1 to 6, got {die!r} in {list(dice)!r}")
+        raise InvalidDiceError(f"a die must be 1 to 6, got {shown(die)} in {shown(list(dice))}")
     return die
 
 
@@ -847,10 +847,10 @@ cdef int read_dice(object dice, uint8_t* out) except -1:
     n = len(dice)
     for die in dice:
         if type(die) is not int and (isinstance(die, bool) or not hasattr(type(die), "__index__")):
-            raise TypeError(f"dice must be ints, got {die!r} in {list(dice)!r}")
+            raise TypeError(f"dice must be ints, got {shown(die)} in {shown(list(dice))}")
     if n < 1 or n > MAX_STAGE_DICE:
         raise InvalidDiceError(
-            f"a stage is two different dice or one to four equal dice, got {len(dice)} dice: {list(dice)!r}")
+            f"a stage is two different dice or one to four equal dice, got {len(dice)} dice: {shown(list(dice))}")
     for i in range(n):
         out[i] = check_die(dice[i], dice)
     if n == 2 and out[0] < out[1]:
@@ -858,7 +858,7 @@ cdef int read_dice(object dice, uint8_t* out) except -1:
     for i in range(1, n):
         if out[i] != out[0] and n != 2:
             raise InvalidDiceError(
-                f"a stage of {n} dice must have equal dice, got {list(dice)!r}")
+                f"a stage of {n} dice must have equal dice, got {shown(list(dice))}")
     return n
 
 
@@ -978,15 +978,15 @@ cdef object code_error(str code, int err, int where):
             f"a position code has 24 point tokens, got {len(parts[0].split(','))} in {text}")
     if err == E_CHAR:
         token = code[2:].split("|")[0].split(",")[where - 1]
-        return InvalidPositionError(f"point {where} has the bad token {token!r} in {text}")
+        return InvalidPositionError(f"point {where} has the bad token {shown(token)} in {text}")
     if err == E_BOTH:
         token = code[2:].split("|")[0].split(",")[where - 1]
         return InvalidPositionError(
-            f"point {where} holds checkers of both colours ({token!r}) in {text}")
+            f"point {where} holds checkers of both colours ({shown(token)}) in {text}")
     if err == E_COUNT:
         token = code[2:].split("|")[0].split(",")[where - 1]
         return InvalidPositionError(
-            f"point {where} holds more than 15 checkers ({token!r}) in {text}")
+            f"point {where} holds more than 15 checkers ({shown(token)}) in {text}")
     if err == E_BAR:
         return InvalidPositionError(f"the bar must be '0,0' in Gul Bara (no hitting), in {text}")
     if err == E_OFF:
@@ -1008,7 +1008,7 @@ cdef int read_code(object code, Pos* out) except -1:
         s = PyUnicode_AsUTF8AndSize(code, &n)
     except UnicodeError:
         raise InvalidPositionError(
-            f"a position code is ASCII text, got {code[:120]!r}") from None
+            f"a position code is ASCII text, got {shown(code)}") from None
     err = parse_code(s, n, out, &where)
     if err:
         raise code_error(code, err, where)
@@ -1058,13 +1058,13 @@ cdef class Position:
         tokens = []
         for value in points:
             if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-                raise TypeError(f"point counts must be ints, got {value!r}")
+                raise TypeError(f"point counts must be ints, got {shown(value)}")
             value = _index(value)
             tokens.append(str(value) if value else "")
         offs = []
         for value in (off_white, off_black):
             if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-                raise TypeError(f"borne-off counts must be ints, got {value!r}")
+                raise TypeError(f"borne-off counts must be ints, got {shown(value)}")
             offs.append(str(_index(value)))
         return Position.from_code("G:" + ",".join(tokens) + "|0,0|" + ",".join(offs))
 
@@ -1104,20 +1104,20 @@ cdef class Position:
             try:
                 frm_obj, die_obj = step
             except (TypeError, ValueError):
-                raise TypeError(f"a step is a pair (from, die), got {step!r}") from None
+                raise TypeError(f"a step is a pair (from, die), got {shown(step)}") from None
             for value in (frm_obj, die_obj):
                 if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-                    raise TypeError(f"a step is a pair of ints (from, die), got {step!r}")
+                    raise TypeError(f"a step is a pair of ints (from, die), got {shown(step)}")
             frm_obj = _index(frm_obj)
             die_obj = _index(die_obj)
             if not (1 <= frm_obj <= 24 and 1 <= die_obj <= 6):
                 raise IllegalPlayError(
-                    f"step {(frm_obj, die_obj)!r} is out of range (from 1..24, die 1..6)")
+                    f"step {shown((frm_obj, die_obj))} is out of range (from 1..24, die 1..6)")
             frm = frm_obj
             die = die_obj
             if not step_is_legal(&result.pos, s, frm, die):
                 raise IllegalPlayError(
-                    f"step {(frm, die)!r} is illegal for {'White' if s == 0 else 'Black'} "
+                    f"step {shown((frm, die))} is illegal for {'White' if s == 0 else 'Black'} "
                     f"in {format_code(&result.pos)}: {step_problem(&result.pos, s, frm, die)}")
             step_apply(&result.pos, s, frm, die)
         return result
@@ -1280,6 +1280,16 @@ cdef class Ends(EndSet):
 
     def __repr__(self):
         return f"<Ends seat={self.seat_} dice={self.dice_} playable_dice={self.playable} n={self.n}>"
+
+    def __reduce__(self):
+        # pickled as its stage, enumerated again when loaded
+        return (stage_ends, (format_code(&self.base), self.seat_, self.dice_))
+
+    def __copy__(self):
+        return self                         # immutable
+
+    def __deepcopy__(self, memo):
+        return self
 
 
 # ---------------------------------------------------------------------------

@@ -48,6 +48,8 @@ from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE
                              play_end, roll_allowed, apply_roll, stage_dice,
                              read_game, state_code)
 
+from gulbara._interrupt cimport Interrupt, interrupt_init, interrupted, interrupt_raise
+
 from gulbara import _movegen
 
 cdef enum:
@@ -58,6 +60,9 @@ cdef enum:
     # most 24 x 2 x 24 = 1,152 plays, so at most 56% full).
     SET_SLOTS = 2048
     MAX_DEPTH = 64
+    # Pending signals are looked at once per this many leaves counted at the
+    # interior decision nodes (about a millisecond of work).
+    CHECK_EVERY = 4096
 
 
 
@@ -68,6 +73,7 @@ ctypedef struct Work:
     uint32_t set_stamp[SET_SLOTS]
     uint32_t stamp
     int failed                 # a stage overflowed its buffer (cannot happen)
+    Interrupt intr             # Ctrl-C: the recursion unwinds (_interrupt.pxd)
 
 
 # ---------------------------------------------------------------------------
@@ -403,6 +409,8 @@ cdef uint64_t perft_node(const GameRules* r, const GameState* s, int depth,
                 child = s[0]
                 apply_roll(r, &child, a, b)
                 total += perft_node(r, &child, depth, w)
+                if w.intr.raised:
+                    return 0
         return total
     # RULES §10.3: the sum over the stage's distinct ends of perft(child, depth - 1)
     if depth == 1:
@@ -411,10 +419,14 @@ cdef uint64_t perft_node(const GameRules* r, const GameState* s, int depth,
     n_dice = stage_dice(s, dice)
     if stage_generate(&s.pos, s.seat, dice, n_dice, ends, STAGE_CAPACITY, &n_ends, &playable):
         w.failed = 1
+    if interrupted(&w.intr, n_ends):
+        return 0
     for i in range(n_ends):
         child = s[0]
         play_end(r, &child, &ends[i])
         total += perft_node(r, &child, depth - 1, w)
+        if w.intr.raised:
+            return 0
     return total
 
 
@@ -431,6 +443,8 @@ cdef Work* work_new(int depth) noexcept nogil:
     memset(w.set_stamp, 0, sizeof(w.set_stamp))
     w.stamp = 0
     w.failed = 0
+    w.intr.armed = False
+    w.intr.raised = False
     return w
 
 
@@ -464,14 +478,17 @@ def perft_game(game, depth):
     cdef uint64_t total
     cdef Work* w
     read_game(game, &s, &r)
-    with nogil:
-        w = work_new(d)
-        if w != NULL:
-            total = perft_node(&r, &s, d, w)
+    w = work_new(d)
     if w == NULL:
         raise MemoryError("no memory for perft's buffers")
+    interrupt_init(&w.intr, CHECK_EVERY)
+    with nogil:
+        total = perft_node(&r, &s, d, w)
     failed = w.failed
-    work_free(w)
+    try:
+        interrupt_raise(&w.intr)
+    finally:
+        work_free(w)
     if failed:
         raise MemoryError("a stage overflowed perft's buffer")
     return total
@@ -495,6 +512,7 @@ def divide_game(game, depth):
     w = work_new(d + 1)
     if w == NULL:
         raise MemoryError("no memory for perft's buffers")
+    interrupt_init(&w.intr, CHECK_EVERY)
     # ends of the first decision go into the buffer above every depth of the recursion
     ends = w.ends + <size_t>(d + 1) * STAGE_CAPACITY
     try:
@@ -514,6 +532,7 @@ def divide_game(game, depth):
                 play_end(&r, &grandchild, &ends[i])
                 with nogil:
                     count = perft_node(&r, &grandchild, d - 1, w)
+                interrupt_raise(&w.intr)
                 steps = tuple([(ends[i].steps[k].frm, ends[i].steps[k].die)
                                for k in range(ends[i].n_steps)])
                 rows.append((roll, steps, count))

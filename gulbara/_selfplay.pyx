@@ -27,6 +27,7 @@ in full (0..6) into a histogram.
 
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
+from cpython.exc cimport PyErr_CheckSignals
 
 from gulbara._bits cimport bit_length, popcount
 from gulbara._masks cimport rotate12
@@ -38,6 +39,8 @@ from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE
 from gulbara._encode cimport encode_pos, BOARD_FEATURES
 
 import numpy as np
+
+from gulbara.errors import checked_scores
 
 cdef enum:
     STAGE_CAPACITY = 17600     # ends one stage can have (_movegen's bound)
@@ -401,31 +404,25 @@ cdef int play_game(const GameRules* r, GameState* s, Player* pl, Rng* dice, Rng*
 # ---------------------------------------------------------------------------
 
 cdef class _Evaluator:
-    """Holds the caller's ``evaluate(features) -> scores`` and its feature buffer."""
+    """Holds the caller's ``evaluate(features) -> scores`` and the features of the
+    decision being scored: a fresh array per decision, so the caller may keep it."""
     cdef object fn
     cdef object array
     cdef public object error
 
     def __init__(self, fn):
         self.fn = fn
-        self.array = np.zeros((64, BOARD_FEATURES), dtype=np.float32)
+        self.array = None
         self.error = None
 
     cdef float[:, ::1] buffer(self, int n):
-        if n > self.array.shape[0]:
-            self.array = np.zeros((max(n, 2 * self.array.shape[0]), BOARD_FEATURES),
-                                  dtype=np.float32)
+        # every value is written (encode_pos fills a whole row)
+        self.array = np.empty((n, BOARD_FEATURES), dtype=np.float32)
         return self.array
 
     cdef int best(self, int n) except -1:
-        features = self.array[:n]
-        scores = np.asarray(self.fn(features), dtype=np.float64)
-        if scores.shape != (n,):
-            raise ValueError(f"the evaluator must return {n} scores (one per end, shape "
-                             f"({n},)), got shape {scores.shape}")
-        if np.isnan(scores).any():
-            raise ValueError("the evaluator returned NaN scores")
-        return int(np.argmax(scores))
+        features, self.array = self.array, None
+        return int(np.argmax(checked_scores(self.fn(features), n)))
 
 
 # ---------------------------------------------------------------------------
@@ -494,6 +491,7 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
                 if ev is not None and ev.error is not None:
                     raise ev.error
                 raise MemoryError("a stage overflowed the self-play buffer")
+            PyErr_CheckSignals()               # Ctrl-C between games (the GIL is held here)
             if trace:
                 pairs = np.array(<int32_t[:tr.n]>tr.data if tr.n else [], dtype=np.int32)
                 traces.append((pairs.reshape(-1, 2), state_code(&s)))

@@ -13,7 +13,7 @@
 from typing import List, Optional, Sequence, Tuple
 
 from gulbara._backend import START_CODE, Position
-from gulbara.errors import IllegalPlayError, InvalidSeatError
+from gulbara.errors import IllegalPlayError, InvalidSeatError, checked_int
 from gulbara.play import BLACK, WHITE, Play, StageEnds
 
 __all__ = ["Board"]
@@ -23,11 +23,8 @@ _BLACK_TO_MOVE_KEY = 0x6A09E667F3BCC909
 
 
 def _check_turn(turn) -> int:
-    if isinstance(turn, bool) or not isinstance(turn, int):
-        raise TypeError(f"turn must be an int (0 = White, 1 = Black), not {type(turn).__name__}")
-    if turn not in (WHITE, BLACK):
-        raise InvalidSeatError(f"turn must be 0 (White) or 1 (Black), got {turn!r}")
-    return int(turn)
+    return checked_int(turn, "turn", WHITE, BLACK, InvalidSeatError,
+                       bounds="0 (White) or 1 (Black)")
 
 
 class Board:

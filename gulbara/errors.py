@@ -24,7 +24,33 @@ __all__ = [
     "OutputBufferError",
     "InvalidPolicyError",
     "checked_int",
+    "checked_scores",
+    "shown",
 ]
+
+#: Longest echo of an input in a message (longer ones are cut, ``...`` marking the cut).
+SHOWN_LIMIT = 120
+
+
+def shown(value, limit: int = SHOWN_LIMIT) -> str:
+    """``repr(value)`` for an error message, cut to about ``limit`` characters.
+
+    >>> shown("x" * 500)[:8], len(shown("x" * 500))
+    ("'xxxxxxx", 122)
+    >>> shown(10**5000)
+    'an int of about 5,001 digits'
+    """
+    if isinstance(value, str) and len(value) > limit:
+        return repr(value[:limit - 3]) + "..."
+    if isinstance(value, int) and value.bit_length() > 4 * limit:
+        digits = int(abs(value).bit_length() * 0.30102999566398120) + 1
+        return f"an int of about {digits:,} digits"
+    try:
+        text = repr(value)
+    except ValueError:                          # an int past Python's digit limit inside
+        text = f"a {type(value).__name__} holding an int of thousands of digits"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
 
 
 class GulBaraError(ValueError):
@@ -103,6 +129,34 @@ def checked_int(value, what: str, low: int, high=None, error=GulBaraError,
     except TypeError:
         raise type_error(f"{what} must be an int {bounds}, not {type(value).__name__}") from None
     if value < low or (high is not None and value > high):
-        raise error(f"{what} must be {bounds}, got {value}")
+        raise error(f"{what} must be {bounds}, got {shown(value)}")
     return value
 
+
+
+def checked_scores(values, n: int, what: str = "the evaluator"):
+    """The ``n`` scores an evaluator returned (one per end), as a float64 array.
+
+    One rule for every caller of an evaluator (self-play, rollouts, search):
+    real numbers (ints, floats or bools; no complex, no objects), shape
+    ``(n,)``, every one finite. Anything else raises :class:`GulBaraError`.
+
+    >>> checked_scores([1, 2.5], 2).tolist()
+    [1.0, 2.5]
+    >>> try:
+    ...     checked_scores([1.0, float("inf")], 2)
+    ... except GulBaraError as error:
+    ...     print(error)
+    the evaluator returned a score that is not finite (NaN or infinite)
+    """
+    import numpy as np
+    array = np.asarray(values)
+    if array.dtype.kind not in "biuf":
+        raise GulBaraError(f"{what} must return real numbers, got an array of {array.dtype}")
+    if array.shape != (n,):
+        raise GulBaraError(f"{what} must return {n} scores (one per end, shape ({n},)), "
+                           f"got shape {array.shape}")
+    array = array.astype(np.float64, copy=False)
+    if not np.isfinite(array).all():
+        raise GulBaraError(f"{what} returned a score that is not finite (NaN or infinite)")
+    return array

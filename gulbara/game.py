@@ -32,12 +32,13 @@ the dice come from a seeded generator (``seed``) or from the caller's
 
 import operator
 import random
+import re
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from gulbara._backend import START_CODE, Position
 from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError, InvalidDiceError,
-                            checked_int)
+                            checked_int, shown)
 from gulbara.play import BLACK, WHITE, Play, StageEnds
 from gulbara.rules import DEFAULT_RULES, Rules
 
@@ -67,6 +68,11 @@ _CHAIN = "chain"          # a stage of an escalation chain (RULES §4.2)
 _REMAINDER = "remainder"  # a stage of a remainder (RULES §5.3)
 
 StageSpec = Tuple[int, int]  # (number, how many dice)
+
+#: The largest roll or stuck count a state code may hold (the native structs count in
+#: 32 bits; two seats' rolls and a long game after them stay far below 2**31).
+MAX_STATE_COUNT = 1_000_000_000
+_COUNT = re.compile(r"[0-9]{1,10}")     # ASCII digits only: no "١", no "1_0", no sign
 
 
 # ---------------------------------------------------------------------------
@@ -194,8 +200,8 @@ class DiceStream:
             raise TypeError(f"draw must be a callable returning 0..5, not {type(draw).__name__}")
         if draw is None and seed is None:
             seed = random.SystemRandom().randrange(2**63)
-        if seed is not None:
-            seed = operator.index(seed)
+        if seed is not None:                    # the rule of gulbara.selfplay's seeds too
+            seed = checked_int(seed, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
         self.seed = seed
         self._draw = draw
         self._rng = random.Random(seed) if draw is None else None
@@ -237,6 +243,20 @@ class DiceStream:
         other._purposes = list(self._purposes)
         other.position = self.position
         return other
+
+
+#: Tied opening pairs in a row after which an automatic opening gives up (RULES §6): the
+#: chance of 1,000 ties from fair dice is 6**-1000, so only a broken draw function gets there.
+MAX_OPENING_TIES = 1000
+
+
+def _draw_name(stream: "DiceStream") -> str:
+    """How an error names the source of a stream's dice."""
+    draw = stream._draw
+    if draw is None:
+        return f"the generator seeded {stream.seed}"
+    name = getattr(draw, "__qualname__", None) or type(draw).__name__
+    return f"the draw function {name}"
 
 
 def _check_die(value, what: str) -> int:
@@ -367,14 +387,11 @@ class Game:
 
         The dice stream is copied (a caller's ``draw`` function is shared).
         ``auto_roll`` switches the copy's rolling mode; ``copy(auto_roll=False)``
-        is what :func:`gulbara.perft.perft` works on.
+        is what :func:`gulbara.perft.perft` works on. ``copy.copy(game)`` is
+        ``game.copy()``; ``copy.deepcopy`` and ``pickle`` work too (the legal
+        plays are not kept: they are worked out again when asked for).
         """
-        game = Game.__new__(Game)
-        game.__dict__.update(self.__dict__)
-        game._stream = self._stream.copy() if self._stream is not None else None
-        game._log = list(self._log)
-        game._history = list(self._history)
-        game._ends = None
+        game = self._copy_on(self._stream.copy() if self._stream is not None else None)
         if auto_roll is not None:
             game._auto = bool(auto_roll)
             if game._auto:
@@ -382,6 +399,27 @@ class Game:
                     game._stream = DiceStream()
                 game._advance()
         return game
+
+    def _copy_on(self, stream: Optional[DiceStream]) -> "Game":
+        """A copy of the game drawing from ``stream`` (a Match's games share one)."""
+        game = Game.__new__(Game)
+        game.__dict__.update(self.__dict__)
+        game._stream = stream
+        game._log = list(self._log)
+        game._history = list(self._history)
+        game._ends = None
+        return game
+
+    def __copy__(self) -> "Game":
+        return self.copy()
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_ends"] = None                   # a cache, rebuilt when asked for
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
 
     # -- reading the state ---------------------------------------------------
 
@@ -541,9 +579,9 @@ class Game:
             if chosen is None:
                 legal = ", ".join(repr(str(p)) for p in ends[:12])
                 more = "" if len(ends) <= 12 else f" ... ({len(ends)} in all)"
-                shown = str(play) if isinstance(play, Play) else repr(play)
+                what = str(play) if isinstance(play, Play) else shown(play)
                 raise IllegalPlayError(
-                    f"{shown} is not a legal play of {'-'.join(map(str, ends.dice))} for "
+                    f"{what} is not a legal play of {'-'.join(map(str, ends.dice))} for "
                     f"{SEAT_NAMES[self._seat]}; legal: {legal}{more}")
         depth = len(self._history)
         try:
@@ -696,11 +734,13 @@ class Game:
         return " ".join(words)
 
     def _set_state_code(self, text: str) -> None:
+        """Read a state code (see :meth:`state_code`), every field bounded and checked
+        against the others and the rules; ``GameStateError`` names what is wrong."""
         if not isinstance(text, str):
             raise TypeError(f"a state code is a str, not {type(text).__name__}")
 
         def bad(problem: str):
-            return GameStateError(f"{problem} in state code {text!r}")
+            return GameStateError(f"{problem} in state code {shown(text)}")
 
         words = text.split()
         if not words:
@@ -709,7 +749,7 @@ class Game:
         for word in words[1:]:
             key, sep, value = word.partition("=")
             if not sep or key in fields:
-                raise bad(f"cannot read {word!r}")
+                raise bad(f"cannot read {shown(word)}")
             fields[key] = value
 
         def need(key):
@@ -719,92 +759,125 @@ class Game:
 
         def seat_of(letter):
             if letter not in _SEAT_LETTERS:
-                raise bad(f"{letter!r} is not W or B")
+                raise bad(f"{shown(letter)} is not W or B")
             return _SEAT_LETTERS.index(letter)
 
-        def ints(value, sep, what):
-            try:
-                return tuple(int(v) for v in value.split(sep))
-            except ValueError:
-                raise bad(f"cannot read {what} {value!r}") from None
+        def ints(value, sep, what, count=None, high=MAX_STATE_COUNT):
+            parts = value.split(sep)
+            if (count is not None and len(parts) != count) or \
+                    not all(_COUNT.fullmatch(part) for part in parts):
+                raise bad(f"cannot read {what} {shown(value)}")
+            numbers = tuple(int(part) for part in parts)
+            if max(numbers) > high:
+                raise bad(f"{what} must be at most {high:,}, got {shown(value)}")
+            return numbers
 
+        rules = self._rules
         self._position = Position.from_code(words[0])
-        rolls = ints(need("rolls"), ",", "rolls")
-        stuck = ints(need("stuck"), ",", "stuck")
-        if len(rolls) != 2 or min(rolls) < 0:
-            raise bad("rolls= needs two counts >= 0")
-        if len(stuck) != 1 or stuck[0] < 0:
-            raise bad("stuck= needs one count >= 0")
-        self._rolls, self._stuck = rolls, stuck[0]
+        rolls = ints(need("rolls"), ",", "rolls", 2)
+        stuck = ints(need("stuck"), ",", "stuck", 1)[0]
+        self._rolls, self._stuck = rolls, stuck
+        off = (self._position.borne_off(WHITE), self._position.borne_off(BLACK))
+        if off == (15, 15):
+            raise bad("both sides have borne off 15")
+        winner = next((s for s in (WHITE, BLACK) if off[s] == 15), None)
         what, _, who = need("next").partition(":")
-        winner = next((s for s in (WHITE, BLACK) if self._position.borne_off(s) == 15), None)
         if (what == "over") != (winner is not None) and not (what == "over" and
                                                            fields.get("result") == "draw"):
             raise bad("the position and next= disagree about the end of the game")
+        limit = rules.stuck_limit
+        draw = what == "over" and fields.get("result") == "draw"
+        if limit is not None and not draw and stuck >= limit:
+            raise bad(f"stuck={stuck} reaches the stuck limit {limit}: the game would be over")
         if what == "opening":
+            if rolls != (0, 0):
+                raise bad("no roll is made before the opening (RULES §6)")
             self._phase, self._seat = _OPENING, None
         elif what == "roll":
             self._phase, self._seat = _ROLL, seat_of(who)
         elif what in ("play", "chain", "remainder"):
             self._phase, self._seat = _STAGE, seat_of(who)
             kind = _PLAIN if what == "play" else what
-            dice = ints(need("stage"), "-", "stage")
-            roll = ints(need("roll"), "-", "roll")
-            index = ints(fields.pop("index", "0"), ",", "index")[0]
+            dice = ints(need("stage"), "-", "stage", high=6)
+            roll = ints(need("roll"), "-", "roll", 2, high=6)
+            index = ints(fields.pop("index", "0"), ",", "index", 1, high=6)[0]
             then = fields.pop("then", "")
             roller = seat_of(fields.pop("roller", "")) if kind == _REMAINDER else self._seat
             following = ()
-            if len(roll) != 2 or not all(1 <= d <= 6 for d in roll):
+            if not all(1 <= d <= 6 for d in roll):
                 raise bad("roll= needs two dice 1..6")
-            if not dice or not all(1 <= d <= 6 for d in dice):
-                raise bad("stage= needs dice 1..6")
+            if not dice or len(dice) > 4 or not all(1 <= d <= 6 for d in dice):
+                raise bad("stage= needs one to four dice 1..6")
+            if rolls[roller] < 1:
+                raise bad("the roller has made no roll")
+            escalating = roll[0] == roll[1] and self._escalates(rolls[roller], sum(rolls))
             n = dice[0]
             if kind == _PLAIN:
                 expected = ((max(roll), min(roll)) if roll[0] != roll[1] else (roll[0],) * 4)
                 if dice != expected or index != 0:
                     raise bad(f"a roll of {roll[0]}-{roll[1]} is the stage "
                               f"{'-'.join(map(str, expected))}")
+                if escalating:
+                    raise bad(f"roll {rolls[roller]} of the roller escalates (RULES §4.2): "
+                              "its stages are next=chain")
             elif kind == _CHAIN:
                 if roll[0] != roll[1] or dice != (n,) * 4 or index != n - roll[0] or index < 0:
                     raise bad("a chain stage is four equal dice from a double, "
                               "index = its number - the double's")
+                if not escalating:
+                    raise bad(f"roll {rolls[roller]} of the roller does not escalate "
+                              "(RULES §4.2, §4.5)")
                 following = tuple((k, 4) for k in range(n + 1, 7))
             else:
+                first = n - index                       # the number the remainder began with
                 if roller == self._seat or roll[0] != roll[1] or dice != (n,) * len(dice) \
-                        or len(dice) > 4 or n < roll[0] or index < 0:
+                        or first < roll[0] or (index > 0 and len(dice) != 4):
                     raise bad("a remainder stage is one to four equal dice of the roller's "
-                              "double, for the other side")
-                specs = [ints(spec, "x", "then") for spec in then.split(",")] if then else []
-                numbers = [n] + [spec[0] for spec in specs]
-                if any(len(spec) != 2 or not 1 <= spec[1] <= 4 for spec in specs) or \
-                        numbers != sorted(set(numbers)) or numbers[-1] > 6:
-                    raise bad("then= lists later numbers as <number>x<count>, increasing")
-                following = tuple(specs)
+                              "double, for the other side, index = its number - the first's")
+                if not escalating:
+                    raise bad(f"roll {rolls[roller]} of the roller does not escalate, "
+                              "so it leaves no remainder (RULES §4.2, §5.1)")
+                unstarted = first == roll[0] and (index > 0 or len(dice) == 4)
+                if rules.remainder != "to_opponent" and not (
+                        unstarted and rules.unstarted_chain == "to_opponent"):
+                    raise bad("under these rules no remainder passes to the opponent "
+                              "(RULES §5.1-5.2, §8)")
+                specs = [ints(spec, "x", "then", 2, high=6) for spec in then.split(",")] \
+                    if then else []
+                if [tuple(spec) for spec in specs] != [(k, 4) for k in range(n + 1, 7)]:
+                    raise bad("then= lists the later numbers up to 6 as <number>x4 "
+                              "(RULES §5.1)")
+                following = tuple(tuple(spec) for spec in specs)
             self._stage = (kind, dice, index, following)
-            if self._rolls[roller] < 1:
-                raise bad("the roller has made no roll")
-            opening = (self._rules.opening == "starter_plays_opening_pair"
-                       and sum(self._rolls) == 1 and kind != _REMAINDER)
-            self._roll = (roller, roll, self._rolls[roller], kind != _PLAIN, opening)
+            opening = (rules.opening == "starter_plays_opening_pair"
+                       and sum(rolls) == 1 and kind != _REMAINDER)
+            self._roll = (roller, roll, rolls[roller], kind != _PLAIN, opening)
         elif what == "over":
             self._phase, self._seat = _OVER, None
             result = need("result")
             if result == "draw":
                 if winner is not None:
                     raise bad("a draw, but a side has borne off 15")
+                if limit is None or stuck != limit:
+                    raise bad("a draw comes only from the stuck rule: stuck= must be the "
+                              "stuck limit (RULES §7.2)")
                 self._result = GameResult(None, 0, "stuck")
             else:
                 parts = result.split(":")
                 if len(parts) != 3 or parts[2] not in ("single", "mars") or \
                         parts[1] != ("2" if parts[2] == "mars" else "1"):
-                    raise bad(f"cannot read result={result}")
+                    raise bad(f"cannot read result={shown(result)}")
                 if seat_of(parts[0]) != winner:
                     raise bad("the winner has not borne off 15")
+                mars = rules.mars and off[1 - winner] == 0        # RULES §7.1
+                if (parts[2] == "mars") != mars:
+                    raise bad(f"the result is {'a mars' if mars else 'single'} here "
+                              f"(the loser has borne off {off[1 - winner]}; RULES §7.1)")
                 self._result = GameResult(winner, int(parts[1]), parts[2])
         else:
-            raise bad(f"cannot read next={what}")
+            raise bad(f"cannot read next={shown(what)}")
         if fields:
-            raise bad(f"unknown fields {sorted(fields)}")
+            raise bad(f"unknown fields {shown(sorted(fields))}")
 
     # -- the state machine ---------------------------------------------------
 
@@ -933,6 +1006,7 @@ class Game:
         if not self._auto:
             return
         stream = self._stream
+        ties = 0
         while self._phase in (_OPENING, _ROLL):
             mark = stream.position                  # a failing draw leaves the game as it was
             try:
@@ -940,6 +1014,12 @@ class Game:
             except BaseException:
                 stream.position = mark
                 raise
+            if self._phase == _OPENING:             # a tie: rolled again (RULES §6)
+                ties += 1
+                if ties >= MAX_OPENING_TIES:
+                    raise GulBaraError(
+                        f"{_draw_name(stream)} gave {ties:,} tied opening pairs in a row "
+                        "(RULES §6): it cannot start a game")
 
     def _auto_roll_once(self, stream: DiceStream) -> None:
         """Draw and apply one opening pair or one roll (RULES §6, §4)."""
@@ -988,8 +1068,7 @@ class Match:
             raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
         if target is None:
             target = rules.match_target
-        if isinstance(target, bool) or not isinstance(target, int) or target < 1:
-            raise GulBaraError(f"a match target must be an int >= 1, got {target!r}")
+        target = checked_int(target, "a match target", 1, type_error=GulBaraError)
         self._rules = rules
         self._target = target
         self._auto = bool(auto_roll)
@@ -1000,6 +1079,19 @@ class Match:
 
     def _new_game(self) -> None:
         self._games.append(Game(self._rules, auto_roll=self._auto, _stream=self._stream))
+
+    def copy(self) -> "Match":
+        """An independent copy of the match: its games and their one dice stream (a
+        caller's ``draw`` function is shared). ``copy.copy(match)`` is ``match.copy()``;
+        ``copy.deepcopy`` and ``pickle`` work too."""
+        other = Match.__new__(Match)
+        other.__dict__.update(self.__dict__)
+        other._stream = self._stream.copy() if self._stream is not None else None
+        other._games = [game._copy_on(other._stream) for game in self._games]
+        return other
+
+    def __copy__(self) -> "Match":
+        return self.copy()
 
     # -- reading -------------------------------------------------------------
 

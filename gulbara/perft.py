@@ -29,6 +29,7 @@ and the full state (RULES §10.6), so each checks the other.
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from gulbara._backend import BACKEND_NAME
+from gulbara.errors import checked_int
 from gulbara.game import Game
 from gulbara.play import format_steps
 
@@ -63,9 +64,14 @@ def _check_game(game) -> None:
         raise TypeError(f"perft counts from a gulbara.Game, not {type(game).__name__}")
 
 
-def _check_depth(depth, minimum: int, what: str) -> None:
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < minimum:
-        raise ValueError(f"{what} depth must be an int >= {minimum}, got {depth!r}")
+#: The deepest perft either engine counts (far beyond what finishes: depth 5 from the start
+#: is 10**10 leaves).
+MAX_DEPTH = 64
+
+
+def _check_depth(depth, minimum: int, what: str) -> int:
+    """``depth`` as an int ``minimum..MAX_DEPTH`` (any integer type, not a bool)."""
+    return checked_int(depth, f"{what} depth", minimum, MAX_DEPTH)
 
 
 def perft(game: Game, depth: int, cache: Optional[Dict] = None, *,
@@ -77,7 +83,7 @@ def perft(game: Game, depth: int, cache: Optional[Dict] = None, *,
     Python engine's transposition table and is not used by the native one.
     """
     _check_game(game)
-    _check_depth(depth, 0, "perft")
+    depth = _check_depth(depth, 0, "perft")
     if _engine(engine) == "native":
         return _native.perft_game(game, depth)
     return perft_python(game, depth, cache)
@@ -94,7 +100,7 @@ def divide(game: Game, depth: int, cache: Optional[Dict] = None, *,
     for :func:`perft`; both engines give the same list.
     """
     _check_game(game)
-    _check_depth(depth, 1, "divide")
+    depth = _check_depth(depth, 1, "divide")
     if _engine(engine) == "python":
         return divide_python(game, depth, cache)
     rows = []
@@ -123,8 +129,7 @@ def perft_python(game: Game, depth: int, cache: Optional[Dict] = None, *,
     the count of another stage generator on the same game driver, as
     ``gulbara verify`` compares engines.
     """
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-        raise ValueError(f"perft depth must be an int >= 0, got {depth!r}")
+    depth = _check_depth(depth, 0, "perft")
     return _perft(_work_copy(game), depth, cache, plays)
 
 
@@ -158,8 +163,7 @@ def _perft(game: Game, depth: int, cache: Optional[Dict], plays=None) -> int:
 
 def divide_python(game: Game, depth: int, cache: Optional[Dict] = None) -> List[Tuple[str, int]]:
     """:func:`divide` in Python, through :class:`Game`."""
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise ValueError(f"divide depth must be an int >= 1, got {depth!r}")
+    depth = _check_depth(depth, 1, "divide")
     work = _work_copy(game)
     rows: List[Tuple[str, int]] = []
     if work.is_over():
@@ -226,8 +230,7 @@ def run(args, stdin=None, stdout=None) -> int:
         rules = _rules_from_words(args.rules)
         game = (Game.from_state_code(args.state, rules) if args.state
                 else Game.new_perft_root(rules))
-        if args.depth < 0:
-            raise ValueError(f"perft depth must be >= 0, got {args.depth}")
+        _check_depth(args.depth, 0, "perft")
         engine = _engine(getattr(args, "engine", None))
     except (GulBaraError, ValueError) as exc:
         print(f"gulbara perft: {exc}", file=sys.stderr)

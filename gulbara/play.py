@@ -11,11 +11,12 @@ True
 '13/7(2)'
 """
 
+import operator
 import re
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 from gulbara._backend import START_CODE, Position, raw_stage_ends
-from gulbara.errors import IllegalPlayError, InvalidNotationError, InvalidPositionError
+from gulbara.errors import IllegalPlayError, InvalidNotationError, InvalidPositionError, shown
 
 __all__ = [
     "WHITE", "BLACK", "Step", "Play", "StageEnds", "stage_ends",
@@ -73,7 +74,7 @@ class Play:
             for start, end in zip(path, path[1:]):
                 if end == 0 or not 1 <= start - end <= 6:
                     raise InvalidNotationError(
-                        f"move {start}/{'off' if end == 0 else end} in {text!r} does not name one "
+                        f"move {start}/{'off' if end == 0 else end} in {shown(text)} does not name one "
                         f"die; read it against a stage with StageEnds.parse")
                 steps.append((start, start - end))
         return cls(steps)
@@ -161,6 +162,10 @@ class StageEnds(Sequence[Play]):
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self._play(k) for k in range(*i.indices(len(self._raw)))]
+        if isinstance(i, bool) or not hasattr(type(i), "__index__"):
+            raise TypeError(f"stage ends are indexed by an int or a slice, "
+                            f"not {type(i).__name__}")
+        i = operator.index(i)
         n = len(self._raw)
         if i < 0:
             i += n
@@ -204,7 +209,7 @@ class StageEnds(Sequence[Play]):
             legal = ", ".join(repr(str(p)) for p in self[:12])
             more = "" if len(self) <= 12 else f" ... ({len(self)} in all)"
             raise IllegalPlayError(
-                f"{text!r} is not a legal play of {'-'.join(map(str, self.dice))} for "
+                f"{shown(text)} is not a legal play of {'-'.join(map(str, self.dice))} for "
                 f"{'White' if self.seat == WHITE else 'Black'}; legal: {legal}{more}")
         return self._play(index)
 
@@ -332,30 +337,30 @@ def parse_notation(text: str) -> List[List[int]]:
             continue
         match = _MOVE_TOKEN.fullmatch(token)
         if not match:
-            raise InvalidNotationError(f"cannot read {token!r} in {text!r} as a move like '24/18'")
+            raise InvalidNotationError(f"cannot read {shown(token)} in {shown(text)} as a move like '24/18'")
         names = [match.group(1)] + match.group(2).replace("*", "").split("/")[1:]
         path = []
         for k, name in enumerate(names):
             if name == "bar":
-                raise InvalidNotationError(f"there is no bar in Gul Bara: {token!r} in {text!r}")
+                raise InvalidNotationError(f"there is no bar in Gul Bara: {shown(token)} in {shown(text)}")
             if name == "off":
                 if k != len(names) - 1:
-                    raise InvalidNotationError(f"'off' must end a move: {token!r} in {text!r}")
+                    raise InvalidNotationError(f"'off' must end a move: {shown(token)} in {shown(text)}")
                 path.append(0)
                 continue
             point = int(name)
             if not 1 <= point <= 24:
-                raise InvalidNotationError(f"point {point} is not 1..24 in {text!r}")
+                raise InvalidNotationError(f"point {point} is not 1..24 in {shown(text)}")
             path.append(point)
         if path[0] == 0:
-            raise InvalidNotationError(f"a move cannot start off the board: {token!r} in {text!r}")
+            raise InvalidNotationError(f"a move cannot start off the board: {shown(token)} in {shown(text)}")
         for a, b in zip(path, path[1:]):
             if b >= a:
                 raise InvalidNotationError(
-                    f"checkers move to lower points: {token!r} in {text!r}")
+                    f"checkers move to lower points: {shown(token)} in {shown(text)}")
         repeat = int(match.group(3)) if match.group(3) else 1
         if not 1 <= repeat <= 15:
-            raise InvalidNotationError(f"repeat count ({repeat}) must be 1..15 in {text!r}")
+            raise InvalidNotationError(f"repeat count ({repeat}) must be 1..15 in {shown(text)}")
         paths.extend(list(path) for _ in range(repeat))
     return paths
 

@@ -61,7 +61,7 @@ import re
 from dataclasses import fields
 from typing import Any, Callable, Dict, List, Optional, Union
 
-from gulbara.errors import GulBaraError, RecordError
+from gulbara.errors import GulBaraError, RecordError, shown
 from gulbara.game import SEAT_NAMES, Game, Match
 from gulbara.rules import DEFAULT_RULES, Rules
 
@@ -198,19 +198,18 @@ def _rules_from_text(text: str, where: str) -> Rules:
     for word in text.split():
         name, sep, value = word.partition("=")
         if not sep or name not in types:
-            raise RecordError(f"{where}: cannot read rule option {word!r}")
+            raise RecordError(f"{where}: cannot read rule option {shown(word)}")
         default = getattr(DEFAULT_RULES, name)
         if isinstance(default, bool):
             if value not in ("on", "off"):
-                raise RecordError(f"{where}: {name} must be on or off, got {value!r}")
+                raise RecordError(f"{where}: {name} must be on or off, got {shown(value)}")
             options[name] = value == "on"
         elif value == "none":
             options[name] = None
         elif isinstance(default, int):
-            try:
-                options[name] = int(value)
-            except ValueError:
-                raise RecordError(f"{where}: {name} must be a number, got {value!r}") from None
+            if not re.fullmatch(r"-?[0-9]{1,18}", value):
+                raise RecordError(f"{where}: {name} must be a number, got {shown(value)}")
+            options[name] = int(value)
         else:
             options[name] = value
     try:
@@ -301,7 +300,7 @@ def match_to_text(match: Match) -> str:
     return data_to_text(record_data(match))
 
 
-_ROLL_HEAD = re.compile(r"([WB])(\d+) ([1-6])-([1-6])( chain)?:(.*)")
+_ROLL_HEAD = re.compile(r"([WB])([0-9]{1,9}) ([1-6])-([1-6])( chain)?:(.*)")
 _LABEL = re.compile(r"\[([1-6]{1,4})\]")
 _PAIR = re.compile(r"([1-6])-([1-6])")
 
@@ -317,10 +316,10 @@ def _parse_stages(text: str, where: str) -> List[Dict[str, Any]]:
                 raise RecordError(f"{where}: a stage label holds equal dice, got {word}")
             stages.append({"dice": [int(d) for d in digits], "words": []})
         elif word.startswith("["):
-            raise RecordError(f"{where}: cannot read stage label {word!r}")
+            raise RecordError(f"{where}: cannot read stage label {shown(word)}")
         else:
             if not stages:
-                raise RecordError(f"{where}: a play before the first stage label: {word!r}")
+                raise RecordError(f"{where}: a play before the first stage label: {shown(word)}")
             stages[-1]["words"].append(word)
     for stage in stages:
         if not stage["words"]:
@@ -333,7 +332,8 @@ def _parse_stages(text: str, where: str) -> List[Dict[str, Any]]:
 def _parse_roll_line(line: str, where: str) -> Dict[str, Any]:
     match = _ROLL_HEAD.fullmatch(line)
     if not match:
-        raise RecordError(f"{where}: cannot read {line!r} as a roll line like 'W3 6-4: 24/18 24/20'")
+        raise RecordError(f"{where}: cannot read {shown(line)} as a roll line like "
+                          "'W3 6-4: 24/18 24/20'")
     seat = _LETTERS.index(match.group(1))
     dice = [int(match.group(3)), int(match.group(4))]
     escalating = bool(match.group(5))
@@ -348,7 +348,7 @@ def _parse_roll_line(line: str, where: str) -> Dict[str, Any]:
             roll["stages"].append(stage)
     elif own_text:
         if own_text.startswith("["):
-            raise RecordError(f"{where}: only a chain's stages are labelled: {own_text!r}")
+            raise RecordError(f"{where}: only a chain's stages are labelled: {shown(own_text)}")
         stage_dice = sorted(dice, reverse=True) if dice[0] != dice[1] else [dice[0]] * 4
         roll["stages"].append({"seat": seat, "dice": stage_dice, "remainder": False,
                                "play": own_text})
@@ -370,9 +370,9 @@ def _parse_result(text: str, where: str) -> Dict[str, Any]:
     text = text.strip()
     if text == "draw (stuck rule)":
         return {"winner": None, "points": 0, "kind": "stuck"}
-    match = re.fullmatch(r"(White|Black) wins (\d+) points?( \(mars\))?", text)
+    match = re.fullmatch(r"(White|Black) wins ([0-9]{1,2}) points?( \(mars\))?", text)
     if not match:
-        raise RecordError(f"{where}: cannot read result {text!r}")
+        raise RecordError(f"{where}: cannot read result {shown(text)}")
     points = int(match.group(2))
     kind = "mars" if match.group(3) else "single"
     return {"winner": SEAT_NAMES.index(match.group(1)), "points": points, "kind": kind}
@@ -387,7 +387,7 @@ def _parse_opening(text: str, where: str) -> Dict[str, Any]:
     for word in text.split():
         match = _PAIR.fullmatch(word)
         if not match:
-            raise RecordError(f"{where}: cannot read opening pair {word!r}")
+            raise RecordError(f"{where}: cannot read opening pair {shown(word)}")
         pairs.append([int(match.group(1)), int(match.group(2))])
     return {"openings": pairs, "convention": convention}
 
@@ -423,18 +423,18 @@ def text_to_data(text: str) -> Dict[str, Any]:
             data["rules"] = _rules_from_text(value, where).to_dict()
         elif key == "Dice" and sep:
             words = value.split()
-            if words[:1] == ["seed"] and len(words) == 2 and re.fullmatch(r"-?\d+", words[1]):
+            if words[:1] == ["seed"] and len(words) == 2 and re.fullmatch(r"-?[0-9]{1,40}",
+                                                                          words[1]):
                 data["dice"] = {"mode": "seed", "seed": int(words[1])}
             elif words in (["draw"], ["explicit"]):
                 data["dice"] = {"mode": words[0]}
             else:
                 raise RecordError(f"{where}: Dice is 'seed N', 'draw' or 'explicit'")
         elif key == "Target" and sep and is_match:
-            try:
-                data["target"] = int(value)
-            except ValueError:
-                raise RecordError(f"{where}: cannot read target {value.strip()!r}") from None
-        elif is_match and re.fullmatch(r"Game (\d+)", line):
+            if not re.fullmatch(r"\s*[0-9]{1,9}\s*", value):
+                raise RecordError(f"{where}: cannot read target {shown(value.strip())}")
+            data["target"] = int(value)
+        elif is_match and re.fullmatch(r"Game ([0-9]{1,9})", line):
             if int(line.split()[1]) != len(games) + 1:
                 raise RecordError(f"{where}: expected Game {len(games) + 1}")
             body = {}
@@ -448,18 +448,18 @@ def text_to_data(text: str) -> Dict[str, Any]:
         elif key == "State" and sep and body is not None:
             body["state"] = value.strip()
         elif key == "Score" and sep and body is not None and is_match:
-            match = re.fullmatch(r"\s*(\d+)-(\d+)", value)
+            match = re.fullmatch(r"\s*([0-9]{1,9})-([0-9]{1,9})", value)
             if not match:
-                raise RecordError(f"{where}: cannot read score {value.strip()!r}")
+                raise RecordError(f"{where}: cannot read score {shown(value.strip())}")
             body["score"] = [int(match.group(1)), int(match.group(2))]
         elif key == "Winner" and sep and is_match:
-            match = re.fullmatch(r"\s*(White|Black) (\d+)-(\d+)", value)
+            match = re.fullmatch(r"\s*(White|Black) ([0-9]{1,9})-([0-9]{1,9})", value)
             if not match:
-                raise RecordError(f"{where}: cannot read {line!r}")
+                raise RecordError(f"{where}: cannot read {shown(line)}")
             data["winner"] = SEAT_NAMES.index(match.group(1))
             data["scores"] = [int(match.group(2)), int(match.group(3))]
         else:
-            raise RecordError(f"{where}: cannot read {line!r}")
+            raise RecordError(f"{where}: cannot read {shown(line)}")
     for name in ("rules", "dice") + (("target",) if is_match else ()):
         if name not in data:
             raise RecordError(f"the record has no {name.capitalize()} line")
@@ -551,7 +551,7 @@ def _replay_game(driver, body: Dict[str, Any], explicit: bool, where: str) -> No
                 if "steps" in stage:
                     play = driver.play([tuple(step) for step in stage["steps"]])
                     _check(str(play) == stage.get("play", str(play)), here,
-                           f"steps and notation differ: {stage['play']!r}")
+                           f"steps and notation differ: {shown(stage['play'])}")
                 else:
                     driver.play_notation(stage["play"])
             except GulBaraError as exc:
@@ -573,7 +573,133 @@ def _check_game(game: Game, body: Dict[str, Any], where: str) -> None:
            f"the replay ends {got['result']}, the record says {body.get('result')}")
     if body.get("state") is not None:
         _check(got["state"] == body["state"], where,
-               f"the replay reaches {got['state']!r}, the record says {body['state']!r}")
+               f"the replay reaches {shown(got['state'])}, the record says {shown(body['state'])}")
+
+
+class _Shape:
+    """Checks of record data's structure: each names the field that is wrong
+    (``game 1, roll 3, stage 2: dice ...``) in a ``RecordError``."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def at(self, part: str) -> "_Shape":
+        return _Shape(f"{self.where}, {part}" if self.where else part)
+
+    def fail(self, message: str):
+        raise RecordError(f"{self.where}: {message}" if self.where else message)
+
+    def dict(self, value, what: str) -> Dict[str, Any]:
+        if not isinstance(value, dict):
+            self.fail(f"{what} must be an object, got {shown(value)}")
+        return value
+
+    def field(self, data: Dict[str, Any], key: str, optional: bool = False):
+        if key not in data:
+            if optional:
+                return None
+            self.fail(f"the record has no {key!r}")
+        return data[key]
+
+    def list(self, value, what: str, length=None) -> List[Any]:
+        if not isinstance(value, list) or (length is not None and len(value) != length):
+            size = "a list" if length is None else f"a list of {length}"
+            self.fail(f"{what} must be {size}, got {shown(value)}")
+        return value
+
+    def int(self, value, what: str, low: int, high: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            self.fail(f"{what} must be an int {low}..{high:,}, got {shown(value)}")
+        return value
+
+    def bool(self, value, what: str) -> bool:
+        if not isinstance(value, bool):
+            self.fail(f"{what} must be true or false, got {shown(value)}")
+        return value
+
+    def str(self, value, what: str) -> str:
+        if not isinstance(value, str):
+            self.fail(f"{what} must be a string, got {shown(value)}")
+        return value
+
+    def dice(self, value, what: str, low: int, high: int) -> List[int]:
+        if not isinstance(value, list) or not low <= len(value) <= high:
+            self.fail(f"{what} must be a list of {low} to {high} dice, got {shown(value)}")
+        for die in value:
+            self.int(die, what, 1, 6)
+        return value
+
+
+_MAX_RECORD_COUNT = 10**9     # the largest roll number, target or score a record may hold
+
+
+def _check_body(body, shape: _Shape, is_match: bool) -> None:
+    """Check one game's part of record data (see ``_game_body``)."""
+    body = shape.dict(body, "a game")
+    for pair in shape.list(shape.field(body, "openings"), "openings"):
+        shape.dice(pair, "an opening pair", 2, 2)
+    shape.bool(shape.field(body, "convention"), "convention")
+    for k, roll in enumerate(shape.list(shape.field(body, "rolls"), "rolls"), 1):
+        where = shape.at(f"roll {k}")
+        roll = where.dict(roll, "a roll")
+        where.int(where.field(roll, "seat"), "seat", 0, 1)
+        where.int(where.field(roll, "number"), "number", 1, _MAX_RECORD_COUNT)
+        where.dice(where.field(roll, "dice"), "dice", 2, 2)
+        where.bool(where.field(roll, "escalating"), "escalating")
+        for j, stage in enumerate(where.list(where.field(roll, "stages"), "stages"), 1):
+            here = where.at(f"stage {j}")
+            stage = here.dict(stage, "a stage")
+            here.int(here.field(stage, "seat"), "seat", 0, 1)
+            here.dice(here.field(stage, "dice"), "dice", 1, 4)
+            here.bool(here.field(stage, "remainder"), "remainder")
+            if "steps" in stage:
+                for step in here.list(stage["steps"], "steps"):
+                    here.list(step, "a step", 2)
+                    here.int(step[0], "a step's point", 1, 24)
+                    here.int(step[1], "a step's die", 1, 6)
+                if "play" in stage:
+                    here.str(stage["play"], "play")
+            else:
+                here.str(here.field(stage, "play"), "play")
+    result = body.get("result")
+    if result is not None:
+        result = shape.dict(result, "result")
+        winner = shape.field(result, "winner")
+        if winner is not None:
+            shape.int(winner, "result winner", 0, 1)
+        shape.int(shape.field(result, "points"), "result points", 0, 2)
+        shape.str(shape.field(result, "kind"), "result kind")
+    if body.get("state") is not None:
+        shape.str(body["state"], "state")
+    if is_match and body.get("score") is not None:
+        for points in shape.list(body["score"], "score", 2):
+            shape.int(points, "score", 0, _MAX_RECORD_COUNT)
+
+
+def _check_data(data) -> None:
+    """Check the structure of record data (from JSON or text) before it is replayed."""
+    shape = _Shape("")
+    shape.dict(shape.field(data, "rules"), "rules")
+    dice = shape.dict(shape.field(data, "dice"), "dice")
+    mode = shape.field(dice, "mode")
+    if mode not in ("seed", "draw", "explicit"):
+        shape.fail(f"unknown dice mode {shown(mode)}")
+    if mode == "seed":
+        shape.int(shape.field(dice, "seed"), "the dice seed", 0, 2**64 - 1)
+    if data.get("format") == "gulbara-game":
+        _check_body(data, shape.at("game"), False)
+        return
+    shape.int(shape.field(data, "target"), "target", 1, _MAX_RECORD_COUNT)
+    games = shape.list(shape.field(data, "games"), "games")
+    if not games:
+        shape.fail("a match record has at least one game")
+    for number, body in enumerate(games, 1):
+        _check_body(body, shape.at(f"game {number}"), True)
+    if data.get("scores") is not None:
+        for points in shape.list(data["scores"], "scores", 2):
+            shape.int(points, "scores", 0, _MAX_RECORD_COUNT)
+    if data.get("winner") is not None:
+        shape.int(data["winner"], "winner", 0, 1)
 
 
 def replay_data(data: Dict[str, Any]) -> Union[Game, Match]:
@@ -583,14 +709,15 @@ def replay_data(data: Dict[str, Any]) -> Union[Game, Match]:
     kind = data.get("format")
     if kind not in ("gulbara-game", "gulbara-match"):
         raise RecordError("record data must have format 'gulbara-game' or 'gulbara-match'")
+    _check_data(data)
     try:
         rules = Rules.from_dict(data["rules"])
-        dice = data["dice"]
-        mode = dice["mode"]
-    except (KeyError, TypeError) as exc:
-        raise RecordError(f"the record has no {exc}") from None
     except GulBaraError as exc:
         raise RecordError(str(exc)) from None
+    except TypeError as exc:                    # e.g. a rule option name that is not a string
+        raise RecordError(f"cannot read the rules: {exc}") from None
+    dice = data["dice"]
+    mode = dice["mode"]
     bodies = data["games"] if kind == "gulbara-match" else [data]
     for number, body in enumerate(bodies, 1):
         _mark_opening_rolls(body, rules, f"game {number}")
@@ -598,10 +725,8 @@ def replay_data(data: Dict[str, Any]) -> Union[Game, Match]:
         options = {"seed": dice["seed"]}
     elif mode == "draw":
         options = {"draw": _feeder(_recorded_draws(bodies))}
-    elif mode == "explicit":
-        options = {"auto_roll": False}
     else:
-        raise RecordError(f"unknown dice mode {mode!r}")
+        options = {"auto_roll": False}
     explicit = mode == "explicit"
     try:
         if kind == "gulbara-game":
@@ -620,7 +745,7 @@ def replay_data(data: Dict[str, Any]) -> Union[Game, Match]:
                        "the match does not go on after this game")
         _check(len(match.games) == len(bodies), "match",
                f"the replay has {len(match.games)} games, the record {len(bodies)}")
-        if "scores" in data:
+        if data.get("scores") is not None:
             _check(list(match.scores) == list(data["scores"]), "match",
                    f"the replay scores {match.scores}, the record says {data['scores']}")
         if data.get("winner") is not None:
@@ -646,7 +771,7 @@ def write_record(obj: Union[Game, Match], format: str = "text") -> str:
         return data_to_text(data)
     if format == "json":
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
-    raise ValueError(f"record format must be 'text' or 'json', got {format!r}")
+    raise ValueError(f"record format must be 'text' or 'json', got {shown(format)}")
 
 
 def read_record(record: Union[str, Dict[str, Any]]) -> Union[Game, Match]:
@@ -663,6 +788,10 @@ def read_record(record: Union[str, Dict[str, Any]]) -> Union[Game, Match]:
         try:
             data = json.loads(record)
         except ValueError as exc:
-            raise RecordError(f"invalid JSON record: {exc}") from None
+            raise RecordError(f"invalid JSON record: {shown(str(exc))}") from None
+        except RecursionError:
+            raise RecordError("invalid JSON record: nested too deeply") from None
+        if not isinstance(data, dict):
+            raise RecordError(f"a JSON record is an object, not {type(data).__name__}")
         return replay_data(data)
     return replay_data(text_to_data(record))

@@ -10,10 +10,11 @@ Traceback (most recent call last):
 gulbara.errors.InvalidRulesError: Rules.remainder must be one of 'to_opponent', 'lost'; got 'later'
 """
 
+import operator
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Dict, Mapping, Optional
 
-from gulbara.errors import InvalidRulesError
+from gulbara.errors import InvalidRulesError, shown
 
 __all__ = ["Rules", "DEFAULT_RULES", "PRESETS"]
 
@@ -55,16 +56,17 @@ class Rules:
         for name in ("escalation", "mars"):
             value = getattr(self, name)
             if not isinstance(value, bool):
-                raise InvalidRulesError(f"Rules.{name} must be True or False; got {value!r}")
+                raise InvalidRulesError(f"Rules.{name} must be True or False; got {shown(value)}")
         for name, choices in _CHOICES.items():
             value = getattr(self, name)
             if value not in choices:
                 options = ", ".join(repr(c) for c in choices)
-                raise InvalidRulesError(f"Rules.{name} must be one of {options}; got {value!r}")
-        _check_int("exempt_rolls", self.exempt_rolls, 0)
-        _check_int("match_target", self.match_target, 1)
+                raise InvalidRulesError(f"Rules.{name} must be one of {options}; "
+                                        f"got {shown(value)}")
+        _check_int(self, "exempt_rolls", 0)
+        _check_int(self, "match_target", 1)
         if self.stuck_limit is not None:
-            _check_int("stuck_limit", self.stuck_limit, 1)
+            _check_int(self, "stuck_limit", 1)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Rules":
@@ -73,10 +75,15 @@ class Rules:
         >>> Rules.from_dict({"escalation": False}).escalation
         False
         """
+        if not isinstance(data, Mapping):
+            raise InvalidRulesError(f"rules are a mapping of option names, not "
+                                    f"{type(data).__name__}")
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - known, key=str)
         if unknown:
-            raise InvalidRulesError(f"unknown Rules option(s): {', '.join(map(repr, unknown))}")
+            names = ", ".join(shown(name, 40) for name in unknown[:8])
+            more = f" ... ({len(unknown)} in all)" if len(unknown) > 8 else ""
+            raise InvalidRulesError(f"unknown Rules option(s): {names}{more}")
         return cls(**dict(data))
 
     def to_dict(self) -> Dict[str, Any]:
@@ -97,11 +104,20 @@ class Rules:
                 f"unknown Rules preset {name!r}; known: {', '.join(sorted(PRESETS))}") from None
 
 
-def _check_int(name: str, value: Any, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
+def _check_int(rules: "Rules", name: str, minimum: int) -> None:
+    """Check option ``name`` is an int >= ``minimum`` (any integer type: numpy's too; not a
+    bool), and store it as a Python int."""
+    value = getattr(rules, name)
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
         raise InvalidRulesError(f"Rules.{name} must be an int >= {minimum}; got {value!r}")
-    if value < minimum:
-        raise InvalidRulesError(f"Rules.{name} must be >= {minimum}; got {value!r}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise InvalidRulesError(f"Rules.{name} must be an int >= {minimum}; "
+                                f"got {shown(value)}") from None
+    if number < minimum:
+        raise InvalidRulesError(f"Rules.{name} must be >= {minimum}; got {shown(number)}")
+    object.__setattr__(rules, name, number)
 
 
 DEFAULT_RULES = Rules()

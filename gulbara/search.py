@@ -43,7 +43,7 @@ import numpy as np
 
 from gulbara.batch import stage_ends_batch
 from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
-from gulbara.errors import GulBaraError
+from gulbara.errors import GulBaraError, checked_scores
 from gulbara.play import Play, StageEnds
 
 __all__ = ["expectimax", "SearchResult", "heuristic_evaluator", "HeuristicWeights",
@@ -361,13 +361,7 @@ class _Searcher:
         return self.buffer
 
     def _call(self, features: np.ndarray) -> np.ndarray:
-        values = np.array(self.evaluate(features), dtype=np.float64)
-        if values.shape != (len(features),):
-            raise ValueError(f"evaluate must return an array of shape ({len(features)},) for "
-                             f"features of shape {features.shape}, got shape {values.shape}")
-        if not np.isfinite(values).all():
-            raise ValueError("evaluate returned a value that is not finite")
-        return values
+        return checked_scores(self.evaluate(features), len(features), "evaluate")
 
     def leaf_scores(self, stages: List[StageEnds]) -> List[np.ndarray]:
         """White's values of every end of each stage, in one evaluator call."""

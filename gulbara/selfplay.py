@@ -24,6 +24,7 @@ driver with the same dice and choices, for a full record of it.
 
 import math
 import os
+import pickle
 import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -66,6 +67,8 @@ POLICIES = ("random", "first", "greedy")
 
 #: Games per task: work is split by game index in blocks of this size, never by timing.
 CHUNK_GAMES = 2000
+#: The most games one call plays (its rows alone take 72 bytes a game).
+MAX_GAMES = 10**9
 
 _Z95 = 1.959963984540054
 _MASK64 = (1 << 64) - 1
@@ -507,11 +510,86 @@ def _run_chunk(job: _Job, first: int, count: int) -> Tuple[np.ndarray, np.ndarra
     return rows, hist
 
 
-_FORKED_JOB: Optional[_Job] = None     # the job a forked worker inherits
+def _portable_error(exc: BaseException) -> BaseException:
+    """``exc`` if it survives pickling (to cross from a worker process), else a
+    ``RuntimeError`` naming its type and message."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:
+        name = f"{type(exc).__module__}.{type(exc).__qualname__}"
+        return RuntimeError(f"a self-play worker raised {name}: {exc} "
+                            "(the exception itself cannot be pickled)")
 
 
-def _run_forked_chunk(first: int, count: int):
-    return _run_chunk(_FORKED_JOB, first, count)
+def _serve_chunks(job: _Job, share: List[Tuple[int, int, int]], conn) -> None:
+    """A worker process: play the chunks ``share`` (index, first game, count) and send each
+    result, or the first error, to the parent through ``conn``."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)      # Ctrl-C is the parent's to answer
+    try:
+        for i, first, count in share:
+            conn.send((i, _run_chunk(job, first, count), None))
+    except BaseException as exc:                      # the caller's evaluator raised, ...
+        conn.send((None, None, _portable_error(exc)))
+    finally:
+        conn.close()
+
+
+def _run_processes(job: _Job, chunks: List[Tuple[int, int]], workers: int,
+                   finished: Callable[[int, Tuple[np.ndarray, np.ndarray]], None]) -> None:
+    """Play ``chunks`` on ``workers`` processes of this call's own (chunk ``i`` by worker
+    ``i % workers``), passing each result to ``finished`` as it comes.
+
+    Each call starts its own processes and hands them its job when they start
+    (forked, nothing pickled, so an evaluator may be any callable), so calls
+    from several threads never see each other's games. On any exception here
+    (Ctrl-C included) or a worker's, every worker is stopped before it passes on.
+    """
+    import multiprocessing
+    from multiprocessing.connection import wait
+    if "fork" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("fork")
+    else:                                           # pragma: no cover (not Linux)
+        context = multiprocessing.get_context("spawn")
+    workers = min(workers, len(chunks))
+    shares = [[(i, first, count) for i, (first, count) in enumerate(chunks) if i % workers == k]
+              for k in range(workers)]
+    processes, readers = [], {}
+    try:
+        for share in shares:
+            reader, writer = context.Pipe(duplex=False)
+            process = context.Process(target=_serve_chunks, args=(job, share, writer),
+                                      daemon=True)
+            process.start()
+            writer.close()
+            processes.append(process)
+            readers[reader] = process
+        pending = len(chunks)
+        while pending:
+            if not readers:
+                codes = ", ".join(str(p.exitcode) for p in processes)
+                raise RuntimeError(f"self-play workers stopped with {pending} chunks of games "
+                                   f"unplayed (exit codes {codes})")
+            for reader in wait(list(readers)):
+                try:
+                    i, result, error = reader.recv()
+                except EOFError:                    # the worker is done (or died)
+                    del readers[reader]
+                    reader.close()
+                    continue
+                if error is not None:
+                    raise error
+                pending -= 1
+                finished(i, result)
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        for process in processes:
+            process.join()
+        for reader in readers:
+            reader.close()
 
 
 def _chunks(n: int) -> List[Tuple[int, int]]:
@@ -539,33 +617,20 @@ def _run(job: _Job, n: int, workers: int, backend: str,
         job_ref = ray.put(job)
         refs = {remote.remote(job_ref, first, count): i for i, (first, count) in enumerate(chunks)}
         pending = list(refs)
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            for ref in ready:
-                finished(refs[ref], ray.get(ref))
+        try:
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                for ref in ready:
+                    finished(refs[ref], ray.get(ref))
+        except BaseException:                       # Ctrl-C or a failed task: cancel the rest
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            raise
     elif workers == 1 or len(chunks) == 1:
         for i, (first, count) in enumerate(chunks):
             finished(i, _run_chunk(job, first, count))
     else:
-        import concurrent.futures
-        import multiprocessing
-        global _FORKED_JOB
-        methods = multiprocessing.get_all_start_methods()
-        if "fork" in methods:
-            _FORKED_JOB = job
-            context = multiprocessing.get_context("fork")
-            submit = lambda pool, first, count: pool.submit(_run_forked_chunk, first, count)  # noqa: E731
-        else:                                           # pragma: no cover (not Linux)
-            context = multiprocessing.get_context("spawn")
-            submit = lambda pool, first, count: pool.submit(_run_chunk, job, first, count)  # noqa: E731
-        try:
-            with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-                futures = {submit(pool, first, count): i
-                           for i, (first, count) in enumerate(chunks)}
-                for future in concurrent.futures.as_completed(futures):
-                    finished(futures[future], future.result())
-        finally:
-            _FORKED_JOB = None
+        _run_processes(job, chunks, workers, finished)
     rows = np.concatenate([r[0] for r in results]) if results else np.zeros((0, len(COLUMNS)),
                                                                            np.int32)
     hist = np.sum([r[1] for r in results], axis=0)
@@ -577,7 +642,7 @@ def _check_backend(backend: str, workers) -> Tuple[str, int]:
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
     if workers is None:
         workers = os.cpu_count() or 1
-    workers = _check_count(workers, "workers")
+    workers = checked_int(workers, "workers", 1, 4096)
     if backend == "ray":
         try:
             import ray  # noqa: F401
@@ -610,7 +675,7 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
     (counted ``unfinished``) after that many rolls. ``progress(done, n)`` is
     called as blocks of games finish.
     """
-    n = _check_count(n, "n")
+    n = checked_int(n, "n", 1, MAX_GAMES, bounds=f"1 .. {MAX_GAMES:,}")
     seed = _check_seed(seed)
     max_rolls = _check_count(max_rolls, "max_rolls")
     if max_rolls > 1_000_000:
@@ -689,7 +754,7 @@ def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = "ran
     True
     """
     seed = _check_seed(seed)
-    index = _check_count(index, "index", 0)
+    index = checked_int(index, "index", 0, _MASK64, bounds="0 .. 2**64 - 1")
     codes, evaluator, names = _policy_pair(policy)
     if start is None:
         game = Game(rules, auto_roll=False)
@@ -733,7 +798,7 @@ def opening_table(games_per_roll: int, policy: Union[Policy, Sequence[Policy]] =
     ``[((a, b), RolloutResult), ...]``; the starter is White, so its win rate
     is ``result.win_probability[0]``.
     """
-    games_per_roll = _check_count(games_per_roll, "games_per_roll")
+    games_per_roll = checked_int(games_per_roll, "games_per_roll", 1, MAX_GAMES // 15)
     table = []
     total = games_per_roll * len(OPENING_ROLLS)
     for i, (a, b) in enumerate(OPENING_ROLLS):

@@ -440,3 +440,158 @@ def test_stage_parse_accepts_every_canonical_notation():
     for _, ends in STAGES:
         for play in ends:
             assert ends.parse(str(play)) == play
+
+
+# ---------------------------------------------------------------------------
+# Records and state codes: only gulbara's errors escape
+# ---------------------------------------------------------------------------
+
+import json  # noqa: E402
+
+from gulbara import Game, Match  # noqa: E402
+from gulbara.errors import GulBaraError  # noqa: E402
+from gulbara.perft import perft, perft_python  # noqa: E402
+from gulbara.record import read_record, write_record  # noqa: E402
+from positions import sample_games  # noqa: E402
+
+
+def _played(obj, seed: int, plies: int):
+    bot = gulbara.GreedyBot()
+    rng = random.Random(seed)
+    for _ in range(plies):
+        if obj.is_over():
+            break
+        ends = obj.legal_plays()
+        obj.play(ends[rng.randrange(len(ends))] if rng.random() < 0.5 else bot.choose(obj))
+    return obj
+
+
+RECORDED = [_played(Game(seed=2), 2, 400), _played(Game(seed=9), 9, 25),
+            _played(Match(target=1, seed=3), 3, 400)]
+RECORD_DATA = [json.loads(write_record(obj, "json")) for obj in RECORDED]
+RECORD_TEXT = [write_record(obj) for obj in RECORDED]
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.sampled_from([10**400, -1, 2**64]),
+              st.floats(allow_nan=False), st.text(max_size=8)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    max_leaves=8)
+
+
+def _mutate(data, rng: random.Random, value):
+    """``data`` with one random part deleted, replaced by ``value``, nested deeper or
+    turned into a string."""
+    data = json.loads(json.dumps(data))
+    parent, key = None, None
+    node = data
+    for _ in range(rng.randrange(1, 7)):
+        if isinstance(node, dict) and node:
+            key = rng.choice(sorted(node))
+        elif isinstance(node, list) and node:
+            key = rng.randrange(len(node))
+        else:
+            break
+        parent, node = node, node[key]
+    if parent is None:
+        return value
+    op = rng.randrange(4)
+    if op == 0:
+        del parent[key]
+    elif op == 1:
+        parent[key] = value
+    elif op == 2:
+        parent[key] = [[[node]]]
+    else:
+        parent[key] = str(node)
+    return data
+
+
+def _only_gulbara_errors(call):
+    try:
+        call()
+    except GulBaraError:
+        pass
+
+
+@FUZZ
+@given(st.sampled_from(range(len(RECORD_DATA))), st.randoms(use_true_random=False), json_values)
+def test_json_records_mutated(k, rng, value):
+    data = _mutate(RECORD_DATA[k], rng, value)
+    if isinstance(data, dict):
+        _only_gulbara_errors(lambda: read_record(data))
+    _only_gulbara_errors(lambda: read_record(json.dumps(data)))
+
+
+def test_json_records_nested_deeply():
+    with pytest.raises(gulbara.RecordError):
+        read_record("{" + '"a": [' * 100_000)
+    with pytest.raises(gulbara.RecordError):
+        read_record('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}")
+
+
+TEXT_PIECES = ["", "9" * 5000, "-5", "\u0661", "1_0", "[4444]", "|", ":", "W1", "6-6", " chain",
+               "White wins 99 points", "Score: 1-0", "Game 2", "Target: 0"]
+
+
+@FUZZ
+@given(st.sampled_from(range(len(RECORD_TEXT))), st.randoms(use_true_random=False),
+       st.sampled_from(TEXT_PIECES))
+def test_text_records_mutated(k, rng, piece):
+    lines = RECORD_TEXT[k].splitlines()
+    i = rng.randrange(len(lines))
+    op = rng.randrange(4)
+    if op == 0:
+        del lines[i]
+    elif op == 1:
+        lines.insert(i, lines[rng.randrange(len(lines))])
+    else:
+        line = lines[i]
+        at = rng.randrange(len(line) + 1)
+        cut = at + (rng.randrange(4) if op == 2 else 0)
+        lines[i] = line[:at] + piece + line[cut:]
+    _only_gulbara_errors(lambda: read_record("\n".join(lines) + "\n"))
+
+
+STATES = sorted(set(sample_games(300, 77, lambda game: game.state_code(),
+                                 lambda game, ply: ply % 3 == 0)))
+STATE_PIECES = ["0", "1", "6", "99", "2147483647", "4294967296", "9" * 30, "\u0661", "1_0", "-1",
+                ",", "-", "x", "W", "B", ":", "=", " ", "index=1", "then=6x4", "stuck=99",
+                "roller=W", "next=over", "result=draw", "result=W:2:mars"]
+
+
+@st.composite
+def mutated_state_codes(draw):
+    code = draw(st.sampled_from(STATES))
+    rng = draw(st.randoms(use_true_random=False))
+    for _ in range(draw(st.integers(1, 3))):
+        words = code.split(" ")
+        i = rng.randrange(1, len(words))
+        word = words[i]
+        at = rng.randrange(len(word) + 1)
+        cut = at + rng.randrange(3)
+        words[i] = word[:at] + draw(st.sampled_from(STATE_PIECES)) + word[cut:]
+        code = " ".join(words)
+    return code
+
+
+@settings(FUZZ, max_examples=300)
+@given(mutated_state_codes())
+def test_state_codes_mutated(code):
+    try:
+        game = Game.from_state_code(code)
+    except GulBaraError:
+        return
+    again = Game.from_state_code(game.state_code())
+    assert again.state_code() == game.state_code()
+    assert again.state_key() == game.state_key()
+
+
+@settings(FUZZ, max_examples=40)
+@given(mutated_state_codes())
+def test_accepted_state_codes_perft_native_equals_python(code):
+    try:
+        game = Game.from_state_code(code)
+    except GulBaraError:
+        return
+    assert perft(game, 2) == perft_python(game, 2)

@@ -19,7 +19,8 @@ An action that is not legal raises :class:`~gulbara.envs.IllegalActionError`
 (a ``ValueError``) and changes nothing, unless ``illegal_action="lose"``:
 then it ends the episode with the reward ``-2.0`` (the worst a game can
 give), as some training loops and ``gymnasium.utils.env_checker``, which
-samples actions without the mask, need.
+samples actions without the mask, need. An error of the opponent's bot
+passes through and leaves the environment as it was before the step.
 
 >>> env = GulBaraEnv(opponent="greedy")
 >>> obs, info = env.reset(seed=24)                 # White (the agent) opens with 6-4
@@ -45,7 +46,7 @@ from gulbara.envs._actions import N_ACTIONS, IllegalActionError, check_action
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render
-from gulbara.errors import GulBaraError
+from gulbara.errors import GameStateError, GulBaraError
 from gulbara.game import Game
 from gulbara.rules import Rules
 
@@ -147,16 +148,23 @@ class GulBaraEnv(gymnasium.Env):
         driver = self._driver
         if driver.game.is_over() or self._lost_by_illegal:
             raise GulBaraError("the episode is over; call reset()")
+        if driver.to_act != self.seat:
+            raise GameStateError(f"the agent (seat {self.seat}) has no step to take: "
+                                 "the opponent's stage is pending; call reset()")
+        before = driver.copy()
         try:
             action = check_action(action)
             driver.apply(action)                    # raises on an illegal action, unchanged
+            self._bot_plays()
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
             self._lost_by_illegal = True
             info = {"action_mask": np.zeros(N_ACTIONS, dtype=np.int8), "illegal_action": True}
             return (observe(driver, self.seat), ILLEGAL_ACTION_REWARD, True, False, info)
-        self._bot_plays()
+        except BaseException:                       # the opponent failed: as before the step
+            self._driver = before
+            raise
         if self.render_mode == "human":
             self.render()
         over = driver.game.is_over()
