@@ -2444,7 +2444,7 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     cdef uint64_t over_tag = 0, h
     cdef Key96 key
     cdef uint32_t blocked = rotate12(start.occ[1 - seat])
-    cdef Py_ssize_t fsize, made = 0, distinct = 0
+    cdef Py_ssize_t fsize, room, made = 0, distinct = 0
     keyset_clear(result, &sh.meter)
     task.workers = workers
     task.sh = sh
@@ -2490,6 +2490,16 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         for t in range(active):
             search_setup(&workers[t].st, &info)
             workers[t].st.queue.pushed = 0
+            # The next frontier is usually about as big as this one: size its
+            # parts for that, rather than double them from the smallest.
+            room = fsize // (N_PARTS * active)
+            for p in range(N_PARTS):
+                if room > 64 and workers[t].next.part[p].slots == NULL and sh.err == CHAIN_OK:
+                    err = keyset_init(&workers[t].next.part[p], room, &sh.meter)
+                    if err != CHAIN_OK:
+                        shared_fail(sh, err)
+        if sh.err != CHAIN_OK:
+            break
         task.parts = frontier
         task.info = &info
         task.n_workers = active
