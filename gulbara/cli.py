@@ -26,6 +26,7 @@ from typing import List, Optional, TextIO
 from gulbara._backend import START_CODE, raw_stage_ends
 from gulbara.errors import GulBaraError
 from gulbara.play import StageEnds
+from gulbara.state_codes import position_code
 
 __all__ = ["main", "answer_request", "ends_as_case"]
 
@@ -74,6 +75,7 @@ def answer_request(line: str) -> str:
         return _error(f"missing {', '.join(missing)} in request")
     code, seat, dice = request["position"], request["seat"], request["dice"]
     try:
+        code = position_code(code) if isinstance(code, str) else code
         if not isinstance(dice, list):
             raise TypeError("dice must be a JSON array of numbers 1..6")
         ends = raw_stage_ends(code, seat, dice)
@@ -89,6 +91,8 @@ def _error(message: str) -> str:
 def run_ends(stdin: TextIO, stdout: TextIO) -> int:
     for line in stdin:
         if not line.strip():
+            stdout.write(_error("empty line: a request is one JSON object per line") + "\n")
+            stdout.flush()
             continue
         stdout.write(answer_request(line) + "\n")
         stdout.flush()
@@ -147,8 +151,11 @@ SUBCOMMANDS = [
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from gulbara import __version__
+    from gulbara.cli_args import position_type, seat_type
     parser = argparse.ArgumentParser(
         prog="gulbara", description="Fast, exact legal-move generator for Gul Bara.")
+    parser.add_argument("--version", action="version", version=f"gulbara {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser(
         "ends", help="engine protocol: JSON-lines stage requests on stdin, answers on stdout",
@@ -157,9 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
     moves = sub.add_parser("moves", help="show the legal plays of one stage",
                            description="Show the board and the legal plays of one stage.")
     moves.add_argument("dice", nargs="+", type=int, help="the stage's dice, e.g. 6 4 or 3 3 3 3")
-    moves.add_argument("--position", "-p", default=START_CODE, help="position code (default: start)")
-    moves.add_argument("--seat", "-s", type=int, choices=(0, 1), default=0,
-                       help="side to move: 0 White (default), 1 Black")
+    moves.add_argument("--position", "-p", type=position_type, default=START_CODE,
+                       help="position code, or 'start' (the default)")
+    moves.add_argument("--seat", "-s", type=seat_type, default=0,
+                       help="side to move: white/black or 0/1 (default: white)")
     import importlib
     for name, module, help_text, description in SUBCOMMANDS:
         importlib.import_module(module).add_arguments(

@@ -195,6 +195,8 @@ class DiceStream:
         if draw is None and seed is None:
             seed = random.SystemRandom().randrange(2**63)
         if seed is not None:
+            if isinstance(seed, bool) or not hasattr(seed, "__index__"):
+                raise TypeError(f"seed must be an int, not {type(seed).__name__}")
             seed = operator.index(seed)
         self.seed = seed
         self._draw = draw
