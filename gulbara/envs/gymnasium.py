@@ -15,11 +15,17 @@ agent, mid-stage aware. The reward is 0 until the end, then the points won
 (1, or 2 for a mars, RULES §7.1), as many negative for a loss, 0 for a draw
 by the stuck rule (RULES §7.2).
 
-An action that is not legal raises :class:`~gulbara.envs.IllegalActionError`
-(a ``ValueError``) and changes nothing, unless ``illegal_action="lose"``:
-then it ends the episode with the reward ``-2.0`` (the worst a game can
-give), as some training loops and ``gymnasium.utils.env_checker``, which
-samples actions without the mask, need.
+An action that is not legal ends the episode with the reward ``-1.0`` for
+the agent that made it (PettingZoo's classic convention, and what
+``gymnasium.utils.env_checker``, which samples actions without the mask,
+needs); ``illegal_action="raise"`` raises
+:class:`~gulbara.envs.IllegalActionError` (a ``ValueError``) instead and
+changes nothing.
+
+At a terminal step (and in the info of a lost-by-illegal-action step) the mask
+holds ``PASS_ACTION`` alone: no step is left to take, but
+``rng.choice(np.flatnonzero(mask))`` still finds an action, which an
+autoresetting vector env ignores (it resets that sub-env).
 
 >>> env = GulBaraEnv(opponent="greedy")
 >>> obs, info = env.reset(seed=24)                 # White (the agent) opens with 6-4
@@ -41,7 +47,7 @@ except ImportError as exc:                          # pragma: no cover - depends
     raise ImportError("gulbara.envs.gymnasium needs gymnasium: pip install 'gulbara[rl]'") from exc
 
 from gulbara.bots import BOTS
-from gulbara.envs._actions import N_ACTIONS, IllegalActionError, check_action
+from gulbara.envs._actions import N_ACTIONS, PASS_ACTION, IllegalActionError, check_action
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render
@@ -49,12 +55,19 @@ from gulbara.errors import GulBaraError
 from gulbara.game import Game
 from gulbara.rules import Rules
 
-__all__ = ["GulBaraEnv", "ENV_ID", "ILLEGAL_ACTION_REWARD"]
+__all__ = ["GulBaraEnv", "ENV_ID", "ILLEGAL_ACTION_REWARD", "terminal_mask"]
 
 #: The id the environment is registered under.
 ENV_ID = "GulBara-v0"
-#: The reward of an illegal action with ``illegal_action="lose"``.
-ILLEGAL_ACTION_REWARD = -2.0
+#: The reward of an illegal action with ``illegal_action="lose"`` (the default).
+ILLEGAL_ACTION_REWARD = -1.0
+
+
+def terminal_mask() -> np.ndarray:
+    """The mask of a finished episode: ``PASS_ACTION`` alone (see the module docstring)."""
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
+    mask[PASS_ACTION] = 1
+    return mask
 
 
 class GulBaraEnv(gymnasium.Env):
@@ -63,8 +76,8 @@ class GulBaraEnv(gymnasium.Env):
 
     ``seat`` is the agent's seat, ``rules`` a :class:`gulbara.Rules`,
     ``render_mode`` ``None``, ``"ansi"`` (``render()`` returns text) or
-    ``"human"`` (printed after every reset and step), ``illegal_action`` ``"raise"`` or
-    ``"lose"`` (see the module docstring). A bot named by a string is made
+    ``"human"`` (printed after every reset and step), ``illegal_action`` ``"lose"``
+    (the default) or ``"raise"`` (see the module docstring). A bot named by a string is made
     anew at each reset (a ``"random"`` one seeded from the environment's
     generator, so a seeded reset fixes the whole episode).
     """
@@ -72,7 +85,7 @@ class GulBaraEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(self, opponent="random", seat: int = 0, rules: Optional[Rules] = None,
-                 render_mode: Optional[str] = None, illegal_action: str = "raise") -> None:
+                 render_mode: Optional[str] = None, illegal_action: str = "lose") -> None:
         if isinstance(opponent, str):
             if opponent not in BOTS:
                 raise GulBaraError(f"unknown opponent {opponent!r}; the built-in bots are "
@@ -106,10 +119,10 @@ class GulBaraEnv(gymnasium.Env):
         return self._driver.game
 
     def _info(self) -> dict:
-        info = {"action_mask": self._driver.action_mask()}
         game = self._driver.game
         if game.is_over():
-            info["result"] = game.result().describe()
+            return {"action_mask": terminal_mask(), "result": game.result().describe()}
+        info = {"action_mask": self._driver.action_mask()}
         return info
 
     def _bot_plays(self) -> None:
@@ -154,7 +167,7 @@ class GulBaraEnv(gymnasium.Env):
             if self.illegal_action == "raise":
                 raise
             self._lost_by_illegal = True
-            info = {"action_mask": np.zeros(N_ACTIONS, dtype=np.int8), "illegal_action": True}
+            info = {"action_mask": terminal_mask(), "illegal_action": True}
             return (observe(driver, self.seat), ILLEGAL_ACTION_REWARD, True, False, info)
         self._bot_plays()
         if self.render_mode == "human":
