@@ -10,7 +10,7 @@ import os
 
 __all__ = ["unbuilt_error", "is_unbuilt"]
 
-_NATIVE = ("_movegen", "_batch", "_perft", "_state", "_encode", "_selfplay")
+_NATIVE = ("_movegen", "_batch", "_perft", "_state", "_encode", "_selfplay", "_vector")
 _SUFFIXES = (".so", ".pyd")
 
 

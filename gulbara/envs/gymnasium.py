@@ -183,4 +183,5 @@ class GulBaraEnv(gymnasium.Env):
 
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point=f"{__name__}:GulBaraEnv")
+    gymnasium.register(id=ENV_ID, entry_point=f"{__name__}:GulBaraEnv",
+                       vector_entry_point="gulbara.envs.vector:GulBaraVectorEnv")
