@@ -153,3 +153,77 @@ def test_vector_env_bad_arguments():
         envs.step(np.zeros(3, dtype=np.int64))
     with pytest.raises(ValueError, match="2 integers"):
         envs.step(np.zeros(2, dtype=np.float64))
+
+
+# ---------------------------------------------------------------------------
+# The afterstate mode (gulbara.envs.afterstates)
+# ---------------------------------------------------------------------------
+
+
+def test_afterstate_env_check_env_and_make():
+    from gymnasium.utils.env_checker import check_env
+    from gulbara.envs.afterstates import GulBaraEndsEnv
+    env = gymnasium.make("GulBara-v0", action_mode="ends", max_ends=256)
+    assert isinstance(env.unwrapped, GulBaraEndsEnv)
+    check_env(env.unwrapped)
+    assert isinstance(gymnasium.make("GulBara-v0").unwrapped, gulbara.envs.gymnasium.GulBaraEnv)
+    with pytest.raises(ValueError, match="action_mode"):
+        gymnasium.make("GulBara-v0", action_mode="chains")
+    with pytest.raises(ValueError, match="action_mode='steps'"):
+        gymnasium.make_vec("GulBara-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                           action_mode="ends")
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_afterstate_env_features_are_the_ends(seat):
+    from gulbara.encoding import encode_afterstates
+    from gulbara.envs.afterstates import GulBaraEndsEnv
+    env = GulBaraEndsEnv(opponent="greedy", seat=seat, rules=Rules(exempt_rolls=0))
+    obs, info = env.reset(seed=11)
+    rng = np.random.default_rng(seat)
+    decisions = 0
+    while True:
+        ends = env.game.legal_plays()
+        assert env.game.decision.seat == seat and info["n_ends"] == len(ends)
+        assert np.array_equal(obs["ends"][:len(ends)], encode_afterstates(ends))
+        assert not obs["ends"][len(ends):].any()
+        assert np.flatnonzero(obs["action_mask"]).tolist() == list(range(len(ends)))
+        choice = int(rng.integers(len(ends)))
+        before = len(env.game.plays)
+        obs, reward, terminated, truncated, info = env.step(choice)
+        assert env.game.plays[before][1] == ends[choice]   # that end, its canonical steps
+        decisions += 1
+        if terminated:
+            break
+        assert reward == 0.0
+    score = env.game.result().score
+    assert reward == score[seat] - score[1 - seat] and decisions > 10
+    assert np.flatnonzero(info["action_mask"]).tolist() == [0]
+
+
+def test_afterstate_env_illegal_actions_and_cut():
+    from gulbara.envs.afterstates import GulBaraEndsEnv
+    from gulbara.envs import IllegalActionError
+    env = GulBaraEndsEnv()
+    env.reset(seed=24)                                     # 6-4: two ends
+    obs, reward, terminated, _, info = env.step(2)
+    assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
+    strict = GulBaraEndsEnv(illegal_action="raise")
+    strict.reset(seed=24)
+    for bad in (2, -1, 1.0, True, "0"):
+        with pytest.raises(IllegalActionError):
+            strict.step(bad)
+    strict.step(np.int64(0))
+    small = GulBaraEndsEnv(max_ends=1)
+    obs, info = small.reset(seed=24)
+    assert info["ends_cut"] and info["n_ends"] == 2 and obs["ends"].shape == (1, 196)
+    with pytest.raises(ValueError, match="max_ends"):
+        GulBaraEndsEnv(max_ends=0)
+
+
+@pytest.mark.parametrize("name", ["gulbara.envs.vector", "gulbara.envs.afterstates"])
+def test_module_docstrings(name):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted >= 5 and result.failed == 0

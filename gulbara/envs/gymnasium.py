@@ -5,6 +5,10 @@ Importing this module registers it as ``"GulBara-v0"``::
     import gymnasium, gulbara.envs.gymnasium
     env = gymnasium.make("GulBara-v0", opponent="greedy")
 
+(``action_mode="ends"`` makes the afterstate env of :mod:`gulbara.envs.afterstates`;
+``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` the native vector env of
+:mod:`gulbara.envs.vector`.)
+
 The agent plays seat ``seat`` (0 White, 1 Black); the opponent's stages are
 played by the bot in between (``bot.choose(game)`` for a whole stage). An
 action is one step (see :mod:`gulbara.envs._actions`: ``(from - 1) * 6 +
@@ -183,5 +187,5 @@ class GulBaraEnv(gymnasium.Env):
 
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point=f"{__name__}:GulBaraEnv",
+    gymnasium.register(id=ENV_ID, entry_point="gulbara.envs.afterstates:make_env",
                        vector_entry_point="gulbara.envs.vector:GulBaraVectorEnv")

@@ -75,6 +75,10 @@ class GulBaraVectorEnv(VectorEnv):
         if illegal_action != "lose":
             raise GulBaraError("the native vector env ends an illegal action's episode with -1 "
                                "(illegal_action='lose'); for 'raise' use the single env")
+        if kwargs.get("action_mode", "steps") != "steps":
+            raise GulBaraError("the native vector env plays one step action at a time "
+                               "(action_mode='steps'); for 'ends' use "
+                               "vectorization_mode='sync'")
         if kwargs.get("render_mode") is not None:
             raise GulBaraError("the native vector env does not render")
         self.num_envs = int(num_envs)
