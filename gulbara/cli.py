@@ -13,6 +13,8 @@
 * ``gulbara perft DEPTH [--state CODE] [--rules OPTIONS] [--divide] [--json]
   [--engine native|python]``: perft over game states (RULES §10,
   :mod:`gulbara.perft`), with the nodes per second.
+* ``gulbara engine``: a JSON-lines session holding one game (:mod:`gulbara.engine`,
+  docs/engine.md).
 * ``gulbara verify --engine CMD [--positions N] [--perft DEPTH]``: another
   engine speaking this protocol checked against gulbara; ``gulbara bench
   --engine CMD``: its speed next to gulbara's (:mod:`gulbara.verify_cli`).
@@ -143,6 +145,11 @@ SUBCOMMANDS = [
      "the peer vectors, edge cases, named suites and positions from seeded play, and report "
      "every answer that differs from gulbara's, smallest first, named by its rule; or, with "
      "--perft, follow the first differing perft subtree down to the stage where they part."),
+    ("engine", "gulbara.engine", "a JSON-lines session: set a game, list plays, play, undo, "
+     "chains, best play (docs/engine.md)",
+     "Read JSON requests on stdin, one per line, each with a \"cmd\" (new, set, state, roll, "
+     "legal, play, undo, chain, next, go, quit), and answer each with one JSON line; the "
+     "session holds one game (docs/engine.md)."),
     ("arena", "gulbara.arena", "play bot against bot, both seats, with 95%% intervals",
      "Play bot A against bot B for --games games (A White in the even ones, game i "
      "with dice seed SEED + i) and print A's win rate and points per game with 95% "
