@@ -29,8 +29,7 @@ from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
-from gulbara._bits cimport bit_length, popcount
-from gulbara._masks cimport rotate12
+from gulbara._native_common cimport greedy_score, splitmix64
 from gulbara._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE
 from gulbara._movegen cimport (stage_generate, step_is_legal, step_apply, pos_mover_key,
                                pos_set_mover_key, Position)
@@ -65,42 +64,10 @@ ctypedef struct Slot:
     bint done                  # the episode ended at the last step: reset at the next
 
 
-cdef inline uint64_t next64(uint64_t* x) noexcept nogil:
-    cdef uint64_t z
-    x[0] += <uint64_t>0x9E3779B97F4A7C15ULL
-    z = x[0]
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return z ^ (z >> 31)
 
 
 cdef inline int below(uint64_t* x, int n) noexcept nogil:
-    return <int>((next64(x) >> 11) % <uint64_t>n)
-
-
-cdef inline int longest_run(uint32_t m) noexcept nogil:
-    cdef int n = 0
-    while m:
-        m &= m << 1
-        n += 1
-    return n
-
-
-cdef int greedy_score(const Pos* p, int seat, bint ends_game) noexcept nogil:
-    """``gulbara.bots.greedy_score`` (its docstring has the formula), checked against it."""
-    cdef int o = 1 - seat, q, pips = 0, home, back
-    cdef uint32_t ahead
-    if ends_game:
-        return 1000000
-    for q in range(1, 25):
-        pips += q * p.cnt[seat][q]
-    home = p.off[seat]
-    for q in range(1, 7):
-        home += p.cnt[seat][q]
-    back = bit_length(p.occ[o])
-    ahead = rotate12(p.occ[seat]) & ((<uint32_t>1 << (back - 1)) - 1) if back > 0 else 0
-    return (-4 * pips + 3 * popcount(p.occ[seat]) + 4 * popcount(ahead)
-            + 6 * longest_run(ahead) + 2 * home)
+    return <int>((splitmix64(x) >> 11) % <uint64_t>n)
 
 
 cdef inline bint same_key(Key96 a, Key96 b) noexcept nogil:
@@ -366,7 +333,7 @@ cdef class VecGames:
             for i in range(self.n):
                 t = &self.slots[i]
                 t.rng = seed
-                next64(&t.rng)
+                splitmix64(&t.rng)
                 t.rng ^= <uint64_t>i * <uint64_t>0xD1B54A32D192ED03ULL
                 if self.new_game(t):
                     bad = 1
