@@ -6,7 +6,11 @@
 ['24/18 24/19', '24/13']
 """
 
-from gulbara._backend import BACKEND_NAME, START_CODE, Position
+try:
+    from gulbara._backend import BACKEND_NAME, START_CODE, Position
+except ImportError as _error:  # the source tree, unbuilt: say so (gulbara/_unbuilt.py)
+    from gulbara._unbuilt import unbuilt_error
+    raise unbuilt_error(__path__[0], _error) from None
 from gulbara.batch import BatchEnds, stage_ends_batch
 from gulbara.board import Board
 from gulbara.chains import (ChainEnds, ChainOutcome, chain_best, chain_count, chain_ends,

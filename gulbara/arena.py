@@ -245,14 +245,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games to play, A White in the even ones (default 100)")
     parser.add_argument("--seed", type=int, default=0,
                         help="game i uses dice seed SEED + i (default 0)")
-    parser.add_argument("--rules", default="default",
-                        help="a preset or options like remainder=lost,mars=off")
+    from gulbara.cli_args import add_rules_argument
+    add_rules_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
 
 
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
-    from gulbara.play_cli import _parse_rules
+    from gulbara.cli_args import parse_rules as _parse_rules
 
     try:
         a, b = make_bot(args.a, args.seed), make_bot(args.b, args.seed + 1_000_003)

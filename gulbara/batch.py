@@ -79,6 +79,8 @@ class BatchEnds:
     * ``end_game``: ``M`` ``bool``, the play bears off the mover's last checker.
 
     The arrays are fresh and owned by this object (writable, C-contiguous).
+    ``boards``, ``borne_off`` and ``ends_game`` are the same arrays under the
+    names of :class:`gulbara.ChainEnds`.
 
     >>> out = stage_ends_batch(*arrays_from_requests([(START_CODE, 0, (6, 4))]))
     >>> len(out), out.n_ends, out.ends_of(0)
@@ -108,6 +110,22 @@ class BatchEnds:
     def n_ends(self) -> int:
         """The number of ends M over all requests."""
         return len(self.end_game)
+
+    # the names that whole chains use (ChainEnds): the same arrays
+    @property
+    def boards(self) -> np.ndarray:
+        """``end_boards`` under the name :class:`gulbara.ChainEnds` uses."""
+        return self.end_boards
+
+    @property
+    def borne_off(self) -> np.ndarray:
+        """``end_borne_off`` under the name :class:`gulbara.ChainEnds` uses."""
+        return self.end_borne_off
+
+    @property
+    def ends_game(self) -> np.ndarray:
+        """``end_game`` under the name :class:`gulbara.ChainEnds` uses."""
+        return self.end_game
 
     def _row(self, i: int) -> int:
         n = len(self.counts)

@@ -243,6 +243,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args, stdin=None, stdout=sys.stdout) -> int:
+    if args.rounds < 1:
+        print(f"gulbara bench: --rounds must be >= 1, got {args.rounds}", file=sys.stderr)
+        return 2
     if getattr(args, "engine", None):
         from gulbara.verify_cli import run_bench_engine
         return run_bench_engine(args, stdout)

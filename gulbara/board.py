@@ -129,7 +129,9 @@ class Board:
         after = self._position.apply_steps(self._turn, play.steps)
         if play.code is not None and after.code() != play.code:
             raise IllegalPlayError(
-                f"{play!r} does not start from this position ({self.code()})")
+                f"the play {play} ({play.steps}) ends at {play.code}, but played from this "
+                f"position ({self.code()}, {('White', 'Black')[self._turn]} to move) it ends at "
+                f"{after.code()}: it was taken from another position")
         self._stack.append((self._position, self._turn, play))
         self._position = after
         if pass_turn:
@@ -202,11 +204,12 @@ class Board:
          12  11  10   9   8   7 |   6   5   4   3   2   1
         off: O 0  X 0    to move: O (White)
         """
+        from gulbara.glyphs import glyph
         points = self._position.points()
 
         def cell(q: int) -> str:
             n = points[q - 1]
-            return "  ." if n == 0 else f"{abs(n):>2}{'O' if n > 0 else 'X'}"
+            return "  ." if n == 0 else f"{abs(n):>2}{glyph(WHITE if n > 0 else BLACK)}"
 
         def row(qs, show) -> str:
             return " ".join(show(q) for q in qs[:6]) + " | " + " ".join(show(q) for q in qs[6:])
@@ -214,12 +217,13 @@ class Board:
         top = list(range(13, 25))
         bottom = list(range(12, 0, -1))
         label = "{:>3}".format
-        side = "O (White)" if self._turn == WHITE else "X (Black)"
+        side = f"{glyph(self._turn)} ({'White' if self._turn == WHITE else 'Black'})"
         lines = [
             row(top, label),
             row(top, cell),
             row(bottom, cell),
             row(bottom, label),
-            f"off: O {self.borne_off(WHITE)}  X {self.borne_off(BLACK)}    to move: {side}",
+            f"off: {glyph(WHITE)} {self.borne_off(WHITE)}  {glyph(BLACK)} "
+            f"{self.borne_off(BLACK)}    to move: {side}",
         ]
         return "\n".join(lines)

@@ -195,10 +195,14 @@ BOTS = {
 def play_out(game, white: Bot, black: Bot, max_plies: Optional[int] = None):
     """Play ``game`` (a :class:`Game` or a :class:`Match` with ``auto_roll``) to its end.
 
-    ``white`` and ``black`` choose the plays of their seats. Returns
-    ``game.result()``. ``max_plies`` stops early (``None`` at the end if the game
-    is not over).
+    ``white`` and ``black`` choose the plays of their seats: bots, or names of
+    :data:`BOTS` (``"greedy"``). Returns ``game.result()``. ``max_plies`` stops
+    early (``None`` at the end if the game is not over).
     """
+    if isinstance(white, str) or isinstance(black, str):
+        from gulbara.arena import make_bot
+        white = make_bot(white) if isinstance(white, str) else white
+        black = make_bot(black, 1) if isinstance(black, str) else black
     bots: Sequence[Bot] = (white, black)
     plies = 0
     while not game.is_over():

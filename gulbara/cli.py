@@ -13,6 +13,8 @@
 * ``gulbara perft DEPTH [--state CODE] [--rules OPTIONS] [--divide] [--json]
   [--engine native|python]``: perft over game states (RULES §10,
   :mod:`gulbara.perft`), with the nodes per second.
+* ``gulbara engine``: a JSON-lines session holding one game (:mod:`gulbara.engine`,
+  docs/engine.md).
 * ``gulbara verify --engine CMD [--positions N] [--perft DEPTH]``: another
   engine speaking this protocol checked against gulbara; ``gulbara bench
   --engine CMD``: its speed next to gulbara's (:mod:`gulbara.verify_cli`).
@@ -26,6 +28,7 @@ from typing import List, Optional, TextIO
 from gulbara._backend import START_CODE, raw_stage_ends
 from gulbara.errors import GulBaraError
 from gulbara.play import StageEnds
+from gulbara.state_codes import position_code
 
 __all__ = ["main", "answer_request", "ends_as_case"]
 
@@ -74,6 +77,7 @@ def answer_request(line: str) -> str:
         return _error(f"missing {', '.join(missing)} in request")
     code, seat, dice = request["position"], request["seat"], request["dice"]
     try:
+        code = position_code(code) if isinstance(code, str) else code
         if not isinstance(dice, list):
             raise TypeError("dice must be a JSON array of numbers 1..6")
         ends = raw_stage_ends(code, seat, dice)
@@ -89,6 +93,8 @@ def _error(message: str) -> str:
 def run_ends(stdin: TextIO, stdout: TextIO) -> int:
     for line in stdin:
         if not line.strip():
+            stdout.write(_error("empty line: a request is one JSON object per line") + "\n")
+            stdout.flush()
             continue
         stdout.write(answer_request(line) + "\n")
         stdout.flush()
@@ -139,6 +145,11 @@ SUBCOMMANDS = [
      "the peer vectors, edge cases, named suites and positions from seeded play, and report "
      "every answer that differs from gulbara's, smallest first, named by its rule; or, with "
      "--perft, follow the first differing perft subtree down to the stage where they part."),
+    ("engine", "gulbara.engine", "a JSON-lines session: set a game, list plays, play, undo, "
+     "chains, best play (docs/engine.md)",
+     "Read JSON requests on stdin, one per line, each with a \"cmd\" (new, set, state, roll, "
+     "legal, play, undo, chain, next, go, quit), and answer each with one JSON line; the "
+     "session holds one game (docs/engine.md)."),
     ("arena", "gulbara.arena", "play bot against bot, both seats, with 95%% intervals",
      "Play bot A against bot B for --games games (A White in the even ones, game i "
      "with dice seed SEED + i) and print A's win rate and points per game with 95% "
@@ -147,8 +158,11 @@ SUBCOMMANDS = [
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from gulbara import __version__
+    from gulbara.cli_args import position_type, seat_type
     parser = argparse.ArgumentParser(
         prog="gulbara", description="Fast, exact legal-move generator for Gul Bara.")
+    parser.add_argument("--version", action="version", version=f"gulbara {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser(
         "ends", help="engine protocol: JSON-lines stage requests on stdin, answers on stdout",
@@ -157,9 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     moves = sub.add_parser("moves", help="show the legal plays of one stage",
                            description="Show the board and the legal plays of one stage.")
     moves.add_argument("dice", nargs="+", type=int, help="the stage's dice, e.g. 6 4 or 3 3 3 3")
-    moves.add_argument("--position", "-p", default=START_CODE, help="position code (default: start)")
-    moves.add_argument("--seat", "-s", type=int, choices=(0, 1), default=0,
-                       help="side to move: 0 White (default), 1 Black")
+    moves.add_argument("--position", "-p", type=position_type, default=START_CODE,
+                       help="position code, or 'start' (the default)")
+    moves.add_argument("--seat", "-s", type=seat_type, default=0,
+                       help="side to move: white/black or 0/1 (default: white)")
     import importlib
     for name, module, help_text, description in SUBCOMMANDS:
         importlib.import_module(module).add_arguments(

@@ -191,18 +191,17 @@ def _divide_stage(game: Game, depth: int, cache) -> List[Tuple[str, int]]:
 
 
 def _rules_from_words(text: str):
-    """Rules from ``default`` or comma-separated options (``remainder=lost,mars=off``)."""
-    from gulbara.record import _rules_from_text
-    return _rules_from_text(text.replace(",", " "), "rules")
+    """Rules from the ``--rules`` grammar (:func:`gulbara.cli_args.parse_rules`)."""
+    from gulbara.cli_args import parse_rules
+    return parse_rules(text)
 
 
 def add_arguments(parser) -> None:
     """The options of ``gulbara perft``."""
     parser.add_argument("depth", type=int, help="depth in decisions (RULES §10)")
-    parser.add_argument("--state", help="a state code (Game.state_code); default: the start "
-                                        "of a game, White starting (RULES §10.5)")
-    parser.add_argument("--rules", default="default",
-                        help="'default' or options like remainder=lost,mars=off")
+    from gulbara.cli_args import add_rules_argument, add_state_arguments
+    add_state_arguments(parser, "the start of a game, White starting (RULES §10.5)")
+    add_rules_argument(parser)
     parser.add_argument("--divide", action="store_true", help="split by the first choice")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object: depth, nodes, seconds, nodes_per_second "
@@ -227,8 +226,10 @@ def run(args, stdin=None, stdout=None) -> int:
 
     out = stdout if stdout is not None else sys.stdout
     try:
-        rules = _rules_from_words(args.rules)
-        game = (Game.from_state_code(args.state, rules) if args.state
+        from gulbara.cli_args import parse_rules, state_from_args
+        rules = parse_rules(args.rules)
+        state = state_from_args(args, rules)
+        game = (Game.from_state_code(state, rules) if state is not None
                 else Game.new_perft_root(rules))
         _check_depth(args.depth, 0, "perft")
         engine = _engine(getattr(args, "engine", None))

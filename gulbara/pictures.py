@@ -408,8 +408,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("code", help="position code (RULES §9.1), or 'start'")
     parser.add_argument("-o", "--output", default=None,
                         help="write to this .svg or .png file (default: SVG on stdout)")
-    parser.add_argument("--turn", choices=("white", "black"), default="white",
-                        help="the side to move (default: white)")
+    from gulbara.cli_args import seat_type
+    parser.add_argument("--turn", "--seat", type=seat_type, default=WHITE,
+                        help="the side to move: white/black or 0/1 (default: white)")
     parser.add_argument("--play", default=None,
                         help="a play of the side to move, e.g. '24/18 24/20', drawn as arrows "
                              "on the position it leaves (needs --dice)")
@@ -424,9 +425,13 @@ def run(args, stdin=None, stdout=None) -> int:
     from gulbara.board import Board
 
     out = stdout if stdout is not None else sys.stdout
-    code = START_CODE if args.code.strip().lower() == "start" else args.code
+    from gulbara.state_codes import position_code
+    code = position_code(args.code)
     try:
-        board = Board.from_code(code, turn=WHITE if args.turn == "white" else BLACK)
+        if args.output is not None and args.output.lower().endswith(".png"):
+            from gulbara.cli_args import require_extra
+            require_extra("cairosvg", "PNG output")
+        board = Board.from_code(code, turn=args.turn)
         if (args.play is None) != (args.dice is None):
             raise GulBaraError("--play and --dice go together")
         options = dict(flipped=args.flip, size=args.size)

@@ -32,7 +32,7 @@ from gulbara.bots import BOTS, GreedyBot
 from gulbara.errors import GulBaraError
 from gulbara.game import SEAT_NAMES, Game, Match
 from gulbara.play import BLACK, WHITE
-from gulbara.rules import PRESETS, Rules
+from gulbara.rules import Rules
 
 __all__ = ["render_board", "add_arguments", "build_parser", "run", "main"]
 
@@ -76,7 +76,8 @@ def render_board(position, viewer: int = WHITE, unicode: bool = True) -> str:
      O borne off 0, pips 360   X borne off 0, pips 360
     """
     points = position.points()
-    symbols = ("●", "○") if unicode else ("O", "X")          # White's, Black's
+    from gulbara.glyphs import ASCII, UNICODE
+    symbols = UNICODE if unicode else ASCII                  # White's, Black's
     h, v, corners = ("─", "│", "┌┬┐├┼┤└┴┘") if unicode else ("-", "|", "+++++++++")
 
     def stack(own: int):
@@ -134,24 +135,22 @@ def _stage_text(decision) -> str:
 
 
 def _parse_rules(text: str) -> Rules:
-    if text in PRESETS:
-        return PRESETS[text]
-    from gulbara.record import _rules_from_text
-    return _rules_from_text(text.replace(",", " "), "--rules")
+    from gulbara.cli_args import parse_rules
+    return parse_rules(text)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``gulbara play``."""
     parser.add_argument("--bot", choices=sorted(BOTS), default="greedy",
                         help="the opponent (default: greedy)")
-    parser.add_argument("--seat", choices=("white", "black"), default="white",
-                        help="your side (default: white)")
+    from gulbara.cli_args import seat_type
+    parser.add_argument("--seat", type=seat_type, default=WHITE,
+                        help="your side: white/black or 0/1 (default: white)")
     parser.add_argument("--seed", type=int, default=None,
                         help="dice seed, for a reproducible game (default: random)")
     parser.add_argument("--bot-seed", type=int, default=None, help="seed of the random bot")
-    parser.add_argument("--rules", default="default",
-                        help=f"a preset ({', '.join(sorted(PRESETS))}) or options like "
-                             "remainder=lost,mars=off (default: the default rules)")
+    from gulbara.cli_args import add_rules_argument
+    add_rules_argument(parser)
     parser.add_argument("--match", type=int, default=None, metavar="TARGET",
                         help="play a match to TARGET points instead of one game")
     parser.add_argument("--ascii", action="store_true", help="draw the board in plain ASCII")
@@ -173,7 +172,7 @@ class _Session:
         isatty = getattr(stdin, "isatty", None)
         self.echo = not (isatty and isatty())
         self.unicode = not args.ascii
-        self.human = WHITE if args.seat == "white" else BLACK
+        self.human = args.seat
         bot_class = BOTS[args.bot]
         self.bot = bot_class(seed=args.bot_seed) if args.bot == "random" else bot_class()
         self.bot_name = args.bot
@@ -228,8 +227,8 @@ class _Session:
     # -- the loop --------------------------------------------------------------
 
     def run(self) -> int:
-        symbol = ("●" if self.unicode else "O") if self.human == WHITE else (
-            "○" if self.unicode else "X")
+        from gulbara.glyphs import glyph
+        symbol = glyph(self.human, self.unicode)
         self.say(f"Gul Bara: you play {SEAT_NAMES[self.human]} ({symbol}) against the "
                  f"{self.bot_name} bot. Type 'help' for help.")
         if isinstance(self.game, Match):
@@ -287,12 +286,26 @@ class _Session:
                      f"plays {play}.")
         self.play(play)
 
+    def read_line(self, prompt: str) -> str:
+        """One line of input with its newline, ``""`` at the end; in a terminal through
+        ``input()`` with line editing and history (readline, where Python has it)."""
+        if self.stdin is sys.stdin and self.stdout is sys.stdout and not self.echo:
+            try:
+                import readline  # noqa: F401  (arrow keys, history: input() uses it)
+            except ImportError:
+                pass
+            try:
+                return input(prompt) + "\n"
+            except EOFError:
+                return ""
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        return self.stdin.readline()
+
     def prompt(self) -> bool:
         """Read commands until a play is made; ``False`` to quit."""
         while True:
-            self.stdout.write("> ")
-            self.stdout.flush()
-            line = self.stdin.readline()
+            line = self.read_line("> ")
             if not line:
                 self.say()
                 return False

@@ -25,6 +25,9 @@ _CHOICES = {
     "opening": ("starter_plays_opening_pair", "starter_rerolls"),
 }
 
+#: The options that take one of named values, with those values.
+CHOICES = _CHOICES
+
 
 @dataclass(frozen=True)
 class Rules:

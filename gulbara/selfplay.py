@@ -435,8 +435,13 @@ class SelfPlayResult:
             ("seconds", f"{self.seconds:.2f}"),
             ("games per second", f"{self.games_per_second:,.0f}"),
         ]
+        rows = [(name, value) for name, value in rows if "nan" not in value]  # does not apply
         width = max(len(name) for name, _ in rows)
         return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(games={self.games}, policy={self.policy!r}, "
+                f"seed={self.seed}, start={self.start!r})")
 
 
 def _finite(d: Dict[str, float]) -> Dict[str, Optional[float]]:
@@ -705,11 +710,15 @@ def rollout(game_or_code: Union[Game, str], n: int,
             policy: Union[Policy, Sequence[Policy]] = "greedy", *, seed: int = 0,
             rules: Optional[Rules] = None, workers: Optional[int] = None,
             backend: str = "local", max_rolls: int = 10_000,
-            progress: Optional[Callable[[int, int], None]] = None) -> RolloutResult:
+            progress: Optional[Callable[[int, int], None]] = None,
+            seat: Union[int, str, None] = None,
+            rolls: Optional[Sequence[int]] = None) -> RolloutResult:
     """Play ``n`` games on from a state and estimate its value.
 
     ``game_or_code`` is a :class:`~gulbara.Game` (left unchanged) or a state
-    code (:meth:`gulbara.Game.state_code`, read under ``rules``). Any state
+    code (:meth:`gulbara.Game.state_code`, read under ``rules``), or a plain
+    position code (or ``"start"``) with ``seat``, the side to roll, and
+    optionally ``rolls`` (:func:`gulbara.state_codes.state_code`). Any state
     works: the opening, a side to roll, a stage decision inside a chain or a
     remainder. The result has per-seat win probabilities, mars
     probabilities and equity with 95% intervals, and the mean game length in
@@ -726,10 +735,14 @@ def rollout(game_or_code: Union[Game, str], n: int,
     True
     """
     if isinstance(game_or_code, str):
-        start = Game.from_state_code(game_or_code, rules)
+        from gulbara.state_codes import state_code
+        start = Game.from_state_code(state_code(game_or_code, seat, rules=rules, rolls=rolls),
+                                     rules)
     elif isinstance(game_or_code, Game):
         if rules is not None and rules != game_or_code.rules:
             raise ValueError("give the rules through the game: they differ")
+        if seat is not None or rolls is not None:
+            raise ValueError("seat and rolls go with a position code, not a Game")
         start = game_or_code
     else:
         raise TypeError(f"rollout needs a gulbara.Game or a state code, "

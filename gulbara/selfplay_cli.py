@@ -1,11 +1,14 @@
 """``gulbara selfplay``: native self-play from the command line.
 
 ``gulbara selfplay --games N [--policy P] [--black-policy P] [--workers W]
-[--backend local|ray] [--seed S] [--rules OPTIONS] [--state CODE]
-[--max-rolls R] [--out stats.json] [--plot lengths.png] [--json] [--quiet]``
+[--backend local|ray] [--seed S] [--rules RULES] [--state CODE [--seat SIDE]
+[--rolls W,B]] [--max-rolls R] [--out stats.json] [--plot lengths.png] [--json]
+[--quiet]``
 
 A progress bar on stderr shows games per second; at the end a table of the
-statistics with 95% intervals (or, with ``--json``, one JSON object) goes to
+statistics with 95% intervals, then each seat's win, mars and equity (a
+rollout of the state, :func:`gulbara.selfplay.rollout`), or, with ``--json``,
+one JSON object with the same keys as ``RolloutResult.as_dict()``, goes to
 stdout. ``--out`` writes the JSON object to a file; ``--plot`` draws the game
 length, points and chain length distributions (``pip install "gulbara[plot]"``).
 """
@@ -88,9 +91,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--backend", default="local", choices=("local", "ray"),
                         help="local processes, or a Ray cluster (pip install \"gulbara[ray]\")")
     parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
-    parser.add_argument("--rules", default="default",
-                        help="rule options, e.g. 'remainder=lost,mars=off' (default: default)")
-    parser.add_argument("--state", help="play on from this state code (Game.state_code())")
+    from gulbara.cli_args import add_rules_argument, add_state_arguments
+    add_rules_argument(parser)
+    add_state_arguments(parser, "the start of a game (the opening roll)")
     parser.add_argument("--max-rolls", type=int, default=10_000,
                         help="stop a game after this many rolls (default 10000)")
     parser.add_argument("--openings", action="store_true",
@@ -104,23 +107,26 @@ def add_arguments(parser) -> None:
 
 def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         stderr: Optional[TextIO] = None) -> int:
+    from gulbara.cli_args import parse_rules, require_extra, state_from_args
     from gulbara.game import Game
-    from gulbara.perft import _rules_from_words
-    from gulbara.selfplay import play_games
+    from gulbara.selfplay import rollout
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     bar = None
     try:
-        rules = _rules_from_words(args.rules)
-        start = Game.from_state_code(args.state, rules) if args.state else Game(rules,
-                                                                                auto_roll=False)
+        rules = parse_rules(args.rules)
+        state = state_from_args(args, rules)
+        start = Game.from_state_code(state, rules) if state else Game(rules, auto_roll=False)
         policy = args.policy if args.black_policy is None else (args.policy, args.black_policy)
+        if args.plot:       # the extras first: never fail after the games are played
+            require_extra("matplotlib", "--plot")
+        if args.backend == "ray":
+            require_extra("ray", "--backend ray")
         if args.openings:
             return run_openings(args, rules, policy, stdout, stderr)
         bar = None if args.quiet else ProgressBar(stderr, args.games)
-        result = play_games(args.games, policy, seed=args.seed, start=start,
-                            workers=args.workers, backend=args.backend,
-                            max_rolls=args.max_rolls, progress=bar)
+        result = rollout(start, args.games, policy, seed=args.seed, workers=args.workers,
+                         backend=args.backend, max_rolls=args.max_rolls, progress=bar)
     except (GulBaraError, ValueError, TypeError, ImportError) as exc:
         if bar is not None:
             bar.close()
@@ -133,16 +139,17 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         with open(args.out, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=2)
             handle.write("\n")
-    if args.plot:
-        try:
-            plot_result(result, args.plot)
-        except ImportError as exc:
-            print(f"gulbara: {exc}", file=stderr)
-            return 2
     if args.json:
         print(json.dumps(data), file=stdout)
     else:
         print(result.table(), file=stdout)
+    stdout.flush()
+    if args.plot:
+        try:
+            plot_result(result, args.plot)
+        except (ImportError, OSError) as exc:
+            print(f"gulbara: {exc}", file=stderr)
+            return 2
     return 0
 
 

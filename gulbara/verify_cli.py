@@ -33,9 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="positions reached by seeded random play, each with the 21 rolls "
                              "and a partial stage (default 200)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random play (default 1)")
-    parser.add_argument("--rules", default="default",
-                        help="the rules of the random play and of perft: 'default', a preset "
-                             "or options like remainder=lost,mars=off")
+    from gulbara.cli_args import add_rules_argument
+    add_rules_argument(parser, "the rules of the random play and of perft")
     parser.add_argument("--timeout", type=float, default=10.0,
                         help="seconds to wait for each stage answer (default 10; the first "
                              "20 s more, for the engine's start-up)")
@@ -50,11 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _rules(text: str):
-    from gulbara.rules import PRESETS
-    if text in PRESETS:
-        return PRESETS[text]
-    from gulbara.perft import _rules_from_words
-    return _rules_from_words(text)
+    from gulbara.cli_args import parse_rules
+    return parse_rules(text)
 
 
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:

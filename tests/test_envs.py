@@ -432,7 +432,7 @@ def test_pettingzoo_games_agents_rewards():
 
 def test_pettingzoo_illegal_action_changes_nothing():
     from gulbara.envs.pettingzoo import env
-    e = env()
+    e = env(illegal_action="raise")
     e.reset(seed=24)
     before = e.observe("white")
     for bad in (0, 144, 145, -3, 1.5, "143", None):
@@ -469,8 +469,9 @@ def test_gymnasium_check_env():
     import gymnasium
     from gymnasium.utils.env_checker import check_env
     import gulbara.envs.gymnasium  # noqa: F401  registers GulBara-v0
-    env = gymnasium.make("GulBara-v0", illegal_action="lose")
+    env = gymnasium.make("GulBara-v0")                   # as constructed: illegal actions lose
     check_env(env.unwrapped)
+    check_env(env)
     env.close()
 
 
@@ -502,7 +503,7 @@ def test_gymnasium_episodes(opponent, seat):
         assert reward == 0.0
     score = env.game.result().score
     assert reward == score[seat] - score[1 - seat] and reward in (-2.0, -1.0, 0.0, 1.0, 2.0)
-    assert not info["action_mask"].any() and "result" in info
+    assert np.flatnonzero(info["action_mask"]).tolist() == [PASS_ACTION] and "result" in info
     with pytest.raises(ValueError, match="reset"):
         env.step(0)
 
@@ -525,7 +526,7 @@ def test_gymnasium_reset_is_seeded():
 
 def test_gymnasium_illegal_actions():
     from gulbara.envs.gymnasium import ILLEGAL_ACTION_REWARD, GulBaraEnv
-    env = GulBaraEnv(opponent="greedy")
+    env = GulBaraEnv(opponent="greedy", illegal_action="raise")
     obs, info = env.reset(seed=24)
     with pytest.raises(IllegalActionError):
         env.step(0)
@@ -533,11 +534,12 @@ def test_gymnasium_illegal_actions():
         env.step("x")
     obs2, reward, terminated, _, info2 = env.step(143)          # the env is unchanged
     assert not terminated
-    lose = GulBaraEnv(illegal_action="lose")
+    lose = GulBaraEnv()                                         # the default: -1, the end
     lose.reset(seed=24)
     obs, reward, terminated, truncated, info = lose.step(0)
     assert (reward, terminated, truncated, info["illegal_action"]) == (
-        ILLEGAL_ACTION_REWARD, True, False, True)
+        ILLEGAL_ACTION_REWARD, True, False, True) and ILLEGAL_ACTION_REWARD == -1.0
+    assert np.flatnonzero(info["action_mask"]).tolist() == [PASS_ACTION]
     with pytest.raises(ValueError):
         GulBaraEnv(opponent="nobody")
     with pytest.raises(ValueError):
@@ -685,3 +687,37 @@ def test_import_gulbara_does_not_import_envs(tmp_path):
 def test_envs_docstrings(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_pettingzoo_illegal_action_loses_by_default():
+    from pettingzoo.test import api_test
+    from gulbara.envs.pettingzoo import env
+    e = env()
+    e.reset(seed=24)
+    e.step(0)                                          # not a legal step of 6-4
+    assert all(e.terminations.values())
+    assert e._cumulative_rewards == {"white": -1, "black": 0}
+    assert e.infos["white"]["illegal_action"] is True
+    assert not e.observe("white")["action_mask"].any()
+    for _ in list(e.agents):
+        e.step(None)
+    assert e.agents == []
+    api_test(env(), num_cycles=200)
+
+
+def test_gymnasium_terminal_mask_under_autoreset():
+    """The sampling idiom on a vector env: a finished sub-env's mask still has an action."""
+    import gymnasium
+    import gulbara.envs.gymnasium  # noqa: F401
+    envs = gymnasium.make_vec("GulBara-v0", num_envs=3, vectorization_mode="sync")
+    rng = np.random.default_rng(0)
+    obs, info = envs.reset(seed=5)
+    finished = 0
+    for _ in range(400):
+        actions = [int(rng.choice(np.flatnonzero(mask))) for mask in info["action_mask"]]
+        obs, reward, terminated, truncated, info = envs.step(actions)
+        finished += int(terminated.sum())
+        for i in np.flatnonzero(terminated):
+            assert reward[i] in (-2.0, -1.0, 0.0, 1.0, 2.0)
+    assert finished >= 3
+    envs.close()

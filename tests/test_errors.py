@@ -669,10 +669,12 @@ def test_protocol_stream_goes_on_after_errors(monkeypatch):
     status, out = _run_main(monkeypatch, "\n".join(lines) + "\n")
     assert status == 0
     replies = [json.loads(line) for line in out.splitlines()]
-    assert len(replies) == 7                  # blank lines get no answer
+    assert len(replies) == 9                  # one answer a line, blank lines too
     kinds = ["error" if "error" in r else "case" for r in replies]
-    assert kinds == ["case", "error", "error", "error", "case", "error", "case"]
-    assert replies[0] == replies[4] == replies[6]
+    assert kinds == ["case", "error", "error", "error", "error", "error", "case", "error",
+                     "case"]
+    assert "empty line" in replies[2]["error"] and "empty line" in replies[3]["error"]
+    assert replies[0] == replies[6] == replies[8]
     assert [e["steps"] for e in replies[0]["ends"]] == [[[24, 6], [24, 5]], [[24, 6], [18, 5]]]
 
 

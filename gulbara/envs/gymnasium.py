@@ -5,6 +5,10 @@ Importing this module registers it as ``"GulBara-v0"``::
     import gymnasium, gulbara.envs.gymnasium
     env = gymnasium.make("GulBara-v0", opponent="greedy")
 
+(``action_mode="ends"`` makes the afterstate env of :mod:`gulbara.envs.afterstates`;
+``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` the native vector env of
+:mod:`gulbara.envs.vector`.)
+
 The agent plays seat ``seat`` (0 White, 1 Black); the opponent's stages are
 played by the bot in between (``bot.choose(game)`` for a whole stage). An
 action is one step (see :mod:`gulbara.envs._actions`: ``(from - 1) * 6 +
@@ -15,12 +19,18 @@ agent, mid-stage aware. The reward is 0 until the end, then the points won
 (1, or 2 for a mars, RULES §7.1), as many negative for a loss, 0 for a draw
 by the stuck rule (RULES §7.2).
 
-An action that is not legal raises :class:`~gulbara.envs.IllegalActionError`
-(a ``ValueError``) and changes nothing, unless ``illegal_action="lose"``:
-then it ends the episode with the reward ``-2.0`` (the worst a game can
-give), as some training loops and ``gymnasium.utils.env_checker``, which
-samples actions without the mask, need. An error of the opponent's bot
-passes through and leaves the environment as it was before the step.
+An action that is not legal ends the episode with the reward ``-1.0`` for
+the agent that made it (PettingZoo's classic convention, and what
+``gymnasium.utils.env_checker``, which samples actions without the mask,
+needs); ``illegal_action="raise"`` raises
+:class:`~gulbara.envs.IllegalActionError` (a ``ValueError``) instead and
+changes nothing. An error of the opponent's bot passes through and leaves the
+environment as it was before the step.
+
+At a terminal step (and in the info of a lost-by-illegal-action step) the mask
+holds ``PASS_ACTION`` alone: no step is left to take, but
+``rng.choice(np.flatnonzero(mask))`` still finds an action, which an
+autoresetting vector env ignores (it resets that sub-env).
 
 >>> env = GulBaraEnv(opponent="greedy")
 >>> obs, info = env.reset(seed=24)                 # White (the agent) opens with 6-4
@@ -42,7 +52,7 @@ except ImportError as exc:                          # pragma: no cover - depends
     raise ImportError("gulbara.envs.gymnasium needs gymnasium: pip install 'gulbara[rl]'") from exc
 
 from gulbara.bots import BOTS
-from gulbara.envs._actions import N_ACTIONS, IllegalActionError, check_action
+from gulbara.envs._actions import N_ACTIONS, PASS_ACTION, IllegalActionError, check_action
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render
@@ -50,12 +60,19 @@ from gulbara.errors import GameStateError, GulBaraError
 from gulbara.game import Game
 from gulbara.rules import Rules
 
-__all__ = ["GulBaraEnv", "ENV_ID", "ILLEGAL_ACTION_REWARD"]
+__all__ = ["GulBaraEnv", "ENV_ID", "ILLEGAL_ACTION_REWARD", "terminal_mask"]
 
 #: The id the environment is registered under.
 ENV_ID = "GulBara-v0"
-#: The reward of an illegal action with ``illegal_action="lose"``.
-ILLEGAL_ACTION_REWARD = -2.0
+#: The reward of an illegal action with ``illegal_action="lose"`` (the default).
+ILLEGAL_ACTION_REWARD = -1.0
+
+
+def terminal_mask() -> np.ndarray:
+    """The mask of a finished episode: ``PASS_ACTION`` alone (see the module docstring)."""
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
+    mask[PASS_ACTION] = 1
+    return mask
 
 
 class GulBaraEnv(gymnasium.Env):
@@ -64,8 +81,8 @@ class GulBaraEnv(gymnasium.Env):
 
     ``seat`` is the agent's seat, ``rules`` a :class:`gulbara.Rules`,
     ``render_mode`` ``None``, ``"ansi"`` (``render()`` returns text) or
-    ``"human"`` (printed after every reset and step), ``illegal_action`` ``"raise"`` or
-    ``"lose"`` (see the module docstring). A bot named by a string is made
+    ``"human"`` (printed after every reset and step), ``illegal_action`` ``"lose"``
+    (the default) or ``"raise"`` (see the module docstring). A bot named by a string is made
     anew at each reset (a ``"random"`` one seeded from the environment's
     generator, so a seeded reset fixes the whole episode).
     """
@@ -73,7 +90,7 @@ class GulBaraEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(self, opponent="random", seat: int = 0, rules: Optional[Rules] = None,
-                 render_mode: Optional[str] = None, illegal_action: str = "raise") -> None:
+                 render_mode: Optional[str] = None, illegal_action: str = "lose") -> None:
         if isinstance(opponent, str):
             if opponent not in BOTS:
                 raise GulBaraError(f"unknown opponent {opponent!r}; the built-in bots are "
@@ -107,10 +124,10 @@ class GulBaraEnv(gymnasium.Env):
         return self._driver.game
 
     def _info(self) -> dict:
-        info = {"action_mask": self._driver.action_mask()}
         game = self._driver.game
         if game.is_over():
-            info["result"] = game.result().describe()
+            return {"action_mask": terminal_mask(), "result": game.result().describe()}
+        info = {"action_mask": self._driver.action_mask()}
         return info
 
     def _bot_plays(self) -> None:
@@ -160,7 +177,7 @@ class GulBaraEnv(gymnasium.Env):
             if self.illegal_action == "raise":
                 raise
             self._lost_by_illegal = True
-            info = {"action_mask": np.zeros(N_ACTIONS, dtype=np.int8), "illegal_action": True}
+            info = {"action_mask": terminal_mask(), "illegal_action": True}
             return (observe(driver, self.seat), ILLEGAL_ACTION_REWARD, True, False, info)
         except BaseException:                       # the opponent failed: as before the step
             self._driver = before
@@ -178,4 +195,5 @@ class GulBaraEnv(gymnasium.Env):
 
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point=f"{__name__}:GulBaraEnv")
+    gymnasium.register(id=ENV_ID, entry_point="gulbara.envs.afterstates:make_env",
+                       vector_entry_point="gulbara.envs.vector:GulBaraVectorEnv")

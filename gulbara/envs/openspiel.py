@@ -293,3 +293,12 @@ class GulBaraState:
         stage = self._driver.stage
         steps = stage.steps if stage is not None else ()
         return f"<GulBaraState {self._driver.game.state_code()} steps={steps}>"
+
+
+try:                                # with OpenSpiel installed: pyspiel.load_game("gul_bara")
+    import pyspiel as _pyspiel      # noqa: F401
+except ImportError:                 # pragma: no cover - depends on the install
+    pass
+else:
+    from gulbara.envs._pyspiel import register as _register
+    _register()

@@ -15,8 +15,10 @@ Observation of an agent: ``{"observation": float32[STATE_FEATURES],
 mask is all zero for the agent not to act). Rewards come at the end only:
 the winner gets the points it wins (1, or 2 for a mars, RULES §7.1), the
 loser as many negative, and a draw by the stuck rule (RULES §7.2) gives 0.
-An action that is not legal raises :class:`~gulbara.envs.IllegalActionError`
-(a ``ValueError``) and changes nothing.
+An action that is not legal ends the game with ``-1`` for the agent that made
+it and ``0`` for the other (PettingZoo's classic convention; ``infos`` then
+say ``"illegal_action": True``); with ``illegal_action="raise"`` it raises
+:class:`~gulbara.envs.IllegalActionError` (a ``ValueError``) and changes nothing.
 
 >>> from gulbara.envs.pettingzoo import env
 >>> e = env()
@@ -45,7 +47,7 @@ except ImportError as exc:                          # pragma: no cover - depends
     raise ImportError("gulbara.envs.pettingzoo needs pettingzoo and gymnasium: "
                       "pip install 'gulbara[rl]'") from exc
 
-from gulbara.envs._actions import N_ACTIONS, check_action
+from gulbara.envs._actions import N_ACTIONS, IllegalActionError, check_action
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render
@@ -76,8 +78,12 @@ class raw_env(AECEnv):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "gulbara_v0", "is_parallelizable": False}
 
-    def __init__(self, rules: Optional[Rules] = None, render_mode: Optional[str] = None) -> None:
+    def __init__(self, rules: Optional[Rules] = None, render_mode: Optional[str] = None,
+                 illegal_action: str = "lose") -> None:
         super().__init__()
+        if illegal_action not in ("raise", "lose"):
+            raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+        self.illegal_action = illegal_action
         if rules is not None and not isinstance(rules, Rules):
             raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -93,6 +99,7 @@ class raw_env(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(N_ACTIONS) for agent in self.possible_agents}
         self._seeds = random.Random()                   # the seeds of games reset without one
         self._driver: Optional[StepGame] = None
+        self._illegal = False
 
     def observation_space(self, agent: str):
         return self.observation_spaces[agent]
@@ -124,6 +131,7 @@ class raw_env(AECEnv):
         else:
             game_seed = self._seeds.randrange(2**63)
         self._driver = StepGame(Game(self.rules, seed=game_seed))
+        self._illegal = False
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0 for agent in self.agents}
@@ -137,7 +145,7 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict:
         seat = AGENTS.index(agent)
         driver = self._driver
-        mask = (driver.action_mask() if driver.to_act == seat
+        mask = (driver.action_mask() if driver.to_act == seat and not self._illegal
                 else np.zeros(N_ACTIONS, dtype=np.int8))
         return {"observation": observe(driver, seat), "action_mask": mask}
 
@@ -146,8 +154,14 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = check_action(action)
-        self._driver.apply(action)                       # raises on an illegal action, unchanged
+        try:
+            action = check_action(action)
+            self._driver.apply(action)                   # raises on an illegal action, unchanged
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            self._lose_by_illegal_action(agent)
+            return
         self._cumulative_rewards[agent] = 0
         self._clear_rewards()
         game = self._driver.game
@@ -162,6 +176,17 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _lose_by_illegal_action(self, agent: str) -> None:
+        """The game ends: -1 for ``agent``, 0 for the other (PettingZoo classic)."""
+        self._cumulative_rewards[agent] = 0
+        self._clear_rewards()
+        for name in self.agents:
+            self.rewards[name] = -1 if name == agent else 0
+            self.terminations[name] = True
+            self.infos[name] = {"illegal_action": True}
+        self._illegal = True
+        self._accumulate_rewards()
 
     def render(self) -> Optional[str]:
         """The board, the stage and the steps taken: returned ("ansi") or printed ("human")."""

@@ -1,0 +1,129 @@
+"""A native vector env: N games of ``GulBara-v0`` stepped in C (``gulbara._vector``).
+
+Registered as the vector entry point of ``GulBara-v0``::
+
+    import gymnasium, gulbara.envs.gymnasium
+    envs = gymnasium.make_vec("GulBara-v0", num_envs=256, vectorization_mode="vector_entry_point",
+                              opponent="greedy")
+
+Each sub-env is :class:`gulbara.envs.gymnasium.GulBaraEnv` (the same actions, prefix-closed
+mask, 220 state features and rewards, an illegal action ending the episode with -1), but the
+dice, the opponent (``"random"`` or ``"greedy"``, played natively) and the masks are computed in
+C for all the games in one call, and the results are numpy arrays: observations ``(N, 220)``
+float32, rewards ``(N,)`` float64, terminations and truncations ``(N,)`` bool, and
+``infos["action_mask"]`` ``(N, 145)`` int8 (plus ``infos["illegal_action"]``, ``(N,)`` bool).
+Autoreset is Gymnasium 1.x's next-step mode: the step after a sub-env's episode ends starts a
+new game there (its action is ignored, its reward 0); the terminal step's mask holds
+``PASS_ACTION`` alone, so ``rng.choice(np.flatnonzero(mask))`` works on every row.
+
+The dice come from the env's own generator (seeded by ``reset(seed=s)``: sub-env ``i`` from
+``(s, i)``), not from ``gulbara.Game(seed=...)``. Memory: about 400 bytes a game plus one
+stage buffer of 17,600 ends (280 KB) and the output arrays.
+
+>>> envs = GulBaraVectorEnv(num_envs=4, opponent="greedy")
+>>> obs, infos = envs.reset(seed=1)
+>>> obs.shape, infos["action_mask"].shape, obs.dtype.name
+((4, 220), (4, 145), 'float32')
+>>> rng = np.random.default_rng(0)
+>>> actions = np.array([rng.choice(np.flatnonzero(m)) for m in infos["action_mask"]])
+>>> obs, rewards, terminated, truncated, infos = envs.step(actions)
+>>> rewards.shape, bool(infos["illegal_action"].any())
+((4,), False)
+"""
+
+from typing import Optional
+
+import numpy as np
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+    from gymnasium.vector import VectorEnv
+except ImportError as exc:                          # pragma: no cover - depends on the install
+    raise ImportError("gulbara.envs.vector needs gymnasium: pip install 'gulbara[rl]'") from exc
+
+from gulbara._vector import VecGames
+from gulbara.envs._actions import N_ACTIONS
+from gulbara.envs._observe import STATE_FEATURES
+from gulbara.errors import GulBaraError
+from gulbara.rules import DEFAULT_RULES, Rules
+
+__all__ = ["GulBaraVectorEnv", "NATIVE_OPPONENTS"]
+
+#: The opponents played natively.
+NATIVE_OPPONENTS = ("random", "greedy")
+
+
+class GulBaraVectorEnv(VectorEnv):
+    """``num_envs`` games against ``opponent`` (``"random"`` or ``"greedy"``), agent in ``seat``."""
+
+    metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP}
+
+    def __init__(self, num_envs: int = 1, opponent: str = "random", seat: int = 0,
+                 rules: Optional[Rules] = None, illegal_action: str = "lose", **kwargs) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
+                or num_envs < 1:
+            raise GulBaraError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        if not isinstance(opponent, str) or opponent not in NATIVE_OPPONENTS:
+            raise GulBaraError(f"the native vector env plays the opponents "
+                               f"{', '.join(NATIVE_OPPONENTS)}; got {opponent!r} (other bots: "
+                               f"gymnasium.make_vec(..., vectorization_mode='sync'))")
+        if isinstance(seat, bool) or seat not in (0, 1):
+            raise GulBaraError(f"seat must be 0 (White) or 1 (Black), got {seat!r}")
+        if rules is not None and not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+        if illegal_action != "lose":
+            raise GulBaraError("the native vector env ends an illegal action's episode with -1 "
+                               "(illegal_action='lose'); for 'raise' use the single env")
+        if kwargs.get("action_mode", "steps") != "steps":
+            raise GulBaraError("the native vector env plays one step action at a time "
+                               "(action_mode='steps'); for 'ends' use "
+                               "vectorization_mode='sync'")
+        if kwargs.get("render_mode") is not None:
+            raise GulBaraError("the native vector env does not render")
+        self.num_envs = int(num_envs)
+        self.opponent = opponent
+        self.seat = int(seat)
+        self.rules = DEFAULT_RULES if rules is None else rules
+        self.render_mode = None
+        self.single_observation_space = spaces.Box(0.0, 1.0, (STATE_FEATURES,), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(N_ACTIONS)
+        self.observation_space = spaces.Box(0.0, 1.0, (self.num_envs, STATE_FEATURES),
+                                            dtype=np.float32)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, N_ACTIONS))
+        self._games = VecGames(self.num_envs, self.rules, self.seat, opponent)
+        self._obs = np.zeros((self.num_envs, STATE_FEATURES), dtype=np.float32)
+        self._mask = np.zeros((self.num_envs, N_ACTIONS), dtype=np.int8)
+        self._rewards = np.zeros(self.num_envs, dtype=np.float64)
+        self._terminated = np.zeros(self.num_envs, dtype=np.uint8)
+        self._illegal = np.zeros(self.num_envs, dtype=np.uint8)
+        self._started = False
+
+    def _infos(self) -> dict:
+        return {"action_mask": self._mask.copy(), "illegal_action": self._illegal.astype(bool),
+                "_action_mask": np.ones(self.num_envs, dtype=bool),
+                "_illegal_action": np.ones(self.num_envs, dtype=bool)}
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """New games in every sub-env; ``seed`` fixes all of them."""
+        super().reset(seed=seed)
+        start = int(self.np_random.integers(2**63)) if seed is None else int(seed)
+        self._games.reset(start % 2**64, self._obs, self._mask)
+        self._illegal[:] = 0
+        self._started = True
+        return self._obs.copy(), self._infos()
+
+    def step(self, actions):
+        if not self._started:
+            raise GulBaraError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise GulBaraError(f"actions must be {self.num_envs} integers, got "
+                               f"{actions.dtype} {actions.shape}")
+        self._games.step(np.ascontiguousarray(actions, dtype=np.int64), self._obs, self._mask,
+                         self._rewards, self._terminated, self._illegal)
+        return (self._obs.copy(), self._rewards.copy(), self._terminated.astype(bool),
+                np.zeros(self.num_envs, dtype=bool), self._infos())
+
+    def close_extras(self, **kwargs) -> None:
+        pass

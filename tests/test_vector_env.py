@@ -1,0 +1,229 @@
+"""The native vector env (gulbara._vector, gulbara.envs.vector) against the Python step driver."""
+
+import numpy as np
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium")
+
+import gulbara
+from gulbara import Game, Rules
+from gulbara._vector import VecGames, greedy_score_native
+from gulbara.bots import greedy_score
+from gulbara.envs import PASS_ACTION, StepGame
+from gulbara.envs._observe import observe
+from gulbara.envs.vector import GulBaraVectorEnv
+import gulbara.envs.gymnasium  # noqa: F401  registers GulBara-v0
+
+RULES = [Rules(), Rules(exempt_rolls=0), Rules(exempt_rolls=0, remainder="lost"),
+         Rules(exempt_rolls=0, unstarted_chain="to_opponent"),
+         Rules(exempt_counting="game_wide", opening="starter_rerolls")]
+
+
+def _compare_games(rules, seeds):
+    """Every stage of seeded random games: the native mask and observation equal the step
+    driver's after every step, and the stage ends at the same step."""
+    native = [VecGames(1, rules, seat, "random") for seat in (0, 1)]
+    rng = np.random.default_rng(len(seeds))
+    stages = steps = 0
+    for seed in seeds:
+        game = Game(rules, seed=seed)
+        while not game.is_over():
+            seat = game.decision.seat
+            v = native[seat]
+            v.load(0, game)
+            driver = StepGame(game)
+            taken = 0
+            while True:
+                mask = driver.action_mask()
+                assert np.array_equal(v.slot_mask(0), mask), (game.state_code(), taken)
+                assert np.array_equal(v.slot_observation(0), observe(driver, seat)), \
+                    (game.state_code(), taken)
+                action = int(rng.choice(np.flatnonzero(mask)))
+                _, _, illegal = v.slot_step(0, action)
+                assert not illegal
+                play = driver.apply(action)
+                taken += 1
+                steps += 1
+                if play is not None:
+                    break
+                assert v.slot_taken(0) == taken
+            stages += 1
+    return stages, steps
+
+
+@pytest.mark.parametrize("rules", RULES, ids=["default", "chains", "remainder-lost",
+                                              "unstarted-to-opponent", "game-wide"])
+def test_native_mask_and_observation_match_the_step_driver(rules):
+    stages, steps = _compare_games(rules, range(6))
+    assert stages > 200 and steps > stages
+
+
+@pytest.mark.slow
+def test_native_mask_many_games():
+    for rules in RULES:
+        _compare_games(rules, range(100, 160))
+
+
+def test_native_terminal_observation_and_illegal_action():
+    game = Game(seed=3)
+    gulbara.bots.play_out(game, "random", "random")
+    v = VecGames(1, Rules(), 0, "random")
+    v.load(0, game)
+    assert np.array_equal(v.slot_observation(0), observe(StepGame(game), 0))
+    assert np.flatnonzero(v.slot_mask(0)).tolist() == [PASS_ACTION]
+    fresh = VecGames(1, Rules(), 0, "random")
+    fresh.load(0, Game(seed=24))                    # White to play 6-4: 141, 143 legal
+    assert fresh.slot_step(0, 0) == (-1.0, True, True)
+    assert fresh.slot_step(0, 999)[2]
+
+
+def test_native_greedy_score_is_the_python_one():
+    game = Game(seed=9)
+    checked = 0
+    while not game.is_over():
+        for play in game.legal_plays()[:10]:
+            pos = gulbara.Position.from_code(play.code)
+            for seat in (0, 1):
+                assert greedy_score_native(pos, seat) == greedy_score(pos, seat)
+                checked += 1
+        game.play(gulbara.RandomBot(seed=checked).choose(game))
+    assert checked > 500
+
+
+def _run(envs, steps, seed):
+    rng = np.random.default_rng(seed)
+    obs, infos = envs.reset(seed=seed)
+    rewards, episodes = [], 0
+    ended = np.zeros(envs.num_envs, dtype=bool)
+    for _ in range(steps):
+        mask = infos["action_mask"]
+        actions = (rng.random(mask.shape) * mask).argmax(axis=1)
+        obs, reward, terminated, truncated, infos = envs.step(actions)
+        assert not infos["illegal_action"].any() and not truncated.any()
+        assert np.all(reward[ended] == 0) and not terminated[ended].any()   # autoreset steps
+        rewards.extend(reward[terminated].tolist())
+        episodes += int(terminated.sum())
+        assert np.all(reward[~terminated] == 0)
+        ended = terminated
+        assert envs.observation_space.contains(obs)
+    return episodes, rewards
+
+
+def test_vector_env_episodes_rewards_and_autoreset():
+    envs = gymnasium.make_vec("GulBara-v0", num_envs=16, vectorization_mode="vector_entry_point")
+    assert isinstance(envs, GulBaraVectorEnv)
+    episodes, rewards = _run(envs, 1500, 4)
+    assert episodes > 50 and set(rewards) <= {-2.0, -1.0, 0.0, 1.0, 2.0}
+    again = gymnasium.make_vec("GulBara-v0", num_envs=16, vectorization_mode="vector_entry_point")
+    assert _run(again, 1500, 4) == (episodes, rewards)            # seeded
+
+
+def test_vector_env_greedy_opponent_beats_random_play():
+    random_opp = GulBaraVectorEnv(num_envs=64, opponent="random")
+    greedy_opp = GulBaraVectorEnv(num_envs=64, opponent="greedy", seat=1)
+    _, even = _run(random_opp, 1500, 1)
+    _, losing = _run(greedy_opp, 1500, 1)
+    assert len(even) > 200 and len(losing) > 200
+    assert abs(np.mean(even)) < 0.3                 # random against random: about even
+    assert np.mean(losing) < -0.8                    # random against greedy: -1.24 in the arena
+
+
+def test_vector_env_illegal_action_ends_the_episode():
+    envs = GulBaraVectorEnv(num_envs=2)
+    obs, infos = envs.reset(seed=0)
+    bad = np.array([int(np.flatnonzero(infos["action_mask"][0] == 0)[0]),
+                    int(np.flatnonzero(infos["action_mask"][1])[0])])
+    obs, reward, terminated, truncated, infos = envs.step(bad)
+    assert reward[0] == -1.0 and terminated[0] and infos["illegal_action"][0]
+    assert np.flatnonzero(infos["action_mask"][0]).tolist() == [PASS_ACTION]
+    obs, reward, terminated, truncated, infos = envs.step(np.array([PASS_ACTION, 0]))
+    assert reward[0] == 0.0 and not terminated[0]  # a new game there
+
+
+def test_vector_env_bad_arguments():
+    with pytest.raises(ValueError, match="native vector env plays"):
+        GulBaraVectorEnv(num_envs=2, opponent="expectimax1")
+    with pytest.raises(ValueError, match="num_envs"):
+        GulBaraVectorEnv(num_envs=0)
+    envs = GulBaraVectorEnv(num_envs=2)
+    with pytest.raises(ValueError, match="reset"):
+        envs.step(np.zeros(2, dtype=np.int64))
+    envs.reset(seed=1)
+    with pytest.raises(ValueError, match="2 integers"):
+        envs.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="2 integers"):
+        envs.step(np.zeros(2, dtype=np.float64))
+
+
+# ---------------------------------------------------------------------------
+# The afterstate mode (gulbara.envs.afterstates)
+# ---------------------------------------------------------------------------
+
+
+def test_afterstate_env_check_env_and_make():
+    from gymnasium.utils.env_checker import check_env
+    from gulbara.envs.afterstates import GulBaraEndsEnv
+    env = gymnasium.make("GulBara-v0", action_mode="ends", max_ends=256)
+    assert isinstance(env.unwrapped, GulBaraEndsEnv)
+    check_env(env.unwrapped)
+    assert isinstance(gymnasium.make("GulBara-v0").unwrapped, gulbara.envs.gymnasium.GulBaraEnv)
+    with pytest.raises(ValueError, match="action_mode"):
+        gymnasium.make("GulBara-v0", action_mode="chains")
+    with pytest.raises(ValueError, match="action_mode='steps'"):
+        gymnasium.make_vec("GulBara-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                           action_mode="ends")
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_afterstate_env_features_are_the_ends(seat):
+    from gulbara.encoding import encode_afterstates
+    from gulbara.envs.afterstates import GulBaraEndsEnv
+    env = GulBaraEndsEnv(opponent="greedy", seat=seat, rules=Rules(exempt_rolls=0))
+    obs, info = env.reset(seed=11)
+    rng = np.random.default_rng(seat)
+    decisions = 0
+    while True:
+        ends = env.game.legal_plays()
+        assert env.game.decision.seat == seat and info["n_ends"] == len(ends)
+        assert np.array_equal(obs["ends"][:len(ends)], encode_afterstates(ends))
+        assert not obs["ends"][len(ends):].any()
+        assert np.flatnonzero(obs["action_mask"]).tolist() == list(range(len(ends)))
+        choice = int(rng.integers(len(ends)))
+        before = len(env.game.plays)
+        obs, reward, terminated, truncated, info = env.step(choice)
+        assert env.game.plays[before][1] == ends[choice]   # that end, its canonical steps
+        decisions += 1
+        if terminated:
+            break
+        assert reward == 0.0
+    score = env.game.result().score
+    assert reward == score[seat] - score[1 - seat] and decisions > 10
+    assert np.flatnonzero(info["action_mask"]).tolist() == [0]
+
+
+def test_afterstate_env_illegal_actions_and_cut():
+    from gulbara.envs.afterstates import GulBaraEndsEnv
+    from gulbara.envs import IllegalActionError
+    env = GulBaraEndsEnv()
+    env.reset(seed=24)                                     # 6-4: two ends
+    obs, reward, terminated, _, info = env.step(2)
+    assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
+    strict = GulBaraEndsEnv(illegal_action="raise")
+    strict.reset(seed=24)
+    for bad in (2, -1, 1.0, True, "0"):
+        with pytest.raises(IllegalActionError):
+            strict.step(bad)
+    strict.step(np.int64(0))
+    small = GulBaraEndsEnv(max_ends=1)
+    obs, info = small.reset(seed=24)
+    assert info["ends_cut"] and info["n_ends"] == 2 and obs["ends"].shape == (1, 196)
+    with pytest.raises(ValueError, match="max_ends"):
+        GulBaraEndsEnv(max_ends=0)
+
+
+@pytest.mark.parametrize("name", ["gulbara.envs.vector", "gulbara.envs.afterstates"])
+def test_module_docstrings(name):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted >= 5 and result.failed == 0
