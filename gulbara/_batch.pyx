@@ -44,7 +44,12 @@ from gulbara._movegen cimport stage_generate_key
 from gulbara._rows cimport read_board, BAD_SEAT, BAD_POINT, BAD_OFF, BAD_TOTAL
 from gulbara._interrupt cimport Interrupt, interrupt_init, interrupted, interrupt_raise
 
+import threading
+
 import numpy as np
+
+# Only the main thread runs signal handlers (_interrupt.pxd).
+cdef unsigned long MAIN_THREAD = threading.main_thread().ident
 
 # Problems a row can have; gulbara.batch maps them to messages and error classes.
 cdef enum:
@@ -69,7 +74,7 @@ cdef enum:
     SCRATCH = 17600
     MIN_CAPACITY = 64
     FIRST_CAPACITY = 65536   # at most this many ends at first: the arrays grow as needed
-    FIRST_PER_ROW = 4
+    FIRST_PER_ROW = 16
     NO_MEMORY = 10       # a scratch could not grow (with the BAD_* codes)
     INTERRUPTED = 11     # a signal handler raised (Ctrl-C): stop
     CHECK_EVERY = 16384  # ends written between two looks at pending signals
@@ -539,7 +544,7 @@ def stage_ends_batch(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_of
     cdef Loop state
     cdef int status
     cdef Interrupt intr
-    interrupt_init(&intr, CHECK_EVERY)
+    interrupt_init(&intr, CHECK_EVERY, MAIN_THREAD)
     memset(&state, 0, sizeof(Loop))
     offsets[0] = 0
     state.scratch = <StageEnd*>malloc(SMALL_SCRATCH * sizeof(StageEnd))

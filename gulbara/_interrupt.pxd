@@ -17,7 +17,7 @@ branch per unit of work.
 Usage::
 
     cdef Interrupt intr
-    interrupt_init(&intr, 4096)          # with the GIL, at the call's start
+    interrupt_init(&intr, 4096, MAIN_THREAD)   # MAIN_THREAD: threading.main_thread().ident
     with nogil:
         for ...:
             if interrupted(&intr, units):
@@ -33,6 +33,7 @@ cdef extern from "Python.h":
     # Declared without an exception value: a failure leaves the exception set
     # for check_signals_gil to take.
     int check_signals_raw "PyErr_CheckSignals"() noexcept
+    unsigned long PyThread_get_thread_ident() noexcept nogil
 
 
 ctypedef struct Interrupt:
@@ -45,17 +46,17 @@ ctypedef struct Interrupt:
     PyObject* exc_tb
 
 
-cdef inline int interrupt_init(Interrupt* it, uint64_t every) except -1:
-    """Prepare a check every ``every`` units of work (with the GIL)."""
-    import threading
-    it.armed = threading.current_thread() is threading.main_thread()
+cdef inline void interrupt_init(Interrupt* it, uint64_t every,
+                                unsigned long main_thread) noexcept:
+    """Prepare a check every ``every`` units of work; ``main_thread`` is the main
+    thread's ident (``threading.main_thread().ident``, read once by the caller's module)."""
+    it.armed = PyThread_get_thread_ident() == main_thread
     it.raised = False
     it.ticks = 0
     it.every = every if every > 0 else 1
     it.exc_type = NULL
     it.exc_value = NULL
     it.exc_tb = NULL
-    return 0
 
 
 cdef inline bint check_signals_gil(Interrupt* it) noexcept with gil:

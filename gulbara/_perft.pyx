@@ -50,7 +50,12 @@ from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE
 
 from gulbara._interrupt cimport Interrupt, interrupt_init, interrupted, interrupt_raise
 
+import threading
+
 from gulbara import _movegen
+
+# Only the main thread runs signal handlers (_interrupt.pxd).
+cdef unsigned long MAIN_THREAD = threading.main_thread().ident
 
 cdef enum:
     # Ends one stage can have (see _movegen's STAGE_CAPACITY: at most
@@ -481,7 +486,7 @@ def perft_game(game, depth):
     w = work_new(d)
     if w == NULL:
         raise MemoryError("no memory for perft's buffers")
-    interrupt_init(&w.intr, CHECK_EVERY)
+    interrupt_init(&w.intr, CHECK_EVERY, MAIN_THREAD)
     with nogil:
         total = perft_node(&r, &s, d, w)
     failed = w.failed
@@ -512,7 +517,7 @@ def divide_game(game, depth):
     w = work_new(d + 1)
     if w == NULL:
         raise MemoryError("no memory for perft's buffers")
-    interrupt_init(&w.intr, CHECK_EVERY)
+    interrupt_init(&w.intr, CHECK_EVERY, MAIN_THREAD)
     # ends of the first decision go into the buffer above every depth of the recursion
     ends = w.ends + <size_t>(d + 1) * STAGE_CAPACITY
     try:

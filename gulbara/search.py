@@ -14,7 +14,8 @@ stuck rule ``0`` (RULES §7.2). The evaluator follows the same scale from the
 of afterstates (:func:`gulbara.encoding.encode_afterstates`, each seen by the
 player who just played the stage) and returns ``N`` values of those positions
 for that player. An evaluator that predicts a win probability ``p`` can return
-``2 * p - 1``.
+``2 * p - 1``. Each call gets an array of its own, which the evaluator may
+keep; the values must be finite real numbers (``GulBaraError`` otherwise).
 
 **Depth** counts decisions: depth 1 scores every end of the root stage with
 the evaluator (one batch call) and picks the best; depth 2 plays each root
@@ -340,7 +341,6 @@ class _Searcher:
         self.cache = cache
         self.nodes = 0
         self.enforce = False
-        self.buffer = np.zeros((64, BOARD_FEATURES), dtype=np.float32)
 
     # -- budget ---------------------------------------------------------------
 
@@ -356,9 +356,8 @@ class _Searcher:
     # -- leaves ---------------------------------------------------------------
 
     def _rows(self, n: int) -> np.ndarray:
-        if n > len(self.buffer):
-            self.buffer = np.zeros((max(n, 2 * len(self.buffer)), BOARD_FEATURES), np.float32)
-        return self.buffer
+        """A fresh array for ``n`` afterstates' features (an evaluator may keep what it gets)."""
+        return np.empty((n, BOARD_FEATURES), np.float32)
 
     def _call(self, features: np.ndarray) -> np.ndarray:
         return checked_scores(self.evaluate(features), len(features), "evaluate")

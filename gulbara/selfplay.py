@@ -670,8 +670,12 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
     ``evaluate(features) -> scores``: ``features`` is a float32 array
     ``N x 196`` (the board block of ``docs/encoding.md``) of the stage's ``N``
     ends seen by the side that moves, called once per decision with the GIL
-    held; the end with the highest score is played (the first on a tie). A
-    pair ``(White's, Black's)`` gives each seat its own.
+    held; the end with the highest score is played (the first on a tie). Each
+    call gets a new array of its own (kept arrays are never overwritten); the
+    scores must be ``N`` finite real numbers (``GulBaraError`` otherwise; an
+    exception the evaluator raises passes through, from a worker process too,
+    as itself or, when it cannot be pickled, as a ``RuntimeError`` naming its
+    type and message). A pair ``(White's, Black's)`` gives each seat its own.
 
     ``start`` is a :class:`~gulbara.Game` to play from (its rules are used;
     default: a new game under ``rules``). ``workers`` processes (default: all
@@ -679,8 +683,12 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
     running Ray instance, or starts a local one). ``max_rolls`` stops a game
     (counted ``unfinished``) after that many rolls. ``progress(done, n)`` is
     called as blocks of games finish.
+
+    Each call has its own worker processes, so calls from several threads at
+    once each play their own games. Ctrl-C stops the call within a game or
+    two: the worker processes are stopped and ``KeyboardInterrupt`` raised.
     """
-    n = checked_int(n, "n", 1, MAX_GAMES, bounds=f"1 .. {MAX_GAMES:,}")
+    n = checked_int(n, "n", 1, MAX_GAMES, bounds=f"at least 1 and at most {MAX_GAMES:,}")
     seed = _check_seed(seed)
     max_rolls = _check_count(max_rolls, "max_rolls")
     if max_rolls > 1_000_000:
@@ -723,7 +731,8 @@ def rollout(game_or_code: Union[Game, str], n: int,
     remainder. The result has per-seat win probabilities, mars
     probabilities and equity with 95% intervals, and the mean game length in
     rolls (from the state on). The same ``seed`` gives the same numbers for
-    any ``workers`` and backend.
+    any ``workers`` and backend. An evaluator policy is called as in
+    :func:`play_games`: a fresh ``N x 196`` float32 array per decision.
 
     >>> from gulbara import Game
     >>> game = Game(auto_roll=False)

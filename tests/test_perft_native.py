@@ -301,8 +301,10 @@ def test_api():
     over = Game.from_state_code(
         "G:,,,,,,,,,,,-15,,,,,,,,,,,,|0,0|15,0 next=over result=W:2:mars rolls=20,19 stuck=0")
     assert perft(over, 5) == 1 and divide(over, 2) == []
-    for bad in (-1, 1.0, True, "2"):
-        with pytest.raises(ValueError):
+    with pytest.raises(ValueError):
+        perft(root, -1)
+    for bad in (1.0, True, "2"):                    # a wrong type: TypeError (checked_int)
+        with pytest.raises(TypeError):
             perft(root, bad)
     with pytest.raises(ValueError):
         divide(root, 0)

@@ -88,19 +88,21 @@ def test_fault03_batch_grows_past_a_small_start():
 # ---------------------------------------------------------------------------
 
 def _perft_long():
-    perft(Game.new_perft_root(), 5)
+    game = Game.new_perft_root()
+    return lambda: perft(game, 5)
 
 
 def _batch_long():
-    stage_ends_batch(*arrays_from_requests([(SLOW_ROW, 0, (1, 1, 1, 1))] * 200_000),
-                     steps=False)
+    arrays = arrays_from_requests([(SLOW_ROW, 0, (1, 1, 1, 1))] * 200_000)
+    return lambda: stage_ends_batch(*arrays, steps=False)
 
 
 def _selfplay_long(workers):
-    return lambda: play_games(1_000_000, "greedy", seed=1, workers=workers)
+    return lambda: lambda: play_games(1_000_000, "greedy", seed=1, workers=workers)
 
 
-#: Calls that run for many seconds, each to be stopped by SIGINT.
+#: Calls that run for many seconds, each to be stopped by SIGINT: name -> a function that
+#: prepares the call (its input built before the signal is armed) and returns it.
 LONG_CALLS = {
     "perft": _perft_long,
     "batch": _batch_long,
@@ -135,7 +137,7 @@ def interrupt(call, delay=0.3):
 
 @pytest.mark.parametrize("name", sorted(LONG_CALLS))
 def test_fault04_ctrl_c_stops_long_calls(name):
-    seconds = interrupt(LONG_CALLS[name])
+    seconds = interrupt(LONG_CALLS[name]())
     assert seconds < 1.0, f"{name}: KeyboardInterrupt {seconds:.2f} s after the signal"
     # the process goes on as before
     assert multiprocessing.active_children() == []
