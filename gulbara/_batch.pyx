@@ -6,11 +6,12 @@ call reads numpy arrays (typed memoryviews) and, with the GIL released, checks
 each row, enumerates its stage with ``stage_generate`` of the ``_movegen.pxd``
 contract into a small scratch that stays in cache, and decodes the ends
 straight into the output arrays. Those are numpy arrays sized for this call
-alone (nothing is shared between calls or threads): they start small, and
-when they fill up the loop stops, they grow (with the GIL, ``ndarray.resize``:
-a ``realloc``) to the need projected from the rows done so far, at most
-twice their size and never beyond what the rows left can hold, and the loop
-goes on; at the end they are cut to the exact size the same way. The loop
+alone (nothing is shared between threads): they start at the size that rows
+sampled evenly over the batch project (or, when that sample agrees within a
+factor of two, the ends per row of the thread's last batch), and when they fill up the loop stops, they grow (with the GIL: new arrays, the
+ends so far copied) to the need projected from the rows done so far (beyond 2M
+ends at most twice their size, never beyond what the rows left can hold),
+and the loop goes on; at the end they are cut to the exact size the same way. The loop
 looks for a pending Ctrl-C every few thousand ends (``_interrupt.pxd``).
 
 Layout (N requests, M ends in all; request ``i`` owns ends
@@ -51,6 +52,9 @@ import numpy as np
 # Only the main thread runs signal handlers (_interrupt.pxd).
 cdef unsigned long MAIN_THREAD = threading.main_thread().ident
 
+# Per thread: the ends per row of its last batch (a hint, bounded by each call's sample).
+_last = threading.local()
+
 # Problems a row can have; gulbara.batch maps them to messages and error classes.
 cdef enum:
     # BAD_SEAT = 1, BAD_POINT = 2, BAD_OFF = 3, BAD_TOTAL = 4 of _rows.pxd: seat not 0
@@ -73,8 +77,10 @@ cdef enum:
     SMALL_SCRATCH = 1024
     SCRATCH = 17600
     MIN_CAPACITY = 64
-    FIRST_CAPACITY = 65536   # at most this many ends at first: the arrays grow as needed
-    FIRST_PER_ROW = 16
+    FIRST_PER_ROW = 16       # ends per row at first for a batch too small to sample
+    SAMPLE_EVERY = 64        # one row in this many (at most MAX_SAMPLES) sizes the output
+    MAX_SAMPLES = 32
+    FREE_GROWTH = 2097152    # up to this many ends (72 MiB) the arrays grow to the projection
     NO_MEMORY = 10       # a scratch could not grow (with the BAD_* codes)
     INTERRUPTED = 11     # a signal handler raised (Ctrl-C): stop
     CHECK_EVERY = 16384  # ends written between two looks at pending signals
@@ -447,18 +453,48 @@ cdef int run_rows(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_off,
     return 0
 
 
+cdef double sampled_ends_per_row(const int8_t[:, ::1] boards, const uint8_t[::1] seats,
+                                 const uint8_t[:, ::1] dice, StageEnd* scratch) noexcept nogil:
+    """A call's ends per row, estimated from rows spread evenly over its own batch (one
+    in SAMPLE_EVERY, at most MAX_SAMPLES, each generated into the scratch);
+    FIRST_PER_ROW for a small batch. A bad row is left to the main loop, which names it."""
+    cdef Py_ssize_t n = boards.shape[0], i, total = 0, k, samples = n // SAMPLE_EVERY
+    cdef Row info
+    cdef Key96 key
+    cdef uint8_t d[MAX_STAGE_DICE]
+    cdef int n_dice, n_ends, played, seat
+    if samples < 2:
+        return FIRST_PER_ROW
+    if samples > MAX_SAMPLES:
+        samples = MAX_SAMPLES
+    for k in range(samples):
+        i = k * n // samples
+        seat = seats[i]
+        if seat > 1 or row_read(&boards[i, 0], seat, &info) or read_dice(&dice[i, 0], d, &n_dice):
+            continue
+        key.lo = info.lo
+        key.hi = <uint32_t>info.hi
+        if stage_generate_key(key, info.mine, info.blocked, d, n_dice, scratch, SMALL_SCRATCH,
+                              &n_ends, &played):
+            n_ends = SMALL_SCRATCH                  # more: the arrays grow when they fill up
+        total += n_ends
+    return total / <double>samples
+
+
 cdef Py_ssize_t next_capacity(Py_ssize_t capacity, Py_ssize_t size, Py_ssize_t pending,
                               Py_ssize_t done, Py_ssize_t n):
     """The output capacity after it filled up with ``done`` of ``n`` rows written and
-    ``pending`` ends of the next row to write: at least what that row needs, at most
-    twice the capacity (or what the rows left can hold), aimed at this call's need as
-    projected from its own rows done."""
+    ``pending`` ends of the next row to write: this call's need as projected from its
+    own rows done, but at least what that row needs and twice the capacity, exactly
+    twice the capacity once past FREE_GROWTH ends, and never more than the rows left
+    can hold."""
     cdef Py_ssize_t need = size + pending, left = n - done - 1
-    cdef Py_ssize_t want = 2 * capacity, projected
+    cdef Py_ssize_t want = 2 * capacity
     if done > 0:
-        projected = need + <Py_ssize_t>(left * (size / <double>done) * 1.1) + MIN_CAPACITY
-        if projected < want:
-            want = max(projected, capacity + capacity // 4)
+        want = need + <Py_ssize_t>(left * (size / <double>done) * 1.1) + MIN_CAPACITY
+        want = max(want, 2 * capacity)         # few growths: each takes fresh pages
+        if want > FREE_GROWTH:
+            want = max(FREE_GROWTH, min(want, 2 * capacity))
     return max(need, min(want, need + left * SCRATCH))
 
 
@@ -502,10 +538,23 @@ cdef class Outputs:
         return 0
 
     cdef int resize(self, Py_ssize_t capacity) except -1:
-        """Grow or cut every array to ``capacity`` ends, keeping the first ``out.size``."""
-        for array in self.arrays:
-            # The arrays own their data and nothing else refers to it.
-            array.resize((capacity,) + array.shape[1:], refcheck=False)
+        """Grow or cut every array to ``capacity`` ends, keeping the first ``out.size``.
+
+        Growing takes new arrays and copies the ends written (``ndarray.resize``
+        would zero-fill the new part, touching every page of it); cutting is an
+        in-place ``realloc``."""
+        cdef Py_ssize_t size = self.out.size
+        if capacity > self.out.capacity:
+            grown = []
+            for array in self.arrays:
+                bigger = np.empty((capacity,) + array.shape[1:], dtype=array.dtype)
+                bigger[:size] = array[:size]
+                grown.append(bigger)
+            self.arrays = grown
+        else:
+            for array in self.arrays:
+                # The arrays own their data and nothing else refers to it.
+                array.resize((capacity,) + array.shape[1:], refcheck=False)
         return self.point()
 
 
@@ -539,11 +588,12 @@ def stage_ends_batch(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_of
     cdef int32_t[::1] counts = counts_arr
     cdef uint8_t[::1] playable = playable_arr
     cdef int64_t[::1] offsets = offsets_arr
-    cdef Outputs outputs = Outputs(max(MIN_CAPACITY, min(n * FIRST_PER_ROW, FIRST_CAPACITY)),
-                                   with_steps)
+    cdef Outputs outputs
     cdef Loop state
     cdef int status
     cdef Interrupt intr
+    cdef Py_ssize_t capacity
+    cdef double per_row, last
     interrupt_init(&intr, CHECK_EVERY, MAIN_THREAD)
     memset(&state, 0, sizeof(Loop))
     offsets[0] = 0
@@ -551,6 +601,21 @@ def stage_ends_batch(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_of
     state.scratch_capacity = SMALL_SCRATCH
     if state.scratch == NULL:
         raise MemoryError()
+    per_row = FIRST_PER_ROW
+    if n >= 2 * SAMPLE_EVERY:
+        with nogil:
+            per_row = sampled_ends_per_row(boards, seats, dice, state.scratch)
+        # The ends per row of this thread's last big batch, when this batch's own sample
+        # does not say it needs much less: repeated calls then get their size at once.
+        last = getattr(_last, "per_row", 0.0)
+        if per_row < last <= 2 * per_row:
+            per_row = last
+    capacity = max(MIN_CAPACITY, <Py_ssize_t>(n * per_row * 1.1) + MIN_CAPACITY)
+    try:
+        outputs = Outputs(capacity, with_steps)
+    except BaseException:
+        free(state.scratch)
+        raise
     try:
         while True:
             with nogil:
@@ -571,6 +636,8 @@ def stage_ends_batch(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_of
     m = outputs.out.size
     if m != outputs.out.capacity:
         outputs.resize(m)
+    if n >= 2 * SAMPLE_EVERY:
+        _last.per_row = m / <double>n
     arrays = outputs.arrays + [None, None]
     return (None, counts_arr, playable_arr, offsets_arr, arrays[0], arrays[1], arrays[3],
             arrays[4], arrays[2])

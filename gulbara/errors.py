@@ -10,6 +10,8 @@ True
 
 import operator
 
+import numpy as np
+
 __all__ = [
     "GulBaraError",
     "InvalidPositionError",
@@ -149,7 +151,6 @@ def checked_scores(values, n: int, what: str = "the evaluator"):
     ...     print(error)
     the evaluator returned a score that is not finite (NaN or infinite)
     """
-    import numpy as np
     array = np.asarray(values)
     if array.dtype.kind not in "biuf":
         raise GulBaraError(f"{what} must return real numbers, got an array of {array.dtype}")
