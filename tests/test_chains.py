@@ -471,50 +471,6 @@ def test_outcome_views():
     assert chain.codes() == [chain[0].code]
 
 
-SIGINT_CHILD = r"""
-import os, signal, sys, threading, time
-import gulbara
-code, seat, kind, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-sent = []
-def interrupt():
-    time.sleep(1.0)
-    sent.append(time.perf_counter())
-    os.kill(os.getpid(), signal.SIGINT)
-threading.Thread(target=interrupt, daemon=True).start()
-start = time.perf_counter()
-try:
-    if kind == "chain":
-        gulbara.chain_ends(code, seat, 2, threads=threads)
-    else:
-        gulbara.remainder_ends(code, seat, [[n] * 4 for n in range(2, 7)], threads=threads)
-    print("finished", time.perf_counter() - start)
-except KeyboardInterrupt:
-    print("interrupted", time.perf_counter() - sent[0])
-print("after", len(gulbara.chain_ends(gulbara.START_CODE, 0, 5)))
-"""
-
-# A 2-2 chain met in play that ends in 11,837,942 outcomes (tens of seconds).
-BIG_CHAIN = ("G:-3,-7,-3,-1,-1,,,,,,,,1,,1,1,1,1,2,1,2,1,1,3|0,0|0,0", 0)
-
-
-@pytest.mark.parametrize("kind", ["chain", "remainder"])
-@pytest.mark.parametrize("threads", [1, 2])
-def test_ctrl_c_stops_a_long_chain_promptly(kind, threads):
-    """SIGINT a second into a long chain or remainder: KeyboardInterrupt within
-    a second (the enumeration looks for signals as it reads its positions),
-    everything freed, and the process goes on working."""
-    import subprocess
-    import sys
-    done = subprocess.run([sys.executable, "-c", SIGINT_CHILD, BIG_CHAIN[0], str(BIG_CHAIN[1]),
-                           kind, str(threads)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.split("\n")
-    word, seconds = lines[0].split()
-    assert word == "interrupted", done.stdout
-    assert float(seconds) < 1.0, done.stdout
-    assert lines[1] == "after 44"
-
-
 def test_the_reference_backend_stands_in_for_every_chain_call():
     """GULBARA_BACKEND=reference serves chain_ends, the streams, the count and
     the best K without the compiled core, with the core's outcomes."""

@@ -101,6 +101,19 @@ def _selfplay_long(workers):
     return lambda: lambda: play_games(1_000_000, "greedy", seed=1, workers=workers)
 
 
+# A 2-2 chain met in play with 11,837,942 outcomes (tens of seconds).
+BIG_CHAIN = "G:-3,-7,-3,-1,-1,,,,,,,,1,,1,1,1,1,2,1,2,1,1,3|0,0|0,0"
+
+
+def _chain_long(threads):
+    return lambda: lambda: gulbara.chain_ends(BIG_CHAIN, 0, 2, threads=threads)
+
+
+def _remainder_long(threads):
+    stages = [[n] * 4 for n in range(2, 7)]
+    return lambda: lambda: gulbara.remainder_ends(BIG_CHAIN, 0, stages, threads=threads)
+
+
 #: Calls that run for many seconds, each to be stopped by SIGINT: name -> a function that
 #: prepares the call (its input built before the signal is armed) and returns it.
 LONG_CALLS = {
@@ -108,6 +121,10 @@ LONG_CALLS = {
     "batch": _batch_long,
     "selfplay-1-worker": _selfplay_long(1),
     "selfplay-2-workers": _selfplay_long(2),
+    "chain-1-thread": _chain_long(1),
+    "chain-2-threads": _chain_long(2),
+    "remainder-1-thread": _remainder_long(1),
+    "remainder-2-threads": _remainder_long(2),
 }
 
 
