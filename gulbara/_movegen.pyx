@@ -21,10 +21,12 @@ from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 
 from gulbara._bits cimport bit_length, popcount, cpu_supported, built_with_lzcnt
 from gulbara._masks cimport rotate12, open_from, movable
+from gulbara._interrupt cimport Interrupt, interrupt_init, interrupted, interrupt_raise
 from gulbara._types cimport (Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS,
                              MAX_STAGE_DICE, HOME_BITS, BOARD_BITS)
 
 from operator import index as _index
+import threading
 
 from gulbara.errors import (GulBaraError, InvalidPositionError, InvalidSeatError,
                             InvalidDiceError, IllegalPlayError, EnumerationLimitError, shown)
@@ -83,6 +85,9 @@ cdef enum:
     CODE_BUFFER = 160
 
 cdef StageEnd _scratch[STAGE_CAPACITY]
+
+# Only the main thread runs signal handlers (_interrupt.pxd).
+cdef unsigned long MAIN_THREAD = threading.main_thread().ident
 
 
 # ---------------------------------------------------------------------------
@@ -1357,7 +1362,7 @@ cdef enum:
     N_PARTS = 64              # parts of every set (1 << PART_BITS)
     PART_SHIFT = 58           # 64 - PART_BITS: a key's part is hash >> PART_SHIFT
     MAX_THREADS = 64
-    POLL_EVERY = 4095         # positions read between two looks for a signal (mask)
+    POLL_EVERY = 4096         # positions read between two looks for a signal
 
 cdef extern from *:
     """
@@ -1397,9 +1402,6 @@ cdef extern from *:
     int atomic_meter_take "gulbara_meter_take"(size_t* held, size_t* peak, size_t budget,
                                                size_t n) noexcept nogil
     void atomic_meter_sub "gulbara_meter_sub"(size_t* held, size_t n) noexcept nogil
-
-cdef extern from "Python.h":
-    int PyErr_CheckSignals() noexcept
 
 cdef extern from *:
     """
@@ -1465,18 +1467,11 @@ ctypedef struct Shared:
     Py_ssize_t held           # positions in every live table (atomic)
     Py_ssize_t max_held       # max_ends: CHAIN_TOO_MANY past it
     int err                   # the first failure; every thread stops when it is set
+    Interrupt intr            # Ctrl-C, looked for by the calling thread (_interrupt.pxd)
 
 
 cdef inline void shared_fail(Shared* sh, int err) noexcept nogil:
     first_error(&sh.err, err)
-
-
-cdef void poll_signals(Shared* sh) noexcept nogil:
-    """On the thread that called in: stop the enumeration if a signal handler
-    raised (Ctrl-C); the exception stays set for the caller to raise."""
-    with gil:
-        if PyErr_CheckSignals() < 0:
-            shared_fail(sh, CHAIN_INTERRUPTED)
 
 
 ctypedef struct KeySet:
@@ -1992,14 +1987,14 @@ ctypedef struct Worker:
     PartSet next              # the next stage's frontier, as far as this thread made it
     PartSet out               # the outcomes this thread found, over every stage
     KeySet groups[MAX_STAGE_DICE + 1]   # positions that may bear off, by dice playable
-    Py_ssize_t read           # positions read, to look for a signal every POLL_EVERY + 1
     bint polls                # this is the calling thread's share: it looks for signals
 
 
 cdef inline void worker_tick(Worker* w) noexcept nogil:
-    w.read += 1
-    if w.polls and (w.read & POLL_EVERY) == 0 and w.st.queue.shared.err == CHAIN_OK:
-        poll_signals(w.st.queue.shared)
+    """One position read; on the calling thread, stop the enumeration once a
+    signal handler raised (Ctrl-C)."""
+    if w.polls and interrupted(&w.st.queue.shared.intr, 1):
+        shared_fail(w.st.queue.shared, CHAIN_INTERRUPTED)
 
 
 cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth) noexcept nogil:
@@ -2459,7 +2454,6 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         for k in range(MAX_STAGE_DICE + 1):
             keyset_clear(&workers[t].groups[k], &sh.meter)
         workers[t].polls = t == 0
-        workers[t].read = 0
         q = &workers[t].st.queue
         q.shared = sh
         q.layer = NULL
@@ -2758,11 +2752,6 @@ cdef size_t chain_budget(Py_ssize_t max_ends) noexcept:
     return <size_t>max_ends * per + base
 
 
-cdef int raise_pending() except -1:
-    """Raise the exception a signal handler left set (Ctrl-C during a chain)."""
-    return -1
-
-
 cdef class ChainRun:
     """One chain or remainder to enumerate, in one pass or several (backend
     object; see gulbara.chains). ``run(q, passes)`` enumerates it again,
@@ -2796,6 +2785,7 @@ cdef class ChainRun:
         sh.held = 0
         sh.max_held = self.max_held
         sh.err = CHAIN_OK
+        interrupt_init(&sh.intr, POLL_EVERY, MAIN_THREAD)
         result = ChainResult.__new__(ChainResult)
         result.base = self.start
         result.seat_ = self.seat_
@@ -2810,8 +2800,7 @@ cdef class ChainRun:
                                   self.n_stages, self.is_chain, self.threads, keep_lo, keep_hi,
                                   &sh, &result.outcomes)
         result.peak = sh.meter.peak
-        if err == CHAIN_INTERRUPTED:
-            raise_pending()
+        interrupt_raise(&sh.intr)
         if err == CHAIN_TOO_MANY:
             if self.max_ends is not None:
                 raise EnumerationLimitError(
