@@ -2607,9 +2607,19 @@ cdef int chain_recover(Pos* q, int seat, const uint8_t* numbers, const uint8_t* 
     return found
 
 
-#: Memory the tables of one chain enumeration may hold by default, in bytes:
-#: past it the outcomes are found in passes (each keeping a share of them).
-DEFAULT_CHAIN_MEMORY = 3 << 30
+def _half_the_memory():
+    """Half the machine's physical memory in bytes (3 GiB where it cannot be read)."""
+    import os
+    try:
+        return max(1 << 30, os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2)
+    except (AttributeError, ValueError, OSError):
+        return 3 << 30
+
+
+#: Memory the tables of one chain enumeration may hold by default, in bytes
+#: (half the machine's memory): past it the outcomes are found in passes
+#: (each keeping a share of them).
+DEFAULT_CHAIN_MEMORY = _half_the_memory()
 #: How many passes an enumeration may take at most (each keeps 1/N of the outcomes).
 CHAIN_MAX_PASSES = N_PARTS
 

@@ -48,8 +48,9 @@ STOP_NAMES = ("complete", "stalled", "unstarted", "game_over")
 #: next one and the outcomes), in bytes: its tables stay within
 #: ``max_ends * BYTES_PER_END`` plus 1 MiB.
 BYTES_PER_END = backend.CHAIN_BYTES_PER_END
-#: The memory budget of one enumeration's tables by default, in bytes (3 GiB):
-#: past it, the outcomes are found in passes, each keeping a share of them.
+#: The memory budget of one enumeration's tables by default, in bytes (half the
+#: machine's memory): past it, the outcomes are found in passes, each keeping a
+#: share of them.
 DEFAULT_MEMORY = backend.DEFAULT_CHAIN_MEMORY
 #: The most passes an enumeration takes (each repeats the stages, keeping 1/N of the outcomes).
 MAX_PASSES = backend.CHAIN_MAX_PASSES
