@@ -1767,12 +1767,14 @@ ctypedef struct InsertQueue:
     int keep_lo               # outcomes kept: parts keep_lo <= p < keep_hi (one pass)
     int keep_hi
     bint over_seen            # a play ended the game
+    int part_mask             # N_PARTS - 1 when threads share the work; 0: one part (one
+                              # table for each set, as big as it needs: huge pages, fewer misses)
 
 
 cdef inline KeySet* queue_table(InsertQueue* q, int which, uint64_t h) noexcept nogil:
     if which == 0:
         return q.layer
-    return &q.parts[which].part[h >> PART_SHIFT]
+    return &q.parts[which].part[(h >> PART_SHIFT) & q.part_mask]
 
 
 cdef void queue_flush(InsertQueue* q) noexcept nogil:
@@ -2222,9 +2224,10 @@ cdef inline bint pair_before_values(uint64_t a0, uint64_t a1, uint64_t ha, uint6
     return a0 < b0
 
 
-cdef int sort_part(uint64_t* keys, Py_ssize_t n, Meter* meter) noexcept nogil:
+cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) noexcept nogil:
     """Sort ``n`` (k0, k1) pairs by their hash (ties by key): a counting sort
-    on the hash bits below the part's, then insertion sort in each bucket."""
+    on the hash bits below the ``part_bits`` that chose the part, then
+    insertion sort in each bucket."""
     cdef int bits = 1, shift
     cdef Py_ssize_t i, j, k, nb, start, end
     cdef uint64_t h, x0, x1
@@ -2234,10 +2237,10 @@ cdef int sort_part(uint64_t* keys, Py_ssize_t n, Meter* meter) noexcept nogil:
     cdef size_t nbytes
     if n < 2:
         return CHAIN_OK
-    while bits < 16 and ((<Py_ssize_t>1) << (bits + 1)) <= n:
+    while bits < 22 and ((<Py_ssize_t>1) << (bits + 1)) <= n:
         bits += 1
     nb = (<Py_ssize_t>1) << bits
-    shift = PART_SHIFT - bits
+    shift = 64 - part_bits - bits
     nbytes = <size_t>n * 3 * sizeof(uint64_t) + <size_t>(nb + 1) * sizeof(Py_ssize_t)
     if meter_take(meter, nbytes) != CHAIN_OK:
         return CHAIN_TOO_MANY
@@ -2323,6 +2326,7 @@ ctypedef struct Task:
     PartSet* parts            # the frontier (TASK_SCAN), or the parts merged into
     const StageInfo* info
     Shared* sh
+    int part_bits             # the hash bits that chose the parts (TASK_COLLECT)
 
 
 cdef void task_collect_part(Task* task, int p) noexcept nogil:
@@ -2330,7 +2334,7 @@ cdef void task_collect_part(Task* task, int p) noexcept nogil:
     cdef int err
     merge_part(part, task.workers, task.n_workers, p, True, task.sh)
     keyset_compact(part)
-    err = sort_part(part.dense, part.size, &task.sh.meter)
+    err = sort_part(part.dense, part.size, task.part_bits, &task.sh.meter)
     if err != CHAIN_OK:
         shared_fail(task.sh, err)
 
@@ -2379,7 +2383,8 @@ cdef void run_shared(Task* task, int kind, int threads) noexcept nogil:
 
 
 cdef int collect_outcomes(Worker* workers, int n_workers, int threads, PartSet* parts,
-                          uint64_t over_tag, Shared* sh, KeySet* result) noexcept nogil:
+                          int part_bits, uint64_t over_tag, Shared* sh,
+                          KeySet* result) noexcept nogil:
     """Merge the workers' outcomes part by part, sort each part by hash, and
     write them all, in part order, into ``result.dense`` (``result.size``)."""
     cdef int p
@@ -2390,6 +2395,7 @@ cdef int collect_outcomes(Worker* workers, int n_workers, int threads, PartSet* 
     task.parts = parts
     task.info = NULL
     task.sh = sh
+    task.part_bits = part_bits
     run_shared(&task, TASK_COLLECT, threads)
     if sh.err != CHAIN_OK:
         return sh.err
@@ -2440,6 +2446,8 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     cdef Key96 key
     cdef uint32_t blocked = rotate12(start.occ[1 - seat])
     cdef Py_ssize_t fsize, room, made = 0, distinct = 0
+    cdef KeySet* part
+    cdef int part_mask = N_PARTS - 1 if threads > 1 else 0
     keyset_clear(result, &sh.meter)
     task.workers = workers
     task.sh = sh
@@ -2466,9 +2474,11 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         q.keep_lo = keep_lo
         q.keep_hi = keep_hi
         q.over_seen = False
+        q.part_mask = part_mask
     key = pos_mover_key(start, seat)
     h = key_hash(key.lo, key.hi)
-    err = keyset_add_keyed(&frontier.part[h >> PART_SHIFT], key.lo, key.hi, h, EMPTY_K1)
+    err = keyset_add_keyed(&frontier.part[(h >> PART_SHIFT) & part_mask], key.lo, key.hi, h,
+                           EMPTY_K1)
     if err < 0:
         shared_fail(sh, err)
     else:
@@ -2486,10 +2496,13 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
             workers[t].st.queue.pushed = 0
             # The next frontier is usually about as big as this one: size its
             # parts for that, rather than double them from the smallest.
-            room = fsize // (N_PARTS * active)
-            for p in range(N_PARTS):
-                if room > 64 and workers[t].next.part[p].slots == NULL and sh.err == CHAIN_OK:
-                    err = keyset_init(&workers[t].next.part[p], room, &sh.meter)
+            # (the last stage's ends are outcomes: its outcome parts, likewise)
+            room = fsize // ((part_mask + 1) * active)
+            for p in range(part_mask + 1):
+                part = (&workers[t].out.part[p] if info.last_stage
+                        else &workers[t].next.part[p])
+                if room > 64 and part.slots == NULL and sh.err == CHAIN_OK:
+                    err = keyset_init(part, room, &sh.meter)
                     if err != CHAIN_OK:
                         shared_fail(sh, err)
         if sh.err != CHAIN_OK:
@@ -2518,7 +2531,7 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         for t in range(threads):
             fsize += partset_size(&workers[t].out)
         err = collect_outcomes(workers, threads, threads if fsize >= THREADED_FRONTIER else 1,
-                               frontier, over_tag, sh, result)
+                               frontier, PART_BITS if part_mask else 0, over_tag, sh, result)
         if err != CHAIN_OK:
             shared_fail(sh, err)
     err = sh.err
