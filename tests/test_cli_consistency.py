@@ -209,3 +209,41 @@ def test_one_set_of_glyphs():
     fancy = render_board(board.position)
     assert UNICODE[0] in fancy and UNICODE[1] in fancy
     assert render_text(StepGame(Game(seed=1))).startswith(board.ascii().rsplit("\n", 1)[0])
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal (POSIX)")
+def test_play_has_line_editing_in_a_terminal():
+    """An arrow key in ``gulbara play`` is line editing, not ``^[[A`` in the command."""
+    import select
+    import time
+    pytest.importorskip("readline")
+    master, slave = os.openpty()
+    environ = {k: v for k, v in os.environ.items() if k != "GULBARA_BACKEND"}
+    environ["TERM"] = "xterm"
+    proc = subprocess.Popen([sys.executable, "-m", "gulbara", "play", "--seed", "24"],
+                            stdin=slave, stdout=slave, stderr=slave, env=environ,
+                            cwd=Path.home(), close_fds=True)
+    os.close(slave)
+    out = b""
+
+    def read_until(marker, seconds=60):
+        nonlocal out
+        end = time.monotonic() + seconds
+        while marker not in out and time.monotonic() < end:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    out += os.read(master, 65536)
+                except OSError:
+                    break
+        return marker in out
+
+    try:
+        assert read_until(b"> ")
+        os.write(master, b"quix\x1b[D\x1b[3~t\r")       # left arrow, delete: "quit"
+        assert read_until(b"Bye."), out[-500:]
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)

@@ -227,3 +227,35 @@ def test_module_docstrings(name):
     import importlib
     result = doctest.testmod(importlib.import_module(name))
     assert result.attempted >= 5 and result.failed == 0
+
+
+def test_afterstate_env_whole_chains():
+    from gulbara.envs.afterstates import GulBaraEndsEnv
+    env = GulBaraEndsEnv(opponent="random", rules=Rules(exempt_rolls=0), chains=True,
+                         max_ends=2000)
+    rng = np.random.default_rng(5)
+    whole = 0
+    for seed in range(8):
+        obs, info = env.reset(seed=seed)
+        while True:
+            if info["chain"]:
+                decision = env.game.decision
+                chain = gulbara.chain_ends(env.game.position, decision.seat, decision.dice[0],
+                                           env.game.rules)
+                assert info["n_ends"] == len(chain) <= 2000
+                assert np.array_equal(obs["ends"][:len(chain)], gulbara.encoding.encode_boards(
+                    chain.boards, decision.seat, borne_off=chain.borne_off))
+                choice = int(rng.integers(len(chain)))
+                before = len(env.game.plays)
+                obs, reward, terminated, _, info = env.step(choice)
+                stages = env.game.plays[before:before + len(chain.steps(choice))]
+                assert [d.seat for d, _ in stages] == [decision.seat] * len(stages)
+                assert [p.steps for _, p in stages] == list(chain.steps(choice))
+                assert stages[-1][1].code == chain[choice].code     # the chosen outcome
+                whole += 1
+            else:
+                obs, reward, terminated, _, info = env.step(
+                    int(rng.integers(info["n_ends"])))
+            if terminated:
+                break
+    assert whole >= 10

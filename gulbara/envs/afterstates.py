@@ -14,6 +14,13 @@ The observation is a dict:
   agent (``encode_afterstates``), zero rows after the last end;
 * ``"action_mask"``: ``max_ends`` int8, 1 for each end.
 
+With ``chains=True``, a stage of an escalation chain (RULES §4.2-4.4) whose whole chain, from
+this stage on, has at most ``max_ends`` distinct outcomes (:func:`gulbara.chain_ends`) is one
+decision: the actions are the chain's outcomes, the ``"ends"`` rows their boards, and the chosen
+outcome is played stage by stage (its first canonical play, ``ChainEnds.steps``), a stalled
+chain's remainder then going to the opponent (RULES §5); a bigger chain is played a stage at a
+time. ``info["chain"]`` says which.
+
 ``info`` has the same mask, ``"n_ends"`` and ``"ends_cut"`` (the stage had more than
 ``max_ends`` ends: only the first ``max_ends`` can be chosen; the default 1,024 is rarely
 reached, by some four-dice stages). Rewards, the opponent, seeding and illegal actions (-1 and the
@@ -35,11 +42,12 @@ from typing import Optional
 
 import numpy as np
 
-from gulbara.encoding import BOARD_FEATURES, encode_afterstates
+from gulbara.chains import ChainEnds, chain_ends
+from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
 from gulbara.envs._actions import IllegalActionError
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs.gymnasium import ILLEGAL_ACTION_REWARD, GulBaraEnv, spaces
-from gulbara.errors import GulBaraError
+from gulbara.errors import EnumerationLimitError, GulBaraError
 
 __all__ = ["GulBaraEndsEnv", "make_env", "DEFAULT_MAX_ENDS"]
 
@@ -52,8 +60,12 @@ class GulBaraEndsEnv(GulBaraEnv):
 
     def __init__(self, opponent="random", seat: int = 0, rules=None,
                  render_mode: Optional[str] = None, illegal_action: str = "lose",
-                 max_ends: int = DEFAULT_MAX_ENDS) -> None:
+                 max_ends: int = DEFAULT_MAX_ENDS, chains: bool = False) -> None:
         super().__init__(opponent, seat, rules, render_mode, illegal_action)
+        if not isinstance(chains, bool):
+            raise TypeError(f"chains must be True or False, not {type(chains).__name__}")
+        self.chains = chains
+        self._choices = None
         if isinstance(max_ends, bool) or not isinstance(max_ends, int) or max_ends < 1:
             raise GulBaraError(f"max_ends must be an int >= 1, got {max_ends!r}")
         self.max_ends = max_ends
@@ -70,17 +82,25 @@ class GulBaraEndsEnv(GulBaraEnv):
         features = np.zeros((self.max_ends, BOARD_FEATURES), dtype=np.float32)
         mask = np.zeros(self.max_ends, dtype=np.int8)
         n = 0
+        self._choices = None
         if game.is_over() or self._lost:
             mask[0] = 1                                  # the terminal mask
         else:
-            ends = game.legal_plays()
-            n = len(ends)
-            shown = min(n, self.max_ends)
-            features[:shown] = encode_afterstates(ends)[:shown]
-            mask[:shown] = 1
+            chain = self._whole_chain()
+            if chain is not None:
+                self._choices = chain
+                n = len(chain)
+                features[:n] = encode_boards(chain.boards, self.seat, borne_off=chain.borne_off)
+            else:
+                ends = game.legal_plays()
+                self._choices = ends
+                n = len(ends)
+                features[:min(n, self.max_ends)] = encode_afterstates(ends)[:self.max_ends]
+            mask[:min(n, self.max_ends)] = 1
         obs = {"observation": observe(driver, self.seat), "ends": features,
                "action_mask": mask}
-        info = {"action_mask": mask.copy(), "n_ends": n, "ends_cut": n > self.max_ends}
+        info = {"action_mask": mask.copy(), "n_ends": n, "ends_cut": n > self.max_ends,
+                "chain": isinstance(self._choices, ChainEnds)}
         if game.is_over():
             info["result"] = game.result().describe()
         return obs, info
@@ -96,7 +116,7 @@ class GulBaraEndsEnv(GulBaraEnv):
         game = self._driver.game
         if game.is_over() or self._lost:
             raise GulBaraError("the episode is over; call reset()")
-        ends = game.legal_plays()
+        ends = self._choices
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
                 or not 0 <= int(action) < min(len(ends), self.max_ends):
             if self.illegal_action == "raise":
@@ -107,13 +127,30 @@ class GulBaraEndsEnv(GulBaraEnv):
             obs, info = self._observe()
             info["illegal_action"] = True
             return obs, ILLEGAL_ACTION_REWARD, True, False, info
-        self._driver.play_stage(ends[int(action)])
+        if isinstance(ends, ChainEnds):
+            for steps in ends.steps(int(action)):      # the chain's stages, in order
+                self._driver.play_stage(steps)
+        else:
+            self._driver.play_stage(ends[int(action)])
         self._bot_plays()
         if self.render_mode == "human":
             self.render()
         over = game.is_over()
         obs, info = self._observe()
         return obs, self._reward() if over else 0.0, over, False, info
+
+
+    def _whole_chain(self) -> Optional[ChainEnds]:
+        """The rest of the chain as one decision, if asked for and within ``max_ends``."""
+        decision = self._driver.game.decision
+        if not self.chains or not decision.is_escalating or decision.is_remainder:
+            return None
+        try:
+            chain = chain_ends(self._driver.game.position, decision.seat, decision.dice[0],
+                               self._driver.game.rules, max_ends=8 * self.max_ends, threads=1)
+        except EnumerationLimitError:
+            return None
+        return chain if len(chain) <= self.max_ends else None
 
 
 def make_env(action_mode: str = "steps", **kwargs):
