@@ -64,6 +64,7 @@ extensions = [
     Extension("gulbara._state", ["gulbara/_state.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._encode", ["gulbara/_encode.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._selfplay", ["gulbara/_selfplay.pyx"], extra_compile_args=compile_args),
+    Extension("gulbara._net", ["gulbara/_net.pyx"], extra_compile_args=compile_args),
 ]
 
 setup(

@@ -1,0 +1,23 @@
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+N_INPUTS: int
+LAYOUT: str
+POLICY_CODES: dict
+
+class Network:
+    params: np.ndarray
+    hidden: int
+    def __init__(self, params: np.ndarray, hidden: int) -> None: ...
+
+def parameter_count(hidden: int) -> int: ...
+def forward_dense(network: Network, inputs: np.ndarray) -> np.ndarray: ...
+def encode_game(game) -> np.ndarray: ...
+def stage_values(network: Network, game) -> np.ndarray: ...
+def train_slots(network: Network, rules, seed: int, batch: int, slots: int,
+                slot_list: Sequence[int], delta: np.ndarray, alpha: float, lam: float,
+                max_rolls: int = ...) -> np.ndarray: ...
+def play_match(net_a: Optional[Network], net_b: Optional[Network], policy_a: int, policy_b: int,
+               game, seed: int, first: int, n: int, duplicate: bool, max_rolls: int = ...,
+               trace: bool = ...) -> Tuple[np.ndarray, Optional[List[np.ndarray]]]: ...
