@@ -42,7 +42,7 @@ __all__ = ["train", "TrainResult", "Checkpoint", "evaluate", "last_path", "add_a
            "TRAIN_DEFAULTS"]
 
 #: The training arguments that fix the weights, with their defaults.
-TRAIN_DEFAULTS = dict(hidden=64, batch=20, alpha=0.002, alpha_min=0.0002, halflife=400_000,
+TRAIN_DEFAULTS = dict(hidden=64, batch=20, alpha=0.002, alpha_min=0.0001, halflife=500_000,
                       lam=0.7, init_scale=0.1)
 #: Dice seed of the checkpoint evaluations (the same games at every checkpoint).
 EVAL_SEED = 20_260_000
@@ -149,7 +149,7 @@ def _history_from(meta: dict) -> List[Checkpoint]:
 
 
 def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int = 1,
-          checkpoint: int = 100_000, eval_pairs: int = 500, resume: bool = False,
+          checkpoint: int = 100_000, eval_pairs: int = 1000, resume: bool = False,
           progress: Optional[TextIO] = sys.stderr, init: Optional[ValueNet] = None,
           **args) -> TrainResult:
     """Train a network by ``games`` games of TD(lambda) self-play (module docstring).
@@ -300,8 +300,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="threads (the weights do not depend on it)")
     parser.add_argument("--checkpoint", type=int, default=100_000,
                         help="games between evaluations against greedy (default 100000)")
-    parser.add_argument("--eval-pairs", type=int, default=500,
-                        help="duplicate pairs per evaluation (default 500)")
+    parser.add_argument("--eval-pairs", type=int, default=1000,
+                        help="duplicate pairs per evaluation (default 1000)")
     parser.add_argument("--resume", action="store_true", help="continue from OUT's .last.npz")
     parser.add_argument("--plot", help="draw the learning curve to this image file")
     for key, value in TRAIN_DEFAULTS.items():
