@@ -29,7 +29,7 @@ the slot's own row of a float64 delta array. The caller sums the rows in
 slot order, so the weights depend only on the arguments.
 """
 
-from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset
 from libc.math cimport expf, fabs
@@ -670,3 +670,151 @@ def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
         free(ends)
         free(tr)
     return rows, traces
+
+
+# ---------------------------------------------------------------------------
+# Whole-turn outcomes and the two-decision search (gulbara.netbot)
+# ---------------------------------------------------------------------------
+
+from gulbara._rows cimport read_board, ROW_OK
+
+
+def outcome_values(Network network not None, rules, const int8_t[:, ::1] boards,
+                   const uint8_t[:, ::1] borne_off, const uint8_t[:, ::1] remainder,
+                   const uint8_t[::1] ends_game, int mover, int rolls_white, int rolls_black,
+                   bint own_chain):
+    """The value for ``mover`` of each whole-turn outcome of a chain (``own_chain``) or
+    of a remainder's stages (the arrays of :class:`gulbara.ChainEnds`), GIL released.
+
+    An outcome that ends the game is worth its points; one that passes a
+    remainder is the opponent to play that remainder first; otherwise the
+    opponent rolls after a chain, the mover itself after a remainder (RULES §5.4).
+    """
+    cdef GameRules r
+    cdef GameState s
+    cdef Py_ssize_t n = boards.shape[0], i
+    cdef Sparse x
+    cdef int problem = 0, detail = 0, q, lowest, bad = -1
+    read_rules(rules, &r)
+    if boards.shape[1] != 24 or borne_off.shape[0] != n or remainder.shape[0] != n \
+            or ends_game.shape[0] != n or borne_off.shape[1] != 2 or remainder.shape[1] != 6:
+        raise ValueError("the outcome arrays do not match (N x 24, N x 2, N x 6, N)")
+    if mover not in (0, 1):
+        raise ValueError(f"mover must be 0 or 1, got {mover}")
+    values = np.zeros(n, dtype=np.float32)
+    cdef float[::1] v = values
+    with nogil:
+        for i in range(n):
+            memset(&s, 0, sizeof(GameState))
+            problem = read_board(&boards[i, 0], &borne_off[i, 0], False, &s.pos, &detail)
+            if problem != ROW_OK:
+                bad = i
+                break
+            s.rolls[0] = rolls_white
+            s.rolls[1] = rolls_black
+            s.game_rolls = rolls_white + rolls_black
+            s.winner = -1
+            if ends_game[i]:
+                s.phase = PH_OVER
+                s.winner = mover
+                s.points = 2 if r.mars and s.pos.off[1 - mover] == 0 else 1
+            else:
+                lowest = 0
+                for q in range(6, 0, -1):
+                    if remainder[i, q - 1]:
+                        lowest = q
+                if lowest:
+                    s.phase = PH_STAGE
+                    s.kind = K_REMAINDER
+                    s.seat = 1 - mover
+                    s.high = s.low = lowest
+                    s.count = remainder[i, lowest - 1]
+                    for q in range(lowest + 1, 7):
+                        s.then[q] = remainder[i, q - 1]
+                else:
+                    s.phase = PH_ROLL
+                    s.seat = 1 - mover if own_chain else mover
+            v[i] = after_value(&network.net, &r, &s, mover, &x)
+    if bad >= 0:
+        raise ValueError(f"outcome {bad} is not a position")
+    return values
+
+
+cdef float reply_value(const Net* net, const GameRules* r, const GameState* after, int mover,
+                       StageEnd* ends, int* failed) noexcept nogil:
+    """``mover``'s value of ``after`` (the opponent to roll) averaged over the opponent's
+    36 rolls, each answered by the opponent's best end by the network."""
+    cdef GameState s
+    cdef uint8_t stage[MAX_STAGE_DICE]
+    cdef int a, b, n_dice, n_ends, playable, i, best
+    cdef double total = 0.0
+    cdef float best_v, v
+    cdef Sparse x
+    for a in range(1, 7):
+        for b in range(a, 7):
+            s = after[0]
+            begin_roll(r, &s, b, a, False)
+            n_dice = stage_dice(&s, stage)
+            if stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY,
+                              &n_ends, &playable):
+                failed[0] = 1
+                return 0.0
+            best = net_choose(net, r, &s, ends, n_ends, NULL)
+            play_end(r, &s, &ends[best])
+            v = after_value(net, r, &s, mover, &x)
+            total += v * (1.0 if a == b else 2.0)
+    return <float>(total / 36.0)
+
+
+def search_values(Network network not None, game, int top):
+    """Values of ``game``'s stage ends two decisions deep: the ``top`` best ends by the
+    network (1-ply) that hand the roll to the opponent get the average over its 36
+    rolls of its best reply; the others keep their 1-ply value. Returns
+    ``(values_1ply, values_2ply, searched)`` (legal-play order; ``searched`` marks the
+    ends valued two deep or exactly), GIL released."""
+    cdef GameState s, after
+    cdef GameRules r
+    cdef uint8_t stage[MAX_STAGE_DICE]
+    cdef int n_dice, n_ends = 0, playable, failed = 0, i, k
+    cdef StageEnd* ends
+    cdef StageEnd* scratch
+    read_game(game, &s, &r)
+    if s.phase != PH_STAGE:
+        raise ValueError("the game is not at a decision")
+    if top < 1:
+        raise ValueError(f"top must be >= 1, got {top}")
+    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    scratch = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    try:
+        if ends == NULL or scratch == NULL:
+            raise MemoryError("no memory for the search")
+        with nogil:
+            n_dice = stage_dice(&s, stage)
+            failed = stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY,
+                                    &n_ends, &playable)
+        if failed:
+            raise MemoryError("the stage overflowed its buffer")
+        one = np.zeros(n_ends, dtype=np.float32)
+        _values_into(&network.net, &r, &s, ends, n_ends, one)
+        two = one.copy()
+        searched = np.zeros(n_ends, dtype=bool)
+        order = np.argsort(-one, kind="stable")[:top]
+        for k in order:
+            i = k
+            after = s
+            play_end(&r, &after, &ends[i])
+            if after.phase == PH_OVER:
+                searched[i] = True                  # exact
+                continue
+            if after.phase != PH_ROLL or after.seat == s.seat:
+                continue
+            searched[i] = True
+            with nogil:
+                v = reply_value(&network.net, &r, &after, s.seat, scratch, &failed)
+            if failed:
+                raise MemoryError("a reply stage overflowed its buffer")
+            two[i] = v
+    finally:
+        free(ends)
+        free(scratch)
+    return one, two, searched
