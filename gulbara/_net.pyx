@@ -50,21 +50,7 @@ from gulbara._backend import START_CODE
 
 cdef enum:
     STAGE_CAPACITY = 17600     # ends one stage can have (_movegen's bound)
-    MAX_HIDDEN = 256
-    N_OUT = 3
 
-# The input layout gb1 (docs/bots.md).
-cdef enum:
-    IN_OWN = 0                 # 96: the player's points 1..24, own numbering, 4 units each
-    IN_OPP = 96                # 96: the opponent's checkers on the player's numbering
-    IN_OFF = 192               # 2: borne off / 15 (player, opponent)
-    IN_PIPS = 194              # 2: pip counts / 360
-    IN_BLOCKS = 196            # 4: player's points ahead of the opponent's rearmost / 6,
-                               #    its longest run / 6, the same for the opponent
-    IN_ESCALATES = 200         # 2: the side's next roll escalates (RULES §4.2)
-    IN_PENDING = 202           # 6: dice of each number 1..6 the player plays before the next roll / 4
-    IN_PENDING_CHAIN = 208     # 1: those dice are the rest of the player's own chain
-    N_IN = 209
 
 #: Inputs of the gb1 layout and its name.
 N_INPUTS = N_IN
@@ -80,18 +66,6 @@ POLICY_CODES = {"random": POLICY_RANDOM, "first": POLICY_FIRST, "greedy": POLICY
                 "net": POLICY_NET}
 
 
-ctypedef struct Net:
-    int hidden
-    const float* w1            # N_IN x hidden
-    const float* b1
-    const float* w2            # 3 x hidden
-    const float* b2
-
-
-ctypedef struct Sparse:
-    int n
-    int idx[N_IN]
-    float val[N_IN]
 
 
 # ---------------------------------------------------------------------------
@@ -438,9 +412,6 @@ cdef int td_update(const Net* net, const GameRules* r, const Record* rec, const 
 
 cdef class Network:
     """The native side of a network: its flat float32 parameters (borrowed views)."""
-    cdef Net net
-    cdef readonly object params
-    cdef readonly int hidden
 
     def __init__(self, params, int hidden):
         if hidden < 1 or hidden > MAX_HIDDEN:

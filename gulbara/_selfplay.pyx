@@ -36,6 +36,7 @@ from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll,
                              play_end, stage_dice, read_rules, read_game, state_code)
 from gulbara._encode cimport encode_pos, BOARD_FEATURES
+from gulbara._net cimport Net, Network, net_choose
 
 import numpy as np
 
@@ -48,10 +49,11 @@ cdef enum:                     # policies
     POLICY_FIRST = 1
     POLICY_GREEDY = 2
     POLICY_EVALUATOR = 3
+    POLICY_NET = 4             # a gb1 value network (_net.pxd)
 
 #: The policies' numbers, by name (gulbara.selfplay.POLICIES).
 POLICY_CODES = {"random": POLICY_RANDOM, "first": POLICY_FIRST, "greedy": POLICY_GREEDY,
-                "evaluator": POLICY_EVALUATOR}
+                "evaluator": POLICY_EVALUATOR, "net": POLICY_NET}
 
 # The per-game row (gulbara.selfplay.COLUMNS names them in this order).
 cdef enum:
@@ -242,6 +244,8 @@ ctypedef struct Player:
     int policy[2]              # POLICY_* per seat
     void* evaluator            # an _Evaluator (POLICY_EVALUATOR), borrowed
     int failed                 # the evaluator raised: stop
+    const Net* net[2]          # per seat (POLICY_NET), borrowed
+    const GameRules* rules     # what the net policy values ends under
 
 
 ctypedef struct Trace:
@@ -288,6 +292,8 @@ cdef int choose(Player* pl, const GameState* s, const StageEnd* ends, int n_ends
             if i == 0 or score > best_score:
                 best, best_score = i, score
         return best
+    if policy == POLICY_NET:
+        return net_choose(pl.net[s.seat], pl.rules, s, ends, n_ends, NULL)
     i = choose_with_evaluator(pl.evaluator, s, ends, n_ends)
     if i < 0:
         pl.failed = 1
@@ -437,7 +443,7 @@ HISTOGRAM_BINS = HIST_BINS
 
 
 def play_games(game, seed, first_game, n_games, policies, evaluator=None,
-               max_rolls=10000, trace=False):
+               max_rolls=10000, trace=False, networks=(None, None)):
     """Play games ``first_game .. first_game + n_games - 1`` of a run seeded ``seed``
     from the state of ``game`` (a :class:`gulbara.Game`, not changed).
 
@@ -445,6 +451,7 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
     ``(rows, histogram, traces)``: an ``n_games x N_COLUMNS`` int32 array, the
     int64 histogram of chain stages played in full, and with ``trace`` one
     int32 array of ``(n_ends, chosen)`` pairs per game (else ``None``).
+    ``networks`` gives each ``POLICY_NET`` seat its ``_net.Network``.
     """
     cdef GameState s0, s
     cdef GameRules r
@@ -463,6 +470,16 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
     pl.policy[1] = policies[1]
     pl.failed = 0
     pl.evaluator = NULL
+    pl.rules = &r
+    cdef Network network
+    cdef int k
+    for k in range(2):
+        pl.net[k] = NULL
+        if pl.policy[k] == POLICY_NET:
+            network = networks[k]
+            if network is None:
+                raise ValueError("the net policy needs a network")
+            pl.net[k] = &network.net
     if pl.policy[0] == POLICY_EVALUATOR or pl.policy[1] == POLICY_EVALUATOR:
         ev = _Evaluator(evaluator)
         pl.evaluator = <void*>ev
