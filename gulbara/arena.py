@@ -184,14 +184,22 @@ class _Progress:
 
 
 def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int = 0, *,
-          rules: Optional[Rules] = None, progress: Union[bool, TextIO, None] = False
-          ) -> ArenaResult:
+          rules: Optional[Rules] = None, progress: Union[bool, TextIO, None] = False,
+          duplicate: bool = False, workers: int = 1, first: int = 0) -> ArenaResult:
     """Play ``games`` games of ``bot_a`` against ``bot_b``, alternating seats; see the module doc.
 
     Bots are objects with ``choose(game)`` or names in :data:`gulbara.bots.BOTS`.
     ``progress`` is ``True`` (a progress line on stderr), a text stream, or
-    ``False``.
+    ``False``. ``duplicate``: game ``i`` uses dice seed ``seed + i // 2``, so each
+    pair of games has the same dice with the seats swapped. ``workers`` > 1
+    plays blocks of games in that many processes (bots given by name only; a
+    ``random`` bot is then seeded per block). ``first`` is the index of the
+    first game (for blocks of one arena).
     """
+    if workers != 1:
+        from gulbara.arena_workers import parallel_arena
+        return parallel_arena(bot_a, bot_b, games, seed, rules=rules, progress=progress,
+                              duplicate=duplicate, workers=workers)
     if isinstance(games, bool) or not isinstance(games, int):
         raise TypeError(f"games must be an int, not {type(games).__name__}")
     if games < 1:
@@ -208,8 +216,8 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
     start = time.perf_counter()
     seats, points = [], []
     wins = losses = draws = 0
-    for i in range(games):
-        game = Game(rules, seed=seed + i)
+    for i in range(first, first + games):
+        game = Game(rules, seed=seed + (i // 2 if duplicate else i))
         a_seat = 0 if i % 2 == 0 else 1
         white, black = (a, b) if a_seat == 0 else (b, a)
         result = play_out(game, white, black)
@@ -224,7 +232,7 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
             score = -result.points
         seats.append(a_seat)
         points.append(score)
-        bar.update(i + 1, wins, sum(points), final=i + 1 == games)
+        bar.update(i + 1 - first, wins, sum(points), final=i + 1 - first == games)
     seconds = time.perf_counter() - start
     low, high = wilson_interval(wins, games)
     mean, p_low, p_high = mean_interval(points)
@@ -249,6 +257,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a preset or options like remainder=lost,mars=off")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
+    parser.add_argument("--duplicate", action="store_true",
+                        help="each pair of games on the same dice, seats swapped")
+    parser.add_argument("--workers", "-w", type=int, default=1,
+                        help="processes playing blocks of games (default 1)")
 
 
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
@@ -257,8 +269,11 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     try:
         a, b = make_bot(args.a, args.seed), make_bot(args.b, args.seed + 1_000_003)
         rules = _parse_rules(args.rules)
+        if args.workers != 1:
+            a, b = args.a, args.b                  # built by name in each worker
         result = arena(a, b, args.games, args.seed, rules=rules,
-                       progress=False if args.quiet else sys.stderr)
+                       progress=False if args.quiet else sys.stderr,
+                       duplicate=args.duplicate, workers=args.workers)
     except (GulBaraError, TypeError) as exc:
         print(f"gulbara arena: {exc}", file=sys.stderr)
         return 2

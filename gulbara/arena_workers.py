@@ -1,0 +1,70 @@
+"""``arena(..., workers=W)``: blocks of an arena's games in ``W`` processes.
+
+Game ``i`` is the same game as in a serial arena (its dice seed and seats
+depend on ``i`` only) for deterministic bots; a ``random`` bot is seeded per
+block (``seed + block start``). The per-game scores are joined in game order
+and the statistics computed once, as :func:`gulbara.arena.arena` does.
+"""
+
+import concurrent.futures
+import multiprocessing
+import sys
+import time
+from typing import List, Optional, TextIO, Tuple, Union
+
+from gulbara.errors import checked_int
+
+__all__ = ["parallel_arena", "BLOCK_GAMES"]
+
+#: Games per block handed to a worker.
+BLOCK_GAMES = 50
+
+
+def _block(a: str, b: str, games: int, seed: int, rules, duplicate: bool, first: int):
+    from gulbara.arena import arena, make_bot
+    bot_a = make_bot(a, seed + first)
+    bot_b = make_bot(b, seed + first + 1_000_003)
+    result = arena(bot_a, bot_b, games, seed, rules=rules, duplicate=duplicate, first=first)
+    return result.a_seats, result.a_points
+
+
+def parallel_arena(bot_a: Union[str, object], bot_b: Union[str, object], games: int,
+                   seed: int = 0, *, rules=None, progress: Union[bool, TextIO, None] = False,
+                   duplicate: bool = False, workers: int = 2):
+    from gulbara.arena import ArenaResult, make_bot, mean_interval, wilson_interval
+    workers = checked_int(workers, "workers", 1)
+    games = checked_int(games, "games", 1)
+    if not (isinstance(bot_a, str) and isinstance(bot_b, str)):
+        raise TypeError("an arena with workers takes bots by name (BOTS), not objects")
+    make_bot(bot_a)
+    make_bot(bot_b)                                  # unknown names fail here
+    stream = sys.stderr if progress is True else (progress or None)
+    step = BLOCK_GAMES + BLOCK_GAMES % 2
+    blocks = [(lo, min(step, games - lo)) for lo in range(0, games, step)]
+    results: List[Optional[Tuple[tuple, tuple]]] = [None] * len(blocks)
+    started = time.perf_counter()
+    context = multiprocessing.get_context("fork" if "fork" in
+                                          multiprocessing.get_all_start_methods() else "spawn")
+    done = 0
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = {pool.submit(_block, bot_a, bot_b, count, seed, rules, duplicate, lo): k
+                   for k, (lo, count) in enumerate(blocks)}
+        for future in concurrent.futures.as_completed(futures):
+            results[futures[future]] = future.result()
+            done += blocks[futures[future]][1]
+            if stream is not None:
+                stream.write(f"\r{bot_a} vs {bot_b}: {done}/{games} games "
+                             f"{done / max(time.perf_counter() - started, 1e-9):.1f} games/s  ")
+                stream.flush()
+    if stream is not None:
+        stream.write("\n")
+    seats = tuple(s for r in results for s in r[0])
+    points = tuple(p for r in results for p in r[1])
+    seconds = time.perf_counter() - started
+    wins = sum(1 for p in points if p > 0)
+    losses = sum(1 for p in points if p < 0)
+    draws = games - wins - losses
+    low, high = wilson_interval(wins, games)
+    mean, p_low, p_high = mean_interval(points)
+    return ArenaResult(bot_a, bot_b, seed, games, wins, losses, draws, wins / games, low, high,
+                       mean, p_low, p_high, seconds, seats, points)
