@@ -789,3 +789,60 @@ def search_values(Network network not None, game, int top):
         free(ends)
         free(scratch)
     return one, two, searched
+
+
+def continuation_values(Network network not None, game):
+    """The value for the mover of each end of ``game``'s stage after the rest of its turn
+    played by the network stage by stage (its best end at each later stage of the
+    same chain or remainder), in legal-play order; GIL released."""
+    cdef GameState s, after
+    cdef GameRules r
+    cdef uint8_t stage[MAX_STAGE_DICE]
+    cdef int n_dice, n_ends = 0, n_later, playable, failed = 0, i, best, mover
+    cdef StageEnd* ends
+    cdef StageEnd* later
+    cdef Sparse x
+    read_game(game, &s, &r)
+    if s.phase != PH_STAGE:
+        raise ValueError("the game is not at a decision")
+    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    later = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    try:
+        if ends == NULL or later == NULL:
+            raise MemoryError("no memory for the continuation")
+        with nogil:
+            n_dice = stage_dice(&s, stage)
+            failed = stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY,
+                                    &n_ends, &playable)
+        if failed:
+            raise MemoryError("the stage overflowed its buffer")
+        values = np.zeros(n_ends, dtype=np.float32)
+        _continuations_into(&network.net, &r, &s, ends, n_ends, later, values, &failed)
+        if failed:
+            raise MemoryError("a later stage overflowed its buffer")
+    finally:
+        free(ends)
+        free(later)
+    return values
+
+
+cdef void _continuations_into(const Net* net, const GameRules* r, const GameState* s,
+                              const StageEnd* ends, int n_ends, StageEnd* later,
+                              float[::1] values, int* failed):
+    cdef GameState after
+    cdef uint8_t stage[MAX_STAGE_DICE]
+    cdef int i, n_dice, n_later, playable, best, mover = s.seat
+    cdef Sparse x
+    with nogil:
+        for i in range(n_ends):
+            after = s[0]
+            play_end(r, &after, &ends[i])
+            while after.phase == PH_STAGE and after.seat == mover:
+                n_dice = stage_dice(&after, stage)
+                if stage_generate(&after.pos, after.seat, stage, n_dice, later, STAGE_CAPACITY,
+                                  &n_later, &playable):
+                    failed[0] = 1
+                    return
+                best = net_choose(net, r, &after, later, n_later, NULL)
+                play_end(r, &after, &later[best])
+            values[i] = after_value(net, r, &after, mover, &x)

@@ -186,17 +186,8 @@ class NetBot(Bot):
         return e if after.to_move == mover else -e
 
     def _stage_by_stage(self, game) -> np.ndarray:
-        """Each end followed by the network's best end at every later stage of the turn."""
-        mover = game.decision.seat
-        values = []
-        for play in game.legal_plays():
-            after = game.copy(auto_roll=False)
-            after.play(play)
-            while after.is_decision() and after.decision.seat == mover:
-                later = after.legal_plays()
-                after.play(later[int(np.argmax(self.net.stage_values(after)))])
-            values.append(self._after_value(after, mover))
-        return np.array(values)
+        """Each end followed by the network's best end at every later stage of the turn (native)."""
+        return _net.continuation_values(self.net.native, game)
 
     def __repr__(self) -> str:
         return f"NetBot({self.net!r})"
