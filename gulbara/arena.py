@@ -137,7 +137,7 @@ def make_bot(name: str, seed: Optional[int] = None) -> Bot:
     >>> make_bot("nobody")
     Traceback (most recent call last):
     ...
-    gulbara.errors.GulBaraError: unknown bot 'nobody' (choose from expectimax1, expectimax2, first, greedy, random)
+    gulbara.errors.GulBaraError: unknown bot 'nobody' (choose from expectimax1, expectimax2, first, greedy, net, net2, random)
     """
     if not isinstance(name, str):
         raise TypeError(f"a bot name is a str, not {type(name).__name__}")
