@@ -3,7 +3,9 @@
 Groups:
 
 * ``net-eval``: the shipped network values every end of a fixed suite of
-  decisions (``stage_values``); asserts the number of ends, records ns per end.
+  decisions 20 times over (the ends generated once, outside the loop: the
+  network alone, the after-state of each end, its inputs and the forward
+  pass); asserts the number of ends, records ns per end.
 * ``net-selfplay``: native self-play, ``net`` against itself and ``greedy``
   against itself on the same seed; asserts the games' decisions and rolls.
 * ``net-train``: 1,000 games of TD(lambda) training by the shipped run's
@@ -23,7 +25,7 @@ from gulbara.net import default_net
 from bench_timing import finish, per_second
 
 
-def _decisions(n_games=40, seed=2026):
+def _decisions(n_games=12, seed=2026):
     """Decisions of greedy self-play games through the Python Game (a fixed suite)."""
     from gulbara.bots import GreedyBot
     games = []
@@ -40,14 +42,15 @@ DECISIONS = _decisions()
 
 
 def _all_values(net, games):
-    return sum(len(net.stage_values(g)) for g in games)
+    from gulbara import _net
+    return _net.time_values(net.native, games, 20)[0]
 
 
 @pytest.mark.benchmark(group="net-eval")
 def test_net_values_every_end(benchmark):
     net = default_net()
     net.native                      # built outside the timing
-    expected = sum(len(g.legal_plays()) for g in DECISIONS)
+    expected = 20 * sum(len(g.legal_plays()) for g in DECISIONS)
     got = benchmark.pedantic(_all_values, (net, DECISIONS), rounds=5, iterations=1)
     finish(benchmark, got, expected, expected,
            {"ns_per_end_median": lambda work, median: round(1e9 * median / work),

@@ -846,3 +846,37 @@ cdef void _continuations_into(const Net* net, const GameRules* r, const GameStat
                 best = net_choose(net, r, &after, later, n_later, NULL)
                 play_end(r, &after, &later[best])
             values[i] = after_value(net, r, &after, mover, &x)
+
+
+def time_values(Network network not None, games, int repeat):
+    """Value the ends of each game's stage ``repeat`` times natively (the benchmark's
+    inner loop: generation outside it); returns the ends valued and their values' sum."""
+    cdef GameState s
+    cdef GameRules r
+    cdef uint8_t stage[MAX_STAGE_DICE]
+    cdef int n_dice, n_ends = 0, playable, k
+    cdef int64_t total = 0
+    cdef double checksum = 0.0
+    cdef StageEnd* ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    cdef float* values = <float*>malloc(STAGE_CAPACITY * sizeof(float))
+    try:
+        if ends == NULL or values == NULL:
+            raise MemoryError("no memory")
+        for game in games:
+            read_game(game, &s, &r)
+            if s.phase != PH_STAGE:
+                raise ValueError("every game must be at a decision")
+            n_dice = stage_dice(&s, stage)
+            if stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY,
+                              &n_ends, &playable):
+                raise MemoryError("the stage overflowed its buffer")
+            with nogil:
+                for k in range(repeat):
+                    net_choose(&network.net, &r, &s, ends, n_ends, values)
+                total += <int64_t>n_ends * repeat
+                for k in range(n_ends):
+                    checksum += values[k]
+    finally:
+        free(ends)
+        free(values)
+    return total, checksum
