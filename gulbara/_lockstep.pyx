@@ -26,14 +26,12 @@ from gulbara._movegen cimport stage_generate, pos_set_mover_key
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
                              K_CHAIN, K_REMAINDER, begin_roll, next_roll, escalates,
                              play_end, stage_dice, read_game)
-from gulbara._rng cimport Rng, rng_seed, rng_below
+from gulbara._rng cimport Rng, rng_seed
+from gulbara._playloop cimport chance_step, pending_ends, STAGE_CAPACITY
 from gulbara._encode cimport (encode_pos, encode_state, GameContext, BOARD_FEATURES,
                               STATE_FEATURES)
 
 import numpy as np
-
-cdef enum:
-    STAGE_CAPACITY = 17600
 
 #: Columns of the per-game results: winner (-1 a draw or unfinished), points,
 #: rolls, decisions, starter (-1 when started past the opening).
@@ -129,8 +127,7 @@ cdef class Lockstep:
 
     cdef int advance(self, Slot* sl) except -1:
         """Move a slot on to a decision with two ends or more; 0 when it has none left."""
-        cdef int a, b, seat, n_dice, n_ends, playable
-        cdef uint8_t stage[MAX_STAGE_DICE]
+        cdef int a, seat, n_ends
         cdef GameState* s = &sl.s
         while True:
             if sl.game < 0:
@@ -147,27 +144,12 @@ cdef class Lockstep:
                                       and s.game_rolls - sl.start_rolls >= self.max_rolls):
                 self.finish(sl)
                 continue
-            if s.phase == PH_OPENING:                  # RULES §6, as _selfplay draws it
-                a = <int>rng_below(&sl.dice, 6) + 1
-                b = <int>rng_below(&sl.dice, 6) + 1
-                if a == b:
-                    continue
-                seat = 0 if a > b else 1
-                sl.starter = seat
-                if self.r.starter_rerolls:
-                    next_roll(s, seat)
-                else:
-                    s.seat = seat
-                    begin_roll(&self.r, s, a, b, True)
+            if s.phase == PH_OPENING or s.phase == PH_ROLL:   # RULES §6, §4.5
+                seat = chance_step(&self.r, s, &sl.dice)
+                if seat >= 0:
+                    sl.starter = seat
                 continue
-            if s.phase == PH_ROLL:
-                a = <int>rng_below(&sl.dice, 6) + 1
-                b = <int>rng_below(&sl.dice, 6) + 1
-                begin_roll(&self.r, s, a, b, False)
-                continue
-            n_dice = stage_dice(s, stage)
-            if stage_generate(&s.pos, s.seat, stage, n_dice, self.scratch, STAGE_CAPACITY,
-                              &n_ends, &playable):
+            if pending_ends(s, self.scratch, &n_ends):
                 raise MemoryError("a stage overflowed the lockstep buffer")
             if n_ends == 1:
                 self.play(sl, self.scratch, 1, 0)

@@ -42,14 +42,12 @@ from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll, escalates,
                              play_end, stage_dice, read_rules, read_game)
 from gulbara._rng cimport Rng, rng_seed, rng_below
+from gulbara._playloop cimport chance_step, pending_ends, STAGE_CAPACITY, OPENING_TIE
 from gulbara._greedy cimport greedy_choose, longest_run
 
 import numpy as np
 
 from gulbara._backend import START_CODE
-
-cdef enum:
-    STAGE_CAPACITY = 17600     # ends one stage can have (_movegen's bound)
 
 
 #: Inputs of the gb1 layout and its name.
@@ -92,7 +90,8 @@ cdef inline void put_point(Sparse* x, int base, int c) noexcept nogil:
 cdef void encode(const GameRules* r, const GameState* s, Sparse* x) noexcept nogil:
     """The gb1 inputs of ``s`` for its side to act (ascending indices)."""
     cdef int me = s.seat, op = 1 - s.seat, q, pips_me = 0, pips_op = 0, n
-    cdef int back, counts[7]
+    cdef int back
+    cdef int counts[7]
     cdef uint32_t ahead
     cdef bint chain = False, me_first
     x.n = 0
@@ -256,8 +255,7 @@ cdef int play_one(const GameRules* r, GameState* s, const Players* pl, Rng* dice
                   StageEnd* ends, int32_t max_rolls, Record* rec, Outcome* res,
                   int32_t* trace, int trace_cap, int* trace_n) noexcept nogil:
     """Play ``s`` to its end by the seats' policies; 0, or -1 on a buffer overflow."""
-    cdef uint8_t stage[MAX_STAGE_DICE]
-    cdef int n_dice, n_ends, playable, a, b, seat, i, policy
+    cdef int n_ends, seat, i, policy
     cdef int32_t start_rolls = s.game_rolls
     res.winner = -1
     res.points = 0
@@ -265,30 +263,15 @@ cdef int play_one(const GameRules* r, GameState* s, const Players* pl, Rng* dice
     res.starter = -1
     res.unfinished = 0
     while s.phase != PH_OVER:
-        if s.phase == PH_OPENING:                  # RULES §6
-            a = <int>rng_below(dice, 6) + 1
-            b = <int>rng_below(dice, 6) + 1
-            if a == b:
-                continue
-            seat = 0 if a > b else 1
-            res.starter = seat
-            if r.starter_rerolls:
-                next_roll(s, seat)
-            else:
-                s.seat = seat
-                begin_roll(r, s, a, b, True)
+        if s.phase == PH_ROLL and s.game_rolls - start_rolls >= max_rolls:
+            res.unfinished = 1
+            break
+        if s.phase == PH_OPENING or s.phase == PH_ROLL:   # RULES §6, §4.5
+            seat = chance_step(r, s, dice)
+            if seat >= 0:
+                res.starter = seat
             continue
-        if s.phase == PH_ROLL:
-            if s.game_rolls - start_rolls >= max_rolls:
-                res.unfinished = 1
-                break
-            a = <int>rng_below(dice, 6) + 1
-            b = <int>rng_below(dice, 6) + 1
-            begin_roll(r, s, a, b, False)
-            continue
-        n_dice = stage_dice(s, stage)
-        if stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY,
-                          &n_ends, &playable):
+        if pending_ends(s, ends, &n_ends):
             return -1
         policy = pl.policy[s.seat]
         if policy == POLICY_RANDOM:
@@ -473,27 +456,35 @@ def encode_game(game):
     return out
 
 
+cdef StageEnd* alloc_ends() except NULL:
+    cdef StageEnd* ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    if ends == NULL:
+        raise MemoryError("no memory for a stage's ends")
+    return ends
+
+
+cdef int decision_ends(game, GameState* s, GameRules* r, StageEnd* ends, int* n_ends) except -1:
+    """Read ``game`` (at a decision) and generate its stage's ends."""
+    cdef int failed
+    read_game(game, s, r)
+    if s.phase != PH_STAGE:
+        raise ValueError("the game is not at a decision")
+    with nogil:
+        failed = pending_ends(s, ends, n_ends)
+    if failed:
+        raise MemoryError("the stage overflowed its buffer")
+    return 0
+
+
 def stage_values(Network network not None, game):
     """The value of each end of ``game``'s pending stage for its mover (float32, in
     the order of :meth:`gulbara.Game.legal_plays`), GIL released."""
     cdef GameState s
     cdef GameRules r
-    cdef uint8_t stage[MAX_STAGE_DICE]
-    cdef int n_dice, n_ends = 0, playable, failed
-    cdef StageEnd* ends
-    read_game(game, &s, &r)
-    if s.phase != PH_STAGE:
-        raise ValueError("the game is not at a decision")
-    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
-    if ends == NULL:
-        raise MemoryError("no memory for a stage's ends")
+    cdef int n_ends = 0
+    cdef StageEnd* ends = alloc_ends()
     try:
-        with nogil:
-            n_dice = stage_dice(&s, stage)
-            failed = stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY,
-                                    &n_ends, &playable)
-        if failed:
-            raise MemoryError("the stage overflowed its buffer")
+        decision_ends(game, &s, &r, ends, &n_ends)
         values = np.zeros(n_ends, dtype=np.float32)
         _values_into(&network.net, &r, &s, ends, n_ends, values)
     finally:
@@ -716,8 +707,7 @@ cdef float reply_value(const Net* net, const GameRules* r, const GameState* afte
     """``mover``'s value of ``after`` (the opponent to roll) averaged over the opponent's
     36 rolls, each answered by the opponent's best end by the network."""
     cdef GameState s
-    cdef uint8_t stage[MAX_STAGE_DICE]
-    cdef int a, b, n_dice, n_ends, playable, i, best
+    cdef int a, b, n_ends, best
     cdef double total = 0.0
     cdef float best_v, v
     cdef Sparse x
@@ -725,9 +715,7 @@ cdef float reply_value(const Net* net, const GameRules* r, const GameState* afte
         for b in range(a, 7):
             s = after[0]
             begin_roll(r, &s, b, a, False)
-            n_dice = stage_dice(&s, stage)
-            if stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY,
-                              &n_ends, &playable):
+            if pending_ends(&s, ends, &n_ends):
                 failed[0] = 1
                 return 0.0
             best = net_choose(net, r, &s, ends, n_ends, NULL)
@@ -745,26 +733,16 @@ def search_values(Network network not None, game, int top):
     ends valued two deep or exactly), GIL released."""
     cdef GameState s, after
     cdef GameRules r
-    cdef uint8_t stage[MAX_STAGE_DICE]
-    cdef int n_dice, n_ends = 0, playable, failed = 0, i, k
+    cdef int n_ends = 0, failed = 0, i
+    cdef float v
     cdef StageEnd* ends
-    cdef StageEnd* scratch
-    read_game(game, &s, &r)
-    if s.phase != PH_STAGE:
-        raise ValueError("the game is not at a decision")
+    cdef StageEnd* scratch = NULL
     if top < 1:
         raise ValueError(f"top must be >= 1, got {top}")
-    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
-    scratch = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    ends = alloc_ends()
     try:
-        if ends == NULL or scratch == NULL:
-            raise MemoryError("no memory for the search")
-        with nogil:
-            n_dice = stage_dice(&s, stage)
-            failed = stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY,
-                                    &n_ends, &playable)
-        if failed:
-            raise MemoryError("the stage overflowed its buffer")
+        scratch = alloc_ends()
+        decision_ends(game, &s, &r, ends, &n_ends)
         one = np.zeros(n_ends, dtype=np.float32)
         _values_into(&network.net, &r, &s, ends, n_ends, one)
         two = one.copy()
@@ -795,27 +773,14 @@ def continuation_values(Network network not None, game):
     """The value for the mover of each end of ``game``'s stage after the rest of its turn
     played by the network stage by stage (its best end at each later stage of the
     same chain or remainder), in legal-play order; GIL released."""
-    cdef GameState s, after
+    cdef GameState s
     cdef GameRules r
-    cdef uint8_t stage[MAX_STAGE_DICE]
-    cdef int n_dice, n_ends = 0, n_later, playable, failed = 0, i, best, mover
-    cdef StageEnd* ends
-    cdef StageEnd* later
-    cdef Sparse x
-    read_game(game, &s, &r)
-    if s.phase != PH_STAGE:
-        raise ValueError("the game is not at a decision")
-    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
-    later = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    cdef int n_ends = 0, failed = 0
+    cdef StageEnd* ends = alloc_ends()
+    cdef StageEnd* later = NULL
     try:
-        if ends == NULL or later == NULL:
-            raise MemoryError("no memory for the continuation")
-        with nogil:
-            n_dice = stage_dice(&s, stage)
-            failed = stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY,
-                                    &n_ends, &playable)
-        if failed:
-            raise MemoryError("the stage overflowed its buffer")
+        later = alloc_ends()
+        decision_ends(game, &s, &r, ends, &n_ends)
         values = np.zeros(n_ends, dtype=np.float32)
         _continuations_into(&network.net, &r, &s, ends, n_ends, later, values, &failed)
         if failed:
@@ -830,17 +795,14 @@ cdef void _continuations_into(const Net* net, const GameRules* r, const GameStat
                               const StageEnd* ends, int n_ends, StageEnd* later,
                               float[::1] values, int* failed):
     cdef GameState after
-    cdef uint8_t stage[MAX_STAGE_DICE]
-    cdef int i, n_dice, n_later, playable, best, mover = s.seat
+    cdef int i, n_later, best, mover = s.seat
     cdef Sparse x
     with nogil:
         for i in range(n_ends):
             after = s[0]
             play_end(r, &after, &ends[i])
             while after.phase == PH_STAGE and after.seat == mover:
-                n_dice = stage_dice(&after, stage)
-                if stage_generate(&after.pos, after.seat, stage, n_dice, later, STAGE_CAPACITY,
-                                  &n_later, &playable):
+                if pending_ends(&after, later, &n_later):
                     failed[0] = 1
                     return
                 best = net_choose(net, r, &after, later, n_later, NULL)
@@ -853,23 +815,16 @@ def time_values(Network network not None, games, int repeat):
     inner loop: generation outside it); returns the ends valued and their values' sum."""
     cdef GameState s
     cdef GameRules r
-    cdef uint8_t stage[MAX_STAGE_DICE]
-    cdef int n_dice, n_ends = 0, playable, k
+    cdef int n_ends = 0, k
     cdef int64_t total = 0
     cdef double checksum = 0.0
-    cdef StageEnd* ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    cdef StageEnd* ends = alloc_ends()
     cdef float* values = <float*>malloc(STAGE_CAPACITY * sizeof(float))
     try:
-        if ends == NULL or values == NULL:
+        if values == NULL:
             raise MemoryError("no memory")
         for game in games:
-            read_game(game, &s, &r)
-            if s.phase != PH_STAGE:
-                raise ValueError("every game must be at a decision")
-            n_dice = stage_dice(&s, stage)
-            if stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY,
-                              &n_ends, &playable):
-                raise MemoryError("the stage overflowed its buffer")
+            decision_ends(game, &s, &r, ends, &n_ends)
             with nogil:
                 for k in range(repeat):
                     net_choose(&network.net, &r, &s, ends, n_ends, values)

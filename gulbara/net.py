@@ -209,14 +209,19 @@ class ValueNet:
             values.append(self.after_value(after, mover))
         return np.array(values)
 
-    def after_value(self, after, mover: int) -> float:
-        """The value for ``mover`` of the state ``after`` one of its stage's ends."""
+    def after_value(self, after, mover: int, native: bool = False) -> float:
+        """The value for ``mover`` of the state ``after`` one of its stage's ends
+        (the network's output by numpy and Python, or with ``native`` natively)."""
         if after.is_over():
             result = after.result()
             if result.winner is None:
                 return 0.0
             return float(result.points if result.winner == mover else -result.points)
-        e = float(equity(self.forward(inputs(after)[None])[0]))
+        if native:
+            out = self.native_forward(_net.encode_game(after)[None])[0]
+        else:
+            out = self.forward(inputs(after)[None])[0]
+        e = float(equity(out))
         return e if after.to_move == mover else -e
 
     def __repr__(self) -> str:

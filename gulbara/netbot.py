@@ -37,7 +37,7 @@ from gulbara import _net
 from gulbara.bots import Bot
 from gulbara.chains import chain_ends, remainder_ends
 from gulbara.errors import EnumerationLimitError
-from gulbara.net import ValueNet, equity, load
+from gulbara.net import ValueNet, load
 from gulbara.play import Play
 
 __all__ = ["NetBot", "Net2Bot", "DEFAULT_CHAIN_BUDGET"]
@@ -176,14 +176,7 @@ class NetBot(Bot):
         return values
 
     def _after_value(self, after, mover: int) -> float:
-        if after.is_over():
-            result = after.result()
-            if result.winner is None:
-                return 0.0
-            return float(result.points if result.winner == mover else -result.points)
-        out = self.net.native_forward(_net.encode_game(after)[None])[0]
-        e = float(equity(out))
-        return e if after.to_move == mover else -e
+        return self.net.after_value(after, mover, native=True)
 
     def _stage_by_stage(self, game) -> np.ndarray:
         """Each end followed by the network's best end at every later stage of the turn (native)."""
