@@ -37,6 +37,8 @@ from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE
                              play_end, stage_dice, read_rules, read_game, state_code)
 from gulbara._encode cimport encode_pos, BOARD_FEATURES
 from gulbara._net cimport Net, Network, net_choose
+from gulbara._rng cimport Rng, splitmix64, rng_seed, rotl, rng_next, rng_below
+from gulbara._greedy cimport longest_run, GreedyBase, greedy_base, greedy_score_end
 
 import numpy as np
 
@@ -82,73 +84,9 @@ cdef enum:
 
 
 # ---------------------------------------------------------------------------
-# The generator: splitmix64 seeding, xoshiro256** (public-domain algorithms)
+# The greedy heuristic (its per-end form, greedy_score_end, is in _greedy.pxd;
+# the generator, splitmix64 seeding and xoshiro256**, in _rng.pxd)
 # ---------------------------------------------------------------------------
-
-ctypedef struct Rng:
-    uint64_t s[4]
-
-
-cdef inline uint64_t splitmix64(uint64_t* x) noexcept nogil:
-    cdef uint64_t z
-    x[0] += <uint64_t>0x9E3779B97F4A7C15ULL
-    z = x[0]
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
-cdef inline void rng_seed(Rng* g, uint64_t seed, uint64_t game, uint64_t stream) noexcept nogil:
-    """Seed stream ``stream`` of game ``game`` of a run seeded ``seed``."""
-    cdef uint64_t x = seed
-    cdef uint64_t mix
-    mix = splitmix64(&x)
-    x = mix ^ (game * <uint64_t>0xD1B54A32D192ED03ULL)
-    mix = splitmix64(&x)
-    x = mix ^ (stream * <uint64_t>0x8CB92BA72F3D8DD7ULL)
-    g.s[0] = splitmix64(&x)
-    g.s[1] = splitmix64(&x)
-    g.s[2] = splitmix64(&x)
-    g.s[3] = splitmix64(&x)
-
-
-cdef inline uint64_t rotl(uint64_t x, int k) noexcept nogil:
-    return (x << k) | (x >> (64 - k))
-
-
-cdef inline uint64_t rng_next(Rng* g) noexcept nogil:
-    cdef uint64_t result = rotl(g.s[1] * 5, 7) * 9
-    cdef uint64_t t = g.s[1] << 17
-    g.s[2] ^= g.s[0]
-    g.s[3] ^= g.s[1]
-    g.s[1] ^= g.s[2]
-    g.s[0] ^= g.s[3]
-    g.s[2] ^= t
-    g.s[3] = rotl(g.s[3], 45)
-    return result
-
-
-cdef inline uint32_t rng_below(Rng* g, uint32_t n) noexcept nogil:
-    """Uniform in 0..n-1 (n >= 1): reject the 2**64 mod n lowest outputs."""
-    cdef uint64_t threshold = (<uint64_t>0 - <uint64_t>n) % n
-    cdef uint64_t x
-    while True:
-        x = rng_next(g)
-        if x >= threshold:
-            return <uint32_t>(x % n)
-
-
-# ---------------------------------------------------------------------------
-# The greedy heuristic
-# ---------------------------------------------------------------------------
-
-cdef inline int longest_run(uint32_t m) noexcept nogil:
-    cdef int n = 0
-    while m:
-        m &= m << 1
-        n += 1
-    return n
-
 
 cdef int greedy_score(const Pos* p, int seat, bint ends_game) noexcept nogil:
     """The greedy policy's score of an end position ``p`` for its mover ``seat``.
@@ -180,59 +118,6 @@ cdef int greedy_score(const Pos* p, int seat, bint ends_game) noexcept nogil:
     mine_in_theirs = rotate12(p.occ[seat])
     ahead = mine_in_theirs & ((<uint32_t>1 << (back - 1)) - 1) if back > 0 else 0
     return (-4 * pips + 3 * popcount(p.occ[seat]) + 4 * popcount(ahead)
-            + 6 * longest_run(ahead) + 2 * home)
-
-
-ctypedef struct GreedyBase:
-    # what greedy_score needs of the stage's start, to score each end from its steps
-    uint8_t cnt[25]
-    uint32_t occ
-    int pips
-    int home
-    uint32_t ahead_mask        # the opponent's points (its numbering) ahead of its rearmost
-
-
-cdef inline void greedy_base(GreedyBase* b, const Pos* p, int seat) noexcept nogil:
-    cdef int q, back = bit_length(p.occ[1 - seat])
-    b.pips = 0
-    b.home = p.off[seat]
-    for q in range(25):
-        b.cnt[q] = p.cnt[seat][q]
-    for q in range(1, 25):
-        b.pips += q * p.cnt[seat][q]
-    for q in range(1, 7):
-        b.home += p.cnt[seat][q]
-    b.occ = p.occ[seat]
-    b.ahead_mask = ((<uint32_t>1 << (back - 1)) - 1) if back > 0 else 0
-
-
-cdef inline int greedy_score_end(const GreedyBase* b, const StageEnd* e) noexcept nogil:
-    """greedy_score of an end, from the stage's start and the end's canonical steps
-    (the counts of at most four points change)."""
-    cdef uint8_t cnt[25]
-    cdef uint32_t occ = b.occ, ahead
-    cdef int pips = b.pips, home = b.home, k, frm, die, to
-    if e.ends_game:
-        return 1000000
-    for k in range(25):
-        cnt[k] = b.cnt[k]
-    for k in range(e.n_steps):
-        frm = e.steps[k].frm
-        die = e.steps[k].die
-        cnt[frm] -= 1
-        if cnt[frm] == 0:
-            occ &= ~(<uint32_t>1 << (frm - 1))
-        to = frm - die
-        if to >= 1:
-            pips -= die
-            cnt[to] += 1
-            occ |= <uint32_t>1 << (to - 1)
-            if frm > 6 and to <= 6:
-                home += 1
-        else:
-            pips -= frm                        # borne off (already home)
-    ahead = rotate12(occ) & b.ahead_mask
-    return (-4 * pips + 3 * popcount(occ) + 4 * popcount(ahead)
             + 6 * longest_run(ahead) + 2 * home)
 
 
