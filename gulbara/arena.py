@@ -185,7 +185,8 @@ class _Progress:
 
 def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int = 0, *,
           rules: Optional[Rules] = None, progress: Union[bool, TextIO, None] = False,
-          duplicate: bool = False, workers: int = 1, first: int = 0) -> ArenaResult:
+          duplicate: bool = False, workers: int = 1, first: int = 0,
+          native: bool = False) -> ArenaResult:
     """Play ``games`` games of ``bot_a`` against ``bot_b``, alternating seats; see the module doc.
 
     Bots are objects with ``choose(game)`` or names in :data:`gulbara.bots.BOTS`.
@@ -194,8 +195,14 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
     pair of games has the same dice with the seats swapped. ``workers`` > 1
     plays blocks of games in that many processes (bots given by name only; a
     ``random`` bot is then seeded per block). ``first`` is the index of the
-    first game (for blocks of one arena).
+    first game (for blocks of one arena). ``native`` plays bots that have a
+    native policy (random, first, greedy, net) natively, on the self-play dice
+    streams (``gulbara.arena_workers.native_arena``).
     """
+    if native:
+        from gulbara.arena_workers import native_arena
+        return native_arena(bot_a, bot_b, games, seed, duplicate=duplicate, workers=workers,
+                            rules=rules)
     if workers != 1:
         from gulbara.arena_workers import parallel_arena
         return parallel_arena(bot_a, bot_b, games, seed, rules=rules, progress=progress,
@@ -261,6 +268,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="each pair of games on the same dice, seats swapped")
     parser.add_argument("--workers", "-w", type=int, default=1,
                         help="processes playing blocks of games (default 1)")
+    parser.add_argument("--native", action="store_true",
+                        help="play natively (random, first, greedy, net), on the self-play dice")
 
 
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
@@ -269,11 +278,11 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     try:
         a, b = make_bot(args.a, args.seed), make_bot(args.b, args.seed + 1_000_003)
         rules = _parse_rules(args.rules)
-        if args.workers != 1:
-            a, b = args.a, args.b                  # built by name in each worker
+        if args.workers != 1 or args.native:
+            a, b = args.a, args.b                  # built by name in each worker, or native
         result = arena(a, b, args.games, args.seed, rules=rules,
                        progress=False if args.quiet else sys.stderr,
-                       duplicate=args.duplicate, workers=args.workers)
+                       duplicate=args.duplicate, workers=args.workers, native=args.native)
     except (GulBaraError, TypeError) as exc:
         print(f"gulbara arena: {exc}", file=sys.stderr)
         return 2

@@ -68,3 +68,58 @@ def parallel_arena(bot_a: Union[str, object], bot_b: Union[str, object], games: 
     mean, p_low, p_high = mean_interval(points)
     return ArenaResult(bot_a, bot_b, seed, games, wins, losses, draws, wins / games, low, high,
                        mean, p_low, p_high, seconds, seats, points)
+
+
+#: The bots that have a native policy, for ``arena(..., native=True)``.
+NATIVE_BOTS = ("random", "first", "greedy", "net")
+
+
+def native_arena(bot_a: str, bot_b: str, games: int, seed: int = 0, *,
+                 duplicate: bool = False, workers: int = 1, rules=None):
+    """An arena played by the native policies (``gulbara._net.play_match``), threads for workers.
+
+    Game ``i`` uses the self-play dice streams of ``(seed, i)`` (``(seed, i // 2)`` with
+    ``duplicate``), A White in the even games; ``net`` is the shipped network's native
+    policy (docs/bots.md: chain stages by the network's learned continuation).
+    """
+    from gulbara import _net
+    from gulbara.arena import ArenaResult, mean_interval, wilson_interval
+    from gulbara.game import Game
+    from gulbara.net import default_net
+    games = checked_int(games, "games", 1)
+    workers = checked_int(workers, "workers", 1)
+    for name in (bot_a, bot_b):
+        if name not in NATIVE_BOTS:
+            raise TypeError(f"a native arena plays {', '.join(NATIVE_BOTS)}, not {name!r}")
+    net = default_net().native if "net" in (bot_a, bot_b) else None
+    codes = [_net.POLICY_CODES[name] for name in (bot_a, bot_b)]
+    start = Game(rules, auto_roll=False)
+    step = max(2, -(-games // workers))
+    step += step % 2
+    blocks = [(lo, min(step, games - lo)) for lo in range(0, games, step)]
+
+    def block(bounds):
+        lo, count = bounds
+        first = lo // 2 if duplicate else lo
+        rows, _ = _net.play_match(net, net, codes[0], codes[1], start, seed, first, count,
+                                  duplicate)
+        return rows
+
+    began = time.perf_counter()
+    if len(blocks) == 1:
+        parts = [block(blocks[0])]
+    else:
+        with concurrent.futures.ThreadPoolExecutor(len(blocks)) as pool:
+            parts = list(pool.map(block, blocks))
+    seconds = time.perf_counter() - began
+    import numpy as np
+    rows = np.concatenate(parts)
+    seats = tuple(int(s) for s in rows[:, 0])
+    sign = np.where(rows[:, 1] == rows[:, 0], 1, np.where(rows[:, 1] < 0, 0, -1))
+    points = tuple(int(p) for p in sign * rows[:, 2])
+    wins = sum(1 for p in points if p > 0)
+    losses = sum(1 for p in points if p < 0)
+    low, high = wilson_interval(wins, games)
+    mean, p_low, p_high = mean_interval(points)
+    return ArenaResult(bot_a, bot_b, seed, games, wins, losses, games - wins - losses,
+                       wins / games, low, high, mean, p_low, p_high, seconds, seats, points)

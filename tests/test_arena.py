@@ -190,3 +190,22 @@ def test_arena_cli_duplicate_and_workers(capsys):
     import json
     data = json.loads(capsys.readouterr().out)
     assert data["games"] == 6 and data["a"] == "greedy"
+
+
+def test_native_arena_plays_the_policies_natively():
+    from gulbara.arena_workers import native_arena
+    result = arena("greedy", "first", 40, seed=3, duplicate=True, native=True)
+    again = native_arena("greedy", "first", 40, seed=3, duplicate=True, workers=2)
+    assert result.a_points == again.a_points and result.games == 40
+    mirror = arena("greedy", "greedy", 10, seed=3, duplicate=True, native=True)
+    assert all(mirror.a_points[2 * k] == -mirror.a_points[2 * k + 1] for k in range(5))
+    # the native greedy policy is GreedyBot: the same choices on the same dice
+    from gulbara import _net
+    from gulbara.selfplay import replay
+    rows, traces = _net.play_match(None, None, 2, 1, Game(auto_roll=False), 3, 0, 2, True,
+                                   trace=True)
+    trace = []
+    replay(3, 0, ("greedy", "first"), trace=trace)
+    assert [tuple(p) for p in traces[0]] == trace
+    with pytest.raises(TypeError, match="native"):
+        arena("expectimax1", "greedy", 2, native=True)
