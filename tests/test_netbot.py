@@ -165,3 +165,23 @@ def test_bots_play_whole_games(net):
         game = gulbara.Game(seed=2)
         result = play_out(game, bot, GreedyBot())
         assert game.is_over() and result is not None
+
+
+def test_the_environments_play_against_the_net():
+    pytest.importorskip("gymnasium")
+    from gulbara.envs.gymnasium import GulBaraEnv
+    env = GulBaraEnv(opponent="net")
+    obs, info = env.reset(seed=24)
+    rng = np.random.default_rng(1)
+    done = False
+    while not done:
+        legal = np.nonzero(info["action_mask"])[0]
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+        done = terminated or truncated
+    assert reward in (-2.0, -1.0, 1.0, 2.0, 0.0)
+
+
+def test_shipped_net_is_the_default(net):
+    from gulbara.net import default_net
+    assert NetBot().net is default_net()
+    assert NetBot("net").net is default_net()
