@@ -33,6 +33,7 @@ from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset
 from libc.math cimport expf, fabs
+from cpython.exc cimport PyErr_CheckSignals
 
 from gulbara._bits cimport bit_length, popcount
 from gulbara._masks cimport rotate12
@@ -604,6 +605,7 @@ def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
             if tr == NULL:
                 raise MemoryError("no memory for the trace")
         for g in range(n):
+            PyErr_CheckSignals()                        # Ctrl-C between games
             a_seat = <int>(g % 2)
             pl.policy[a_seat] = policy_a
             pl.policy[1 - a_seat] = policy_b
