@@ -4,6 +4,11 @@ Game ``i`` is the same game as in a serial arena (its dice seed and seats
 depend on ``i`` only) for deterministic bots; a ``random`` bot is seeded per
 block (``seed + block start``). The per-game scores are joined in game order
 and the statistics computed once, as :func:`gulbara.arena.arena` does.
+:func:`native_arena` plays the bots that have a native policy natively.
+
+>>> result = native_arena("greedy", "first", 4, seed=1, duplicate=True)
+>>> result.games, result.a_seats
+(4, (0, 1, 0, 1))
 """
 
 import concurrent.futures
