@@ -16,8 +16,8 @@ from gulbara.net import DEFAULT_NET_PATH, ValueNet, default_net
 from gulbara.train import TRAIN_DEFAULTS, train
 
 #: SHA-256 of gulbara/data/gb1.npz (the file) and of its float32 weights.
-FILE_SHA256 = "2c268b8c32e82c46f22e76555c7e55174eb86423a961fdeda3a5a76a9803a95c"
-WEIGHTS_SHA256 = "e07aec09bda71bee13f1b379240dfdf29013655fbf2c61c1cc0f16cfe7e0554b"
+FILE_SHA256 = "b33093b0e07ee11e92eb4dd801b5649b30d465f597dd7dc3efe2fb084a598ef3"
+WEIGHTS_SHA256 = "586bf5611f1cb3f73ef599cc76db0e12e15373fb2a54557c8dcd245620e15ebe"
 
 
 def test_the_file_is_pinned():
