@@ -27,7 +27,6 @@ in full (0..6) into a histogram.
 
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
-from cpython.exc cimport PyErr_CheckSignals
 
 from gulbara._bits cimport bit_length, popcount
 from gulbara._masks cimport rotate12
@@ -37,10 +36,12 @@ from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll,
                              play_end, stage_dice, read_rules, read_game, state_code)
 from gulbara._encode cimport encode_pos, BOARD_FEATURES
+from gulbara._net cimport Net, Network, net_choose
+from gulbara._rng cimport Rng, splitmix64, rng_seed, rotl, rng_next, rng_below
+from gulbara._greedy cimport (longest_run, greedy_score, GreedyBase, greedy_base,
+                              greedy_score_end)
 
 import numpy as np
-
-from gulbara.errors import checked_scores
 
 cdef enum:
     STAGE_CAPACITY = 17600     # ends one stage can have (_movegen's bound)
@@ -51,10 +52,11 @@ cdef enum:                     # policies
     POLICY_FIRST = 1
     POLICY_GREEDY = 2
     POLICY_EVALUATOR = 3
+    POLICY_NET = 4             # a gb1 value network (_net.pxd)
 
 #: The policies' numbers, by name (gulbara.selfplay.POLICIES).
 POLICY_CODES = {"random": POLICY_RANDOM, "first": POLICY_FIRST, "greedy": POLICY_GREEDY,
-                "evaluator": POLICY_EVALUATOR}
+                "evaluator": POLICY_EVALUATOR, "net": POLICY_NET}
 
 # The per-game row (gulbara.selfplay.COLUMNS names them in this order).
 cdef enum:
@@ -83,117 +85,11 @@ cdef enum:
 
 
 # ---------------------------------------------------------------------------
-# The generator: splitmix64 seeding, xoshiro256** (public-domain algorithms)
+# The greedy heuristic (its per-end form, greedy_score_end, is in _greedy.pxd;
+# the generator, splitmix64 seeding and xoshiro256**, in _rng.pxd)
 # ---------------------------------------------------------------------------
 
-ctypedef struct Rng:
-    uint64_t s[4]
-
-
-# splitmix64: gulbara/_native_common.pxd
-from gulbara._native_common cimport splitmix64
-
-
-cdef inline void rng_seed(Rng* g, uint64_t seed, uint64_t game, uint64_t stream) noexcept nogil:
-    """Seed stream ``stream`` of game ``game`` of a run seeded ``seed``."""
-    cdef uint64_t x = seed
-    cdef uint64_t mix
-    mix = splitmix64(&x)
-    x = mix ^ (game * <uint64_t>0xD1B54A32D192ED03ULL)
-    mix = splitmix64(&x)
-    x = mix ^ (stream * <uint64_t>0x8CB92BA72F3D8DD7ULL)
-    g.s[0] = splitmix64(&x)
-    g.s[1] = splitmix64(&x)
-    g.s[2] = splitmix64(&x)
-    g.s[3] = splitmix64(&x)
-
-
-cdef inline uint64_t rotl(uint64_t x, int k) noexcept nogil:
-    return (x << k) | (x >> (64 - k))
-
-
-cdef inline uint64_t rng_next(Rng* g) noexcept nogil:
-    cdef uint64_t result = rotl(g.s[1] * 5, 7) * 9
-    cdef uint64_t t = g.s[1] << 17
-    g.s[2] ^= g.s[0]
-    g.s[3] ^= g.s[1]
-    g.s[1] ^= g.s[2]
-    g.s[0] ^= g.s[3]
-    g.s[2] ^= t
-    g.s[3] = rotl(g.s[3], 45)
-    return result
-
-
-cdef inline uint32_t rng_below(Rng* g, uint32_t n) noexcept nogil:
-    """Uniform in 0..n-1 (n >= 1): reject the 2**64 mod n lowest outputs."""
-    cdef uint64_t threshold = (<uint64_t>0 - <uint64_t>n) % n
-    cdef uint64_t x
-    while True:
-        x = rng_next(g)
-        if x >= threshold:
-            return <uint32_t>(x % n)
-
-
-# ---------------------------------------------------------------------------
-# The greedy heuristic
-# ---------------------------------------------------------------------------
-
-# longest_run and greedy_score (the greedy policy's score of an end) are shared with the
-# native vector env: gulbara/_native_common.pxd
-from gulbara._native_common cimport longest_run, greedy_score
-
-
-ctypedef struct GreedyBase:
-    # what greedy_score needs of the stage's start, to score each end from its steps
-    uint8_t cnt[25]
-    uint32_t occ
-    int pips
-    int home
-    uint32_t ahead_mask        # the opponent's points (its numbering) ahead of its rearmost
-
-
-cdef inline void greedy_base(GreedyBase* b, const Pos* p, int seat) noexcept nogil:
-    cdef int q, back = bit_length(p.occ[1 - seat])
-    b.pips = 0
-    b.home = p.off[seat]
-    for q in range(25):
-        b.cnt[q] = p.cnt[seat][q]
-    for q in range(1, 25):
-        b.pips += q * p.cnt[seat][q]
-    for q in range(1, 7):
-        b.home += p.cnt[seat][q]
-    b.occ = p.occ[seat]
-    b.ahead_mask = ((<uint32_t>1 << (back - 1)) - 1) if back > 0 else 0
-
-
-cdef inline int greedy_score_end(const GreedyBase* b, const StageEnd* e) noexcept nogil:
-    """greedy_score of an end, from the stage's start and the end's canonical steps
-    (the counts of at most four points change)."""
-    cdef uint8_t cnt[25]
-    cdef uint32_t occ = b.occ, ahead
-    cdef int pips = b.pips, home = b.home, k, frm, die, to
-    if e.ends_game:
-        return 1000000
-    for k in range(25):
-        cnt[k] = b.cnt[k]
-    for k in range(e.n_steps):
-        frm = e.steps[k].frm
-        die = e.steps[k].die
-        cnt[frm] -= 1
-        if cnt[frm] == 0:
-            occ &= ~(<uint32_t>1 << (frm - 1))
-        to = frm - die
-        if to >= 1:
-            pips -= die
-            cnt[to] += 1
-            occ |= <uint32_t>1 << (to - 1)
-            if frm > 6 and to <= 6:
-                home += 1
-        else:
-            pips -= frm                        # borne off (already home)
-    ahead = rotate12(occ) & b.ahead_mask
-    return (-4 * pips + 3 * popcount(occ) + 4 * popcount(ahead)
-            + 6 * longest_run(ahead) + 2 * home)
+# greedy_score (the greedy policy's score of an end position) is in _greedy.pxd.
 
 
 # ---------------------------------------------------------------------------
@@ -204,6 +100,8 @@ ctypedef struct Player:
     int policy[2]              # POLICY_* per seat
     void* evaluator            # an _Evaluator (POLICY_EVALUATOR), borrowed
     int failed                 # the evaluator raised: stop
+    const Net* net[2]          # per seat (POLICY_NET), borrowed
+    const GameRules* rules     # what the net policy values ends under
 
 
 ctypedef struct Trace:
@@ -250,6 +148,8 @@ cdef int choose(Player* pl, const GameState* s, const StageEnd* ends, int n_ends
             if i == 0 or score > best_score:
                 best, best_score = i, score
         return best
+    if policy == POLICY_NET:
+        return net_choose(pl.net[s.seat], pl.rules, s, ends, n_ends, NULL)
     i = choose_with_evaluator(pl.evaluator, s, ends, n_ends)
     if i < 0:
         pl.failed = 1
@@ -363,25 +263,31 @@ cdef int play_game(const GameRules* r, GameState* s, Player* pl, Rng* dice, Rng*
 # ---------------------------------------------------------------------------
 
 cdef class _Evaluator:
-    """Holds the caller's ``evaluate(features) -> scores`` and the features of the
-    decision being scored: a fresh array per decision, so the caller may keep it."""
+    """Holds the caller's ``evaluate(features) -> scores`` and its feature buffer."""
     cdef object fn
     cdef object array
     cdef public object error
 
     def __init__(self, fn):
         self.fn = fn
-        self.array = None
+        self.array = np.zeros((64, BOARD_FEATURES), dtype=np.float32)
         self.error = None
 
     cdef float[:, ::1] buffer(self, int n):
-        # every value is written (encode_pos fills a whole row)
-        self.array = np.empty((n, BOARD_FEATURES), dtype=np.float32)
+        if n > self.array.shape[0]:
+            self.array = np.zeros((max(n, 2 * self.array.shape[0]), BOARD_FEATURES),
+                                  dtype=np.float32)
         return self.array
 
     cdef int best(self, int n) except -1:
-        features, self.array = self.array, None
-        return int(np.argmax(checked_scores(self.fn(features), n)))
+        features = self.array[:n]
+        scores = np.asarray(self.fn(features), dtype=np.float64)
+        if scores.shape != (n,):
+            raise ValueError(f"the evaluator must return {n} scores (one per end, shape "
+                             f"({n},)), got shape {scores.shape}")
+        if np.isnan(scores).any():
+            raise ValueError("the evaluator returned NaN scores")
+        return int(np.argmax(scores))
 
 
 # ---------------------------------------------------------------------------
@@ -393,7 +299,7 @@ HISTOGRAM_BINS = HIST_BINS
 
 
 def play_games(game, seed, first_game, n_games, policies, evaluator=None,
-               max_rolls=10000, trace=False):
+               max_rolls=10000, trace=False, networks=(None, None)):
     """Play games ``first_game .. first_game + n_games - 1`` of a run seeded ``seed``
     from the state of ``game`` (a :class:`gulbara.Game`, not changed).
 
@@ -401,6 +307,7 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
     ``(rows, histogram, traces)``: an ``n_games x N_COLUMNS`` int32 array, the
     int64 histogram of chain stages played in full, and with ``trace`` one
     int32 array of ``(n_ends, chosen)`` pairs per game (else ``None``).
+    ``networks`` gives each ``POLICY_NET`` seat its ``_net.Network``.
     """
     cdef GameState s0, s
     cdef GameRules r
@@ -419,6 +326,16 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
     pl.policy[1] = policies[1]
     pl.failed = 0
     pl.evaluator = NULL
+    pl.rules = &r
+    cdef Network network
+    cdef int k
+    for k in range(2):
+        pl.net[k] = NULL
+        if pl.policy[k] == POLICY_NET:
+            network = networks[k]
+            if network is None:
+                raise ValueError("the net policy needs a network")
+            pl.net[k] = &network.net
     if pl.policy[0] == POLICY_EVALUATOR or pl.policy[1] == POLICY_EVALUATOR:
         ev = _Evaluator(evaluator)
         pl.evaluator = <void*>ev
@@ -450,7 +367,6 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
                 if ev is not None and ev.error is not None:
                     raise ev.error
                 raise MemoryError("a stage overflowed the self-play buffer")
-            PyErr_CheckSignals()               # Ctrl-C between games (the GIL is held here)
             if trace:
                 pairs = np.array(<int32_t[:tr.n]>tr.data if tr.n else [], dtype=np.int32)
                 traces.append((pairs.reshape(-1, 2), state_code(&s)))

@@ -29,7 +29,8 @@ from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
-from gulbara._native_common cimport greedy_score, splitmix64
+from gulbara._greedy cimport greedy_score
+from gulbara._rng cimport splitmix64
 from gulbara._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE
 from gulbara._movegen cimport (stage_generate, step_is_legal, step_apply, pos_mover_key,
                                pos_set_mover_key, Position)

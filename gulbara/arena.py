@@ -137,7 +137,7 @@ def make_bot(name: str, seed: Optional[int] = None) -> Bot:
     >>> make_bot("nobody")
     Traceback (most recent call last):
     ...
-    gulbara.errors.GulBaraError: unknown bot 'nobody' (choose from expectimax1, expectimax2, first, greedy, random)
+    gulbara.errors.GulBaraError: unknown bot 'nobody' (choose from expectimax1, expectimax2, first, greedy, net, net2, random)
     """
     if not isinstance(name, str):
         raise TypeError(f"a bot name is a str, not {type(name).__name__}")
@@ -184,14 +184,29 @@ class _Progress:
 
 
 def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int = 0, *,
-          rules: Optional[Rules] = None, progress: Union[bool, TextIO, None] = False
-          ) -> ArenaResult:
+          rules: Optional[Rules] = None, progress: Union[bool, TextIO, None] = False,
+          duplicate: bool = False, workers: int = 1, first: int = 0,
+          native: bool = False) -> ArenaResult:
     """Play ``games`` games of ``bot_a`` against ``bot_b``, alternating seats; see the module doc.
 
     Bots are objects with ``choose(game)`` or names in :data:`gulbara.bots.BOTS`.
     ``progress`` is ``True`` (a progress line on stderr), a text stream, or
-    ``False``.
+    ``False``. ``duplicate``: game ``i`` uses dice seed ``seed + i // 2``, so each
+    pair of games has the same dice with the seats swapped. ``workers`` > 1
+    plays blocks of games in that many processes (bots given by name only; a
+    ``random`` bot is then seeded per block). ``first`` is the index of the
+    first game (for blocks of one arena). ``native`` plays bots that have a
+    native policy (random, first, greedy, net) natively, on the self-play dice
+    streams (``gulbara.arena_workers.native_arena``).
     """
+    if native:
+        from gulbara.arena_workers import native_arena
+        return native_arena(bot_a, bot_b, games, seed, duplicate=duplicate, workers=workers,
+                            rules=rules)
+    if workers != 1:
+        from gulbara.arena_workers import parallel_arena
+        return parallel_arena(bot_a, bot_b, games, seed, rules=rules, progress=progress,
+                              duplicate=duplicate, workers=workers)
     if isinstance(games, bool) or not isinstance(games, int):
         raise TypeError(f"games must be an int, not {type(games).__name__}")
     if games < 1:
@@ -208,8 +223,8 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
     start = time.perf_counter()
     seats, points = [], []
     wins = losses = draws = 0
-    for i in range(games):
-        game = Game(rules, seed=seed + i)
+    for i in range(first, first + games):
+        game = Game(rules, seed=seed + (i // 2 if duplicate else i))
         a_seat = 0 if i % 2 == 0 else 1
         white, black = (a, b) if a_seat == 0 else (b, a)
         result = play_out(game, white, black)
@@ -224,7 +239,7 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
             score = -result.points
         seats.append(a_seat)
         points.append(score)
-        bar.update(i + 1, wins, sum(points), final=i + 1 == games)
+        bar.update(i + 1 - first, wins, sum(points), final=i + 1 - first == games)
     seconds = time.perf_counter() - start
     low, high = wilson_interval(wins, games)
     mean, p_low, p_high = mean_interval(points)
@@ -249,6 +264,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
+    parser.add_argument("--duplicate", action="store_true",
+                        help="each pair of games on the same dice, seats swapped")
+    parser.add_argument("--workers", "-w", type=int, default=1,
+                        help="processes playing blocks of games (default 1)")
+    parser.add_argument("--native", action="store_true",
+                        help="play natively (random, first, greedy, net), on the self-play dice")
 
 
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
@@ -257,8 +278,11 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     try:
         a, b = make_bot(args.a, args.seed), make_bot(args.b, args.seed + 1_000_003)
         rules = _parse_rules(args.rules)
+        if args.workers != 1 or args.native:
+            a, b = args.a, args.b                  # built by name in each worker, or native
         result = arena(a, b, args.games, args.seed, rules=rules,
-                       progress=False if args.quiet else sys.stderr)
+                       progress=False if args.quiet else sys.stderr,
+                       duplicate=args.duplicate, workers=args.workers, native=args.native)
     except (GulBaraError, TypeError) as exc:
         print(f"gulbara arena: {exc}", file=sys.stderr)
         return 2

@@ -192,6 +192,16 @@ BOTS = {
 }
 
 
+def _net_bot(name: str, **options) -> Bot:
+    from gulbara import netbot                   # numpy network, loaded on first use
+    return {"net": netbot.NetBot, "net2": netbot.Net2Bot}[name](**options)
+
+
+# the value network's bots (gulbara.netbot), on the shipped network by default
+BOTS["net"] = functools.partial(_net_bot, "net")
+BOTS["net2"] = functools.partial(_net_bot, "net2")
+
+
 def play_out(game, white: Bot, black: Bot, max_plies: Optional[int] = None):
     """Play ``game`` (a :class:`Game` or a :class:`Match` with ``auto_roll``) to its end.
 

@@ -154,6 +154,9 @@ SUBCOMMANDS = [
      "Play bot A against bot B for --games games (A White in the even ones, game i "
      "with dice seed SEED + i) and print A's win rate and points per game with 95% "
      "intervals."),
+    ("train", "gulbara.train", "train a value network by TD(lambda) self-play",
+     "TD(lambda) self-play training of a gb1 value network; checkpoints against greedy "
+     "in duplicate pairs, the best kept."),
 ]
 
 

@@ -8,7 +8,8 @@ play for your opponent: RULES §4-5) and the legal plays are shown. Type:
 
 * a play in notation: ``24/18 24/20``, ``13/7(2)``, ``6/off``, ``24/14``;
 * the number of a listed play;
-* ``hint`` (what the greedy bot would play), ``undo`` (take back your last
+* ``hint`` (the net bot's best plays with their equities, or with
+  ``--hint greedy`` what the greedy bot would play), ``undo`` (take back your last
   play and the bot's answer; the dice stay the same), ``board``, ``help``,
   ``quit``.
 
@@ -155,6 +156,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="play a match to TARGET points instead of one game")
     parser.add_argument("--ascii", action="store_true", help="draw the board in plain ASCII")
     parser.add_argument("--record", metavar="FILE", help="write the game's record to FILE at the end")
+    parser.add_argument("--hint", choices=("net", "greedy"), default="net", dest="hint_bot",
+                        help="who answers 'hint': the net bot's best plays with their equities "
+                             "(default) or the greedy bot's choice")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -176,6 +180,8 @@ class _Session:
         bot_class = BOTS[args.bot]
         self.bot = bot_class(seed=args.bot_seed) if args.bot == "random" else bot_class()
         self.bot_name = args.bot
+        self.args_hint = getattr(args, "hint_bot", "net")
+        self.hinter = None
         rules = _parse_rules(args.rules)
         if args.match is not None:
             self.game = Match(rules, target=args.match, seed=args.seed)
@@ -324,7 +330,7 @@ class _Session:
                 self.show_board()
                 continue
             if command == "hint":
-                self.say(f"Hint: {GreedyBot().choose(self.game)} (the greedy bot's choice)")
+                self.hint()
                 continue
             if command in ("undo", "u"):
                 if self.undo():
@@ -347,6 +353,19 @@ class _Session:
             self.say(f"You play {choice}.")
             self.play(choice)
             return True
+
+    def hint(self) -> None:
+        if self.args_hint == "greedy":
+            self.say(f"Hint: {GreedyBot().choose(self.game)} (the greedy bot's choice)")
+            return
+        from gulbara.netbot import NetBot
+        if self.hinter is None:
+            self.hinter = NetBot()
+        game = self.game.game if isinstance(self.game, Match) else self.game
+        ranked = self.hinter.rank(game)
+        self.say(f"Hint: {ranked[0][0]} (the net bot's choice); equities in points for you:")
+        for k, (play, value) in enumerate(ranked[:5], 1):
+            self.say(f"  {k}. {str(play):<28} {value:+.3f}")
 
     def undo(self) -> bool:
         if not self.marks:

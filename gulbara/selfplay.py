@@ -168,7 +168,12 @@ def _policy_pair(policy) -> Tuple[Tuple[int, int], Optional[Callable], Tuple[str
         pair = (policy, policy)
     codes, names, evaluator = [], [], None
     for item in pair:
-        if isinstance(item, str):
+        if isinstance(item, os.PathLike):
+            item = os.fspath(item)
+        if isinstance(item, str) and item not in POLICIES and _is_net_policy(item):
+            codes.append(_selfplay.POLICY_CODES["net"])     # gulbara.net: "net" or an .npz path
+            names.append(item)
+        elif isinstance(item, str):
             if item not in POLICIES:
                 raise InvalidPolicyError(
                     f"unknown policy {item!r}: use one of {', '.join(POLICIES)} or a callable")
@@ -187,6 +192,23 @@ def _policy_pair(policy) -> Tuple[Tuple[int, int], Optional[Callable], Tuple[str
     return (codes[0], codes[1]), evaluator, (names[0], names[1])
 
 
+def _is_net_policy(name: str) -> bool:
+    return name == "net" or name.endswith(".npz")
+
+
+def _net_specs(codes, names) -> Tuple[Optional[str], Optional[str]]:
+    """Each seat's network ("net" or an absolute .npz path), None for other policies."""
+    from gulbara import _selfplay
+    return tuple(name if name == "net" else os.path.abspath(name)
+                 if code == _selfplay.POLICY_CODES["net"] else None
+                 for code, name in zip(codes, names))
+
+
+def _networks(specs):
+    from gulbara.net import load
+    return tuple(load(spec).native if spec is not None else None for spec in specs)
+
+
 class _PythonPolicy:
     """The Python twin of a native policy, for :func:`replay`."""
 
@@ -200,7 +222,10 @@ class _PythonPolicy:
             return rng.below(len(ends))
         if len(ends) == 1 or self.name == "first":
             return 0
-        if self.name == "greedy":
+        if _is_net_policy(self.name):
+            from gulbara.net import load
+            scores = list(load(self.name).stage_values_python(game))
+        elif self.name == "greedy":
             from gulbara.bots import GreedyBot
             bot = GreedyBot()
             scores = [bot.score(ends.seat, play) for play in ends]
@@ -505,13 +530,15 @@ class _Job:
     codes: Tuple[int, int]
     evaluator: Optional[Callable]
     max_rolls: int
+    nets: Tuple[Optional[str], Optional[str]] = (None, None)
 
 
 def _run_chunk(job: _Job, first: int, count: int) -> Tuple[np.ndarray, np.ndarray]:
     from gulbara import _selfplay
     game = Game.from_state_code(job.state, job.rules)
     rows, hist, _ = _selfplay.play_games(game, job.seed, first, count, job.codes,
-                                         job.evaluator, job.max_rolls)
+                                         job.evaluator, job.max_rolls,
+                                         networks=_networks(job.nets))
     return rows, hist
 
 
@@ -666,7 +693,9 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
 
     ``policy``: ``"random"`` (a uniformly random distinct end), ``"first"``
     (the first end in canonical order, RULES §3.8), ``"greedy"`` (the highest
-    :func:`gulbara.bots.greedy_score`, the first on a tie), or a callable
+    :func:`gulbara.bots.greedy_score`, the first on a tie), ``"net"`` or the
+    path of an ``.npz`` file (the best end by a gb1 value network,
+    :mod:`gulbara.net`, natively), or a callable
     ``evaluate(features) -> scores``: ``features`` is a float32 array
     ``N x 196`` (the board block of ``docs/encoding.md``) of the stage's ``N``
     ends seen by the side that moves, called once per decision with the GIL
@@ -703,7 +732,8 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
         raise TypeError(f"start must be a gulbara.Game, not {type(start).__name__}")
     elif rules is not None and rules != start.rules:
         raise ValueError("give the rules through the start game: they differ")
-    job = _Job(start.state_code(), start.rules, seed, codes, evaluator, max_rolls)
+    job = _Job(start.state_code(), start.rules, seed, codes, evaluator, max_rolls,
+               _net_specs(codes, names))
     began = time.perf_counter()
     rows, hist = _run(job, n, workers, backend, progress)
     seconds = time.perf_counter() - began

@@ -13,6 +13,7 @@ stdout. ``--out`` writes the JSON object to a file; ``--plot`` draws the game
 length, points and chain length distributions (``pip install "gulbara[plot]"``).
 """
 
+import argparse
 import json
 import sys
 import time
@@ -80,12 +81,21 @@ def plot_result(result, path: str) -> None:
     plt.close(fig)
 
 
+def _policy_name(text: str) -> str:
+    from gulbara.selfplay import POLICIES
+    if text in POLICIES or text == "net" or text.endswith(".npz"):
+        return text
+    raise argparse.ArgumentTypeError(f"unknown policy {text!r}: use one of "
+                                     f"{', '.join(POLICIES)}, net or an .npz path")
+
+
 def add_arguments(parser) -> None:
     from gulbara.selfplay import POLICIES
     parser.add_argument("--games", "-n", type=int, default=10_000, help="games to play")
-    parser.add_argument("--policy", default="random", choices=POLICIES,
-                        help="policy of both seats (or White's with --black-policy)")
-    parser.add_argument("--black-policy", choices=POLICIES, help="Black's policy")
+    parser.add_argument("--policy", default="random", type=_policy_name,
+                        help="policy of both seats (or White's with --black-policy): "
+                             f"{', '.join(POLICIES)}, net, or a network's .npz path")
+    parser.add_argument("--black-policy", type=_policy_name, help="Black's policy")
     parser.add_argument("--workers", "-w", type=int, default=None,
                         help="worker processes (default: all cores)")
     parser.add_argument("--backend", default="local", choices=("local", "ray"),

@@ -162,3 +162,50 @@ def test_expectimax_bot_with_a_custom_evaluator():
     game = Game(seed=24)                                  # White's opening 6-4
     assert str(bot.choose(game)) == "24/14"
     assert repr(bot) == "ExpectimaxBot(depth=1)"
+
+
+def test_duplicate_pairs_share_the_dice():
+    # the same deterministic bot on both sides: each pair is one game played twice
+    result = arena("greedy", "greedy", 10, seed=5, duplicate=True)
+    points = result.a_points
+    assert all(points[2 * k] == -points[2 * k + 1] for k in range(5))
+    assert result.a_seats == (0, 1) * 5
+    plain = arena("greedy", "greedy", 10, seed=5)
+    assert plain.a_points != points
+
+
+def test_workers_play_the_same_games():
+    serial = arena("greedy", "first", 12, seed=2, duplicate=True)
+    parallel = arena("greedy", "first", 12, seed=2, duplicate=True, workers=2)
+    assert parallel.a_points == serial.a_points and parallel.a_seats == serial.a_seats
+    assert parallel.a_win_rate == serial.a_win_rate
+    with pytest.raises(TypeError, match="by name"):
+        arena(GreedyBot(), "greedy", 4, workers=2)
+
+
+def test_arena_cli_duplicate_and_workers(capsys):
+    from gulbara import cli
+    assert cli.main(["arena", "greedy", "first", "--games", "6", "--duplicate", "--workers", "2",
+                     "--json", "--quiet"]) == 0
+    import json
+    data = json.loads(capsys.readouterr().out)
+    assert data["games"] == 6 and data["a"] == "greedy"
+
+
+def test_native_arena_plays_the_policies_natively():
+    from gulbara.arena_workers import native_arena
+    result = arena("greedy", "first", 40, seed=3, duplicate=True, native=True)
+    again = native_arena("greedy", "first", 40, seed=3, duplicate=True, workers=2)
+    assert result.a_points == again.a_points and result.games == 40
+    mirror = arena("greedy", "greedy", 10, seed=3, duplicate=True, native=True)
+    assert all(mirror.a_points[2 * k] == -mirror.a_points[2 * k + 1] for k in range(5))
+    # the native greedy policy is GreedyBot: the same choices on the same dice
+    from gulbara import _net
+    from gulbara.selfplay import replay
+    rows, traces = _net.play_match(None, None, 2, 1, Game(auto_roll=False), 3, 0, 2, True,
+                                   trace=True)
+    trace = []
+    replay(3, 0, ("greedy", "first"), trace=trace)
+    assert [tuple(p) for p in traces[0]] == trace
+    with pytest.raises(TypeError, match="native"):
+        arena("expectimax1", "greedy", 2, native=True)

@@ -38,7 +38,7 @@ def test_a_scripted_game_is_played_to_the_end(tmp_path):
 
 
 def test_commands_and_illegal_input_are_explained():
-    code, out = run_play(["--seed", "24"], [
+    code, out = run_play(["--seed", "24", "--hint", "greedy"], [
         "help", "board", "hint", "foo", "24/1", "99", "undo", "", "24/18 24/20", "undo",
         "24/14", "quit"])
     assert code == 0 and "Traceback" not in out
@@ -103,7 +103,7 @@ def test_greedy_against_greedy_scripted_with_hints(seat):
     """Typing the hint every time plays the greedy bot against itself, to the end."""
     from gulbara.play_cli import run
     parser = build_parser()
-    args = parser.parse_args(["--seed", "8", "--seat", seat])
+    args = parser.parse_args(["--seed", "8", "--seat", seat, "--hint", "greedy"])
 
     class HintTyper(io.StringIO):
         """Answers each prompt with the play the last hint suggested."""
@@ -125,3 +125,20 @@ def test_greedy_against_greedy_scripted_with_hints(seat):
     assert run(args, HintTyper(out), out) == 0
     text = out.getvalue()
     assert "Game over: " in text and "Not a legal play" not in text
+
+
+def test_hint_lists_the_net_bots_best_plays_with_equities():
+    from gulbara import Game
+    from gulbara.netbot import NetBot
+    code, out = run_play(["--seed", "24"], ["hint", "quit"])
+    assert code == 0 and "Traceback" not in out
+    ranked = NetBot().rank(Game(seed=24))
+    assert f"Hint: {ranked[0][0]} (the net bot's choice); equities in points for you:" in out
+    for k, (play, value) in enumerate(ranked, 1):
+        assert f"  {k}. {str(play):<28} {value:+.3f}" in out
+
+
+def test_play_against_the_net_bot():
+    code, out = run_play(["--seed", "3", "--bot", "net"], ["1"] * 400)
+    assert code == 0 and "Traceback" not in out
+    assert "net bot" in out and "Game over: " in out

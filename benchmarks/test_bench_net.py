@@ -1,0 +1,124 @@
+"""Value-network benchmarks: evaluation per end, net self-play, training, lockstep evaluators.
+
+Groups:
+
+* ``net-eval``: the shipped network values every end of a fixed suite of
+  decisions 20 times over (the ends generated once, outside the loop: the
+  network alone, the after-state of each end, its inputs and the forward
+  pass); asserts the number of ends, records ns per end.
+* ``net-selfplay``: native self-play, ``net`` against itself and ``greedy``
+  against itself on the same seed; asserts the games' decisions and rolls.
+* ``net-train``: 1,000 games of TD(lambda) training by the shipped run's
+  arguments; asserts the SHA-256 the shipped file records for that point.
+* ``lockstep``: a 196-128-1 numpy MLP as the user's evaluator, per decision
+  (``play_games``) and in lockstep (``play_games_batched``); asserts every game
+  finished.
+
+    python3 -m pytest benchmarks/test_bench_net.py
+"""
+
+import numpy as np
+import pytest
+
+import gulbara
+from gulbara.net import default_net
+from bench_timing import finish, per_second
+
+
+def _decisions(n_games=12, seed=2026):
+    """Decisions of greedy self-play games through the Python Game (a fixed suite)."""
+    from gulbara.bots import GreedyBot
+    games = []
+    for i in range(n_games):
+        game = gulbara.Game(seed=seed + i)
+        bot = GreedyBot()
+        while not game.is_over():
+            games.append(game.copy())
+            game.play(bot.choose(game))
+    return games
+
+
+DECISIONS = _decisions()
+
+
+def _all_values(net, games):
+    from gulbara import _net
+    return _net.time_values(net.native, games, 20)[0]
+
+
+@pytest.mark.benchmark(group="net-eval")
+def test_net_values_every_end(benchmark):
+    net = default_net()
+    net.native                      # built outside the timing
+    expected = 20 * sum(len(g.legal_plays()) for g in DECISIONS)
+    got = benchmark.pedantic(_all_values, (net, DECISIONS), rounds=5, iterations=1)
+    finish(benchmark, got, expected, expected,
+           {"ns_per_end_median": lambda work, median: round(1e9 * median / work),
+            "ends_per_second_median": per_second})
+
+
+def _selfplay(policy, games, seed):
+    from gulbara.selfplay import play_games
+    result = play_games(games, policy, seed=seed, workers=1)
+    if result.unfinished:
+        raise AssertionError("unfinished games")
+    return int(result.column("decisions").sum()), int(result.column("rolls").sum())
+
+
+#: (policy, games, seed, decisions, rolls), from one run with the shipped network.
+NET_SELFPLAY = (
+    ("net", 400, 2026, 27_121, 19_702),
+    ("greedy", 400, 2026, 28_564, 20_657),
+)
+
+
+@pytest.mark.benchmark(group="net-selfplay")
+@pytest.mark.parametrize("policy, games, seed, decisions, rolls", NET_SELFPLAY,
+                         ids=[case[0] for case in NET_SELFPLAY])
+def test_native_selfplay(benchmark, policy, games, seed, decisions, rolls):
+    got = benchmark.pedantic(_selfplay, (policy, games, seed), rounds=3, iterations=1)
+    benchmark.extra_info["games"] = games
+    finish(benchmark, got, (decisions, rolls), games, {"games_per_second_median": per_second})
+
+
+def _train_1000():
+    from gulbara.train import train
+    return train(1000, seed=1, checkpoint=1000, eval_pairs=1, progress=None).net.sha256()
+
+
+@pytest.mark.benchmark(group="net-train")
+def test_training_speed(benchmark):
+    expected = default_net().meta["sha256_at_1000"]
+    got = benchmark.pedantic(_train_1000, rounds=1, iterations=1)
+    finish(benchmark, got, expected, 1000, {"games_per_second_median": per_second})
+
+
+_RNG = np.random.default_rng(7)
+_W1 = _RNG.normal(scale=0.1, size=(196, 128)).astype(np.float32)
+_W2 = _RNG.normal(scale=0.1, size=128).astype(np.float32)
+
+
+def mlp(features):
+    """A user's evaluator: a 196-128-1 numpy MLP (the one issue 15 timed)."""
+    return np.tanh(features @ _W1) @ _W2
+
+
+def _per_decision(games):
+    from gulbara.selfplay import play_games
+    result = play_games(games, mlp, seed=5, workers=1)
+    return result.games - result.unfinished
+
+
+def _lockstep(games):
+    from gulbara.lockstep import play_games_batched
+    result = play_games_batched(games, mlp, seed=5, lockstep=games)
+    return int((result.column("winner") >= -1).sum() - (result.column("rolls") >= 10_000).sum())
+
+
+@pytest.mark.benchmark(group="lockstep")
+@pytest.mark.parametrize("how, games", [("per-decision", 20), ("lockstep", 400)])
+def test_user_evaluator(benchmark, how, games):
+    fn = _per_decision if how == "per-decision" else _lockstep
+    got = benchmark.pedantic(fn, (games,), rounds=1, iterations=1)
+    benchmark.extra_info["games"] = games
+    finish(benchmark, got, games, games, {"games_per_second_median": per_second})

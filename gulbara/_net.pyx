@@ -1,0 +1,839 @@
+# cython: language_level=3
+"""Native value network: inference, the network's policy and TD(lambda) self-play.
+
+**The network** (layout ``gb1``, ``N_INPUTS`` inputs; docs/bots.md lists them):
+one hidden layer of ``hidden`` sigmoid units and three sigmoid outputs,
+P(win), P(win with mars), P(lose with mars), for the *side to act* of a game
+state that waits for a roll or for a chain or remainder stage (RULES §4-5).
+float32 throughout; the first layer is summed over the nonzero inputs only
+(a position sets about 50 of the 209). The parameters are one flat float32
+array: ``w1`` (inputs x hidden, input-major), ``b1``, ``w2`` (3 x hidden,
+output-major), ``b2``; ``gulbara.net`` reads and writes them as ``.npz``.
+
+**Values.** A stage's end is valued by the state it leads to: the game's
+result when it ends the game (+points for the mover), else the network's
+equity ``2 P(win) - 1 + P(win mars) - P(lose mars)`` for whoever acts next,
+negated when that is the opponent. The state after an end carries what
+follows in the turn: the rest of the mover's own chain (the mover acts
+again, its pending dice are inputs), a remainder handed to the opponent
+(the opponent acts, the remainder's dice are its pending inputs), or the
+opponent's roll. The network learns those states' values in training, so no
+end is valued as if the opponent rolled next when it does not.
+
+**Training** (``train_slots``): game ``batch * slots + slot`` of a run is
+played by the frozen network against itself (each end chosen by the values
+above, the first on a tie; dice from ``_rng.pxd``, stream 0) and its
+after-states, in order, get the TD(lambda) update of the cross-entropy
+gradient (target minus output on the pre-sigmoid outputs), written into
+the slot's own row of a float64 delta array. The caller sums the rows in
+slot order, so the weights depend only on the arguments.
+"""
+
+from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memset
+from libc.math cimport expf, fabs
+from cpython.exc cimport PyErr_CheckSignals
+
+from gulbara._bits cimport bit_length, popcount
+from gulbara._masks cimport rotate12
+from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE
+from gulbara._movegen cimport stage_generate, Position
+from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
+                             K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll, escalates,
+                             play_end, stage_dice, read_rules, read_game)
+from gulbara._rng cimport Rng, rng_seed, rng_below
+from gulbara._playloop cimport chance_step, pending_ends, STAGE_CAPACITY, OPENING_TIE
+from gulbara._greedy cimport greedy_choose, longest_run
+
+import numpy as np
+
+from gulbara._backend import START_CODE
+
+
+#: Inputs of the gb1 layout and its name.
+N_INPUTS = N_IN
+LAYOUT = "gb1"
+
+cdef enum:                     # policies (0..2 as in _selfplay)
+    POLICY_RANDOM = 0
+    POLICY_FIRST = 1
+    POLICY_GREEDY = 2
+    POLICY_NET = 4
+
+POLICY_CODES = {"random": POLICY_RANDOM, "first": POLICY_FIRST, "greedy": POLICY_GREEDY,
+                "net": POLICY_NET}
+
+
+
+
+# ---------------------------------------------------------------------------
+# Inputs
+# ---------------------------------------------------------------------------
+
+cdef inline void put(Sparse* x, int i, float v) noexcept nogil:
+    x.idx[x.n] = i
+    x.val[x.n] = v
+    x.n += 1
+
+
+cdef inline void put_point(Sparse* x, int base, int c) noexcept nogil:
+    if c >= 1:
+        put(x, base, 1.0)
+        if c >= 2:
+            put(x, base + 1, 1.0)
+            if c >= 3:
+                put(x, base + 2, 1.0)
+                if c > 3:
+                    put(x, base + 3, (c - 3) / 2.0)
+
+
+cdef void encode(const GameRules* r, const GameState* s, Sparse* x) noexcept nogil:
+    """The gb1 inputs of ``s`` for its side to act (ascending indices)."""
+    cdef int me = s.seat, op = 1 - s.seat, q, pips_me = 0, pips_op = 0, n
+    cdef int back
+    cdef int counts[7]
+    cdef uint32_t ahead
+    cdef bint chain = False, me_first
+    x.n = 0
+    for q in range(1, 25):
+        put_point(x, IN_OWN + 4 * (q - 1), s.pos.cnt[me][q])
+        pips_me += q * s.pos.cnt[me][q]
+        pips_op += q * s.pos.cnt[op][q]
+    for q in range(1, 25):                 # the same physical point (RULES §1.3)
+        put_point(x, IN_OPP + 4 * (q - 1), s.pos.cnt[op][(q + 11) % 24 + 1])
+    if s.pos.off[me]:
+        put(x, IN_OFF, s.pos.off[me] / 15.0)
+    if s.pos.off[op]:
+        put(x, IN_OFF + 1, s.pos.off[op] / 15.0)
+    if pips_me:
+        put(x, IN_PIPS, pips_me / 360.0)
+    if pips_op:
+        put(x, IN_PIPS + 1, pips_op / 360.0)
+    back = bit_length(s.pos.occ[op])
+    if back > 0:
+        ahead = rotate12(s.pos.occ[me]) & ((<uint32_t>1 << (back - 1)) - 1)
+        if ahead:
+            put(x, IN_BLOCKS, popcount(ahead) / 6.0)
+            put(x, IN_BLOCKS + 1, longest_run(ahead) / 6.0)
+    back = bit_length(s.pos.occ[me])
+    if back > 0:
+        ahead = rotate12(s.pos.occ[op]) & ((<uint32_t>1 << (back - 1)) - 1)
+        if ahead:
+            put(x, IN_BLOCKS + 2, popcount(ahead) / 6.0)
+            put(x, IN_BLOCKS + 3, longest_run(ahead) / 6.0)
+    for q in range(7):
+        counts[q] = 0
+    if s.phase == PH_STAGE and s.kind != K_PLAIN:
+        chain = s.kind == K_CHAIN
+        counts[s.high] += s.count
+        for q in range(s.high + 1, 7):
+            counts[q] += 4 if chain else s.then[q]
+    # who rolls next: the player, unless it is in its own chain (RULES §4.5)
+    me_first = not chain
+    if escalates(r, s.rolls[me] + 1, s.game_rolls + (1 if me_first else 2)):
+        put(x, IN_ESCALATES, 1.0)
+    if escalates(r, s.rolls[op] + 1, s.game_rolls + (2 if me_first else 1)):
+        put(x, IN_ESCALATES + 1, 1.0)
+    for q in range(1, 7):
+        if counts[q]:
+            put(x, IN_PENDING + q - 1, counts[q] / 4.0)
+    if chain:
+        put(x, IN_PENDING_CHAIN, 1.0)
+
+
+# ---------------------------------------------------------------------------
+# The forward pass
+# ---------------------------------------------------------------------------
+
+cdef inline float sigmoid(float z) noexcept nogil:
+    return 1.0 / (1.0 + expf(-z))
+
+
+cdef void forward(const Net* net, const Sparse* x, float* h, float* out) noexcept nogil:
+    """Hidden activations ``h`` and the three outputs of inputs ``x``."""
+    cdef int H = net.hidden, j, k, i
+    cdef const float* row
+    cdef float v, z
+    for j in range(H):
+        h[j] = net.b1[j]
+    for i in range(x.n):
+        row = net.w1 + x.idx[i] * H
+        v = x.val[i]
+        for j in range(H):
+            h[j] += v * row[j]
+    for j in range(H):
+        h[j] = sigmoid(h[j])
+    for k in range(N_OUT):
+        row = net.w2 + k * H
+        z = net.b2[k]
+        for j in range(H):
+            z += h[j] * row[j]
+        out[k] = sigmoid(z)
+
+
+cdef inline float equity(const float* out) noexcept nogil:
+    return 2.0 * out[0] - 1.0 + out[1] - out[2]
+
+
+cdef float after_value(const Net* net, const GameRules* r, const GameState* after,
+                       int mover, Sparse* x) noexcept nogil:
+    """The value for ``mover`` of the state after one of its stage's ends."""
+    cdef float h[MAX_HIDDEN]
+    cdef float out[N_OUT]
+    cdef float e
+    if after.phase == PH_OVER:
+        if after.winner < 0:
+            return 0.0
+        return after.points if after.winner == mover else -after.points
+    encode(r, after, x)
+    forward(net, x, h, out)
+    e = equity(out)
+    return e if after.seat == mover else -e
+
+
+cdef int net_choose(const Net* net, const GameRules* r, const GameState* s,
+                    const StageEnd* ends, int n_ends, float* values) noexcept nogil:
+    """The end with the highest value (the first on a tie); ``values`` (or NULL) gets them all."""
+    cdef GameState after
+    cdef Sparse x
+    cdef int i, best = 0
+    cdef float v, best_v = 0.0
+    for i in range(n_ends):
+        after = s[0]
+        play_end(r, &after, &ends[i])
+        v = after_value(net, r, &after, s.seat, &x)
+        if values != NULL:
+            values[i] = v
+        if i == 0 or v > best_v:
+            best, best_v = i, v
+    return best
+
+
+# ---------------------------------------------------------------------------
+# One game
+# ---------------------------------------------------------------------------
+
+ctypedef struct Players:
+    int policy[2]
+    const Net* net[2]
+
+
+ctypedef struct Record:
+    # the after-states of one game, in order (training)
+    GameState* states
+    int n
+    int capacity
+    int failed
+
+
+cdef int record_push(Record* rec, const GameState* s) noexcept nogil:
+    cdef int cap
+    cdef GameState* grown
+    if rec.n == rec.capacity:
+        cap = 2 * rec.capacity if rec.capacity else 256
+        grown = <GameState*>realloc(rec.states, cap * sizeof(GameState))
+        if grown == NULL:
+            rec.failed = 1
+            return -1
+        rec.states = grown
+        rec.capacity = cap
+    rec.states[rec.n] = s[0]
+    rec.n += 1
+    return 0
+
+
+ctypedef struct Outcome:
+    int winner                 # 0, 1, -1 a draw or unfinished
+    int points
+    int rolls
+    int decisions
+    int starter
+    int unfinished
+
+
+cdef int play_one(const GameRules* r, GameState* s, const Players* pl, Rng* dice, Rng* rng,
+                  StageEnd* ends, int32_t max_rolls, Record* rec, Outcome* res,
+                  int32_t* trace, int trace_cap, int* trace_n) noexcept nogil:
+    """Play ``s`` to its end by the seats' policies; 0, or -1 on a buffer overflow."""
+    cdef int n_ends, seat, i, policy
+    cdef int32_t start_rolls = s.game_rolls
+    res.winner = -1
+    res.points = 0
+    res.decisions = 0
+    res.starter = -1
+    res.unfinished = 0
+    while s.phase != PH_OVER:
+        if s.phase == PH_ROLL and s.game_rolls - start_rolls >= max_rolls:
+            res.unfinished = 1
+            break
+        if s.phase == PH_OPENING or s.phase == PH_ROLL:   # RULES §6, §4.5
+            seat = chance_step(r, s, dice)
+            if seat >= 0:
+                res.starter = seat
+            continue
+        if pending_ends(s, ends, &n_ends):
+            return -1
+        policy = pl.policy[s.seat]
+        if policy == POLICY_RANDOM:
+            i = <int>rng_below(rng, <uint32_t>n_ends)
+        elif n_ends == 1 or policy == POLICY_FIRST:
+            i = 0
+        elif policy == POLICY_GREEDY:
+            i = greedy_choose(&s.pos, s.seat, ends, n_ends)
+        else:
+            i = net_choose(pl.net[s.seat], r, s, ends, n_ends, NULL)
+        if trace != NULL and trace_n[0] + 2 <= trace_cap:
+            trace[trace_n[0]] = n_ends
+            trace[trace_n[0] + 1] = i
+            trace_n[0] += 2
+        res.decisions += 1
+        play_end(r, s, &ends[i])
+        if rec != NULL and s.phase != PH_OVER:
+            if record_push(rec, s):
+                return -1
+    if s.phase == PH_OVER:
+        res.winner = s.winner
+        res.points = s.points
+    res.rolls = s.game_rolls - start_rolls
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# TD(lambda) on one recorded game
+# ---------------------------------------------------------------------------
+
+cdef inline void to_white(const float* out, int seat, double* y) noexcept nogil:
+    """Outputs for the side to act ``seat`` as (White wins, White mars, Black mars)."""
+    if seat == 0:
+        y[0] = out[0]
+        y[1] = out[1]
+        y[2] = out[2]
+    else:
+        y[0] = 1.0 - out[0]
+        y[1] = out[2]
+        y[2] = out[1]
+
+
+cdef int td_update(const Net* net, const GameRules* r, const Record* rec, const Outcome* res,
+                   double alpha, double lam, double* delta, double* abs_err) noexcept nogil:
+    """Add alpha * sum_t G_t grad z_t of the game's after-states into ``delta``.
+
+    ``G_t = sum_{u >= t} lam**(u - t) d_u`` with ``d_u = Y_{u+1} - Y_u`` (White's
+    frame; the last target is the result), which is the eligibility-trace
+    update with weights frozen during the game. Returns 0, -1 without memory.
+    """
+    cdef int T = rec.n, t, k, j, i, H = net.hidden, seat
+    cdef double* Y
+    cdef double z[3]
+    cdef double g[3]
+    cdef double gx[3]
+    cdef double c
+    cdef float h[MAX_HIDDEN]
+    cdef float out[N_OUT]
+    cdef Sparse x
+    cdef double* d_w1 = delta
+    cdef double* d_b1 = delta + N_IN * H
+    cdef double* d_w2 = d_b1 + H
+    cdef double* d_b2 = d_w2 + N_OUT * H
+    cdef double* row
+    cdef double cj[MAX_HIDDEN]
+    abs_err[0] = 0.0
+    if T == 0:
+        return 0
+    Y = <double*>malloc(3 * T * sizeof(double))
+    if Y == NULL:
+        return -1
+    for t in range(T):
+        encode(r, &rec.states[t], &x)
+        forward(net, &x, h, out)
+        to_white(out, rec.states[t].seat, &Y[3 * t])
+    if res.winner == 0:
+        z[0], z[1], z[2] = 1.0, (1.0 if res.points == 2 else 0.0), 0.0
+    elif res.winner == 1:
+        z[0], z[1], z[2] = 0.0, 0.0, (1.0 if res.points == 2 else 0.0)
+    else:                                           # a draw (RULES §7.2) or unfinished
+        z[0], z[1], z[2] = 0.5, 0.0, 0.0
+    g[0] = g[1] = g[2] = 0.0
+    for t in range(T - 1, -1, -1):
+        for k in range(3):
+            if t == T - 1:
+                c = z[k] - Y[3 * t + k]
+            else:
+                c = Y[3 * (t + 1) + k] - Y[3 * t + k]
+            if k == 0:
+                abs_err[0] += fabs(c)
+            g[k] = c + lam * g[k]
+        seat = rec.states[t].seat
+        if seat == 0:
+            gx[0], gx[1], gx[2] = g[0], g[1], g[2]
+        else:                                       # the side to act's frame
+            gx[0], gx[1], gx[2] = -g[0], g[2], g[1]
+        encode(r, &rec.states[t], &x)
+        forward(net, &x, h, out)
+        for k in range(N_OUT):
+            d_b2[k] += alpha * gx[k]
+            for j in range(H):
+                d_w2[k * H + j] += alpha * gx[k] * h[j]
+        for j in range(H):
+            c = 0.0
+            for k in range(N_OUT):
+                c += gx[k] * net.w2[k * H + j]
+            cj[j] = alpha * c * h[j] * (1.0 - h[j])
+            d_b1[j] += cj[j]
+        for i in range(x.n):
+            row = d_w1 + x.idx[i] * H
+            c = x.val[i]
+            for j in range(H):
+                row[j] += c * cj[j]
+    free(Y)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# Python entry points (gulbara.net, gulbara.train)
+# ---------------------------------------------------------------------------
+
+cdef class Network:
+    """The native side of a network: its flat float32 parameters (borrowed views)."""
+
+    def __init__(self, params, int hidden):
+        if hidden < 1 or hidden > MAX_HIDDEN:
+            raise ValueError(f"hidden must be 1..{MAX_HIDDEN}, got {hidden}")
+        params = np.ascontiguousarray(params, dtype=np.float32)
+        if params.shape != (parameter_count(hidden),):
+            raise ValueError(f"a gb1 network with {hidden} hidden units has "
+                             f"{parameter_count(hidden)} parameters, got shape {params.shape}")
+        self.params = params
+        self.hidden = hidden
+        cdef const float[::1] view = params
+        self.net.hidden = hidden
+        self.net.w1 = &view[0]
+        self.net.b1 = self.net.w1 + N_IN * hidden
+        self.net.w2 = self.net.b1 + hidden
+        self.net.b2 = self.net.w2 + N_OUT * hidden
+
+
+def parameter_count(int hidden):
+    """Parameters of a gb1 network with ``hidden`` hidden units."""
+    return N_IN * hidden + hidden + N_OUT * hidden + N_OUT
+
+
+def forward_dense(Network network not None, const float[:, ::1] inputs):
+    """The outputs (``N x 3`` float32) of ``N x N_INPUTS`` inputs (GIL released)."""
+    if inputs.shape[1] != N_IN:
+        raise ValueError(f"inputs must have {N_IN} columns, got {inputs.shape[1]}")
+    out = np.zeros((inputs.shape[0], N_OUT), dtype=np.float32)
+    cdef float[:, ::1] o = out
+    cdef Py_ssize_t n = inputs.shape[0], row
+    cdef Sparse x
+    cdef float h[MAX_HIDDEN]
+    cdef int i
+    with nogil:
+        for row in range(n):
+            x.n = 0
+            for i in range(N_IN):
+                if inputs[row, i] != 0.0:
+                    put(&x, i, inputs[row, i])
+            forward(&network.net, &x, h, &o[row, 0])
+    return out
+
+
+def encode_game(game):
+    """The gb1 inputs (float32, ``N_INPUTS``) of a :class:`gulbara.Game` waiting for
+    a roll or for a chain or remainder stage, for its side to act."""
+    cdef GameState s
+    cdef GameRules r
+    cdef Sparse x
+    cdef int i
+    read_game(game, &s, &r)
+    if s.phase == PH_OPENING or s.phase == PH_OVER or (s.phase == PH_STAGE and s.kind == K_PLAIN):
+        raise ValueError("the inputs describe a game waiting for a roll, a chain stage or a "
+                         "remainder stage")
+    encode(&r, &s, &x)
+    out = np.zeros(N_IN, dtype=np.float32)
+    for i in range(x.n):
+        out[x.idx[i]] = x.val[i]
+    return out
+
+
+cdef StageEnd* alloc_ends() except NULL:
+    cdef StageEnd* ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    if ends == NULL:
+        raise MemoryError("no memory for a stage's ends")
+    return ends
+
+
+cdef int decision_ends(game, GameState* s, GameRules* r, StageEnd* ends, int* n_ends) except -1:
+    """Read ``game`` (at a decision) and generate its stage's ends."""
+    cdef int failed
+    read_game(game, s, r)
+    if s.phase != PH_STAGE:
+        raise ValueError("the game is not at a decision")
+    with nogil:
+        failed = pending_ends(s, ends, n_ends)
+    if failed:
+        raise MemoryError("the stage overflowed its buffer")
+    return 0
+
+
+def stage_values(Network network not None, game):
+    """The value of each end of ``game``'s pending stage for its mover (float32, in
+    the order of :meth:`gulbara.Game.legal_plays`), GIL released."""
+    cdef GameState s
+    cdef GameRules r
+    cdef int n_ends = 0
+    cdef StageEnd* ends = alloc_ends()
+    try:
+        decision_ends(game, &s, &r, ends, &n_ends)
+        values = np.zeros(n_ends, dtype=np.float32)
+        _values_into(&network.net, &r, &s, ends, n_ends, values)
+    finally:
+        free(ends)
+    return values
+
+
+cdef void _values_into(const Net* net, const GameRules* r, const GameState* s,
+                       const StageEnd* ends, int n_ends, float[::1] values):
+    with nogil:
+        net_choose(net, r, s, ends, n_ends, &values[0])
+
+
+def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, int slots,
+                slot_list, double[:, ::1] delta, double alpha, double lam,
+                int32_t max_rolls=10000):
+    """Play and learn from the games of ``slot_list`` (slots of batch ``batch``);
+    slot ``k``'s update goes to ``delta[k]``. Returns an ``len(slot_list) x 5``
+    int64 array (states, winner, points, rolls, 1e6 x summed |TD error|)."""
+    cdef GameRules r
+    cdef GameState s0, s
+    cdef Players pl
+    cdef Rng dice, rng
+    cdef Record rec
+    cdef Outcome res
+    cdef StageEnd* ends
+    cdef int failed = 0, n_trace = 0
+    cdef double err
+    cdef Py_ssize_t k, n = len(slot_list)
+    cdef int64_t[::1] slot_v = np.asarray(slot_list, dtype=np.int64)
+    cdef uint64_t game
+    if delta.shape[1] != parameter_count(network.hidden):
+        raise ValueError("delta has the wrong number of columns")
+    stats = np.zeros((n, 5), dtype=np.int64)
+    cdef int64_t[:, ::1] st = stats
+    read_rules(rules, &r)
+    memset(&s0, 0, sizeof(GameState))
+    s0.phase = PH_OPENING
+    s0.winner = -1
+    cdef Position start = Position.from_code(START_CODE)
+    s0.pos = start.pos
+    pl.policy[0] = pl.policy[1] = POLICY_NET
+    pl.net[0] = pl.net[1] = &network.net
+    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    rec.states = NULL
+    rec.n = rec.capacity = rec.failed = 0
+    if ends == NULL:
+        raise MemoryError("no memory for the training buffers")
+    try:
+        with nogil:
+            for k in range(n):
+                if slot_v[k] < 0 or slot_v[k] >= slots:
+                    failed = 2
+                    break
+                game = <uint64_t>batch * <uint64_t>slots + <uint64_t>slot_v[k]
+                rng_seed(&dice, seed, game, 0)
+                rng_seed(&rng, seed, game, 1)
+                s = s0
+                rec.n = 0
+                if play_one(&r, &s, &pl, &dice, &rng, ends, max_rolls, &rec, &res,
+                            NULL, 0, &n_trace):
+                    failed = 1
+                    break
+                if td_update(&network.net, &r, &rec, &res, alpha, lam, &delta[slot_v[k], 0],
+                             &err):
+                    failed = 1
+                    break
+                st[k, 0] = rec.n
+                st[k, 1] = res.winner
+                st[k, 2] = res.points
+                st[k, 3] = res.rolls
+                st[k, 4] = <int64_t>(err * 1e6)
+    finally:
+        free(ends)
+        free(rec.states)
+    if failed == 2:
+        raise ValueError(f"slots are 0..{slots - 1}")
+    if failed:
+        raise MemoryError("no memory for a training game")
+    return stats
+
+
+def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
+               uint64_t seed, uint64_t first, Py_ssize_t n, bint duplicate,
+               int32_t max_rolls=10000, bint trace=False):
+    """Games of A against B from ``game``'s state (a :class:`gulbara.Game`).
+
+    Game ``g``: A plays White when ``g`` is even; the dice are game ``first + g``
+    of the run seeded ``seed``, or with ``duplicate`` game ``first + g // 2``
+    (each pair on the same dice, seats swapped). Returns an ``n x 6`` int32
+    array (A's seat, winner, points, rolls, decisions, starter) and, with
+    ``trace``, one int32 array of (n_ends, chosen) pairs per game.
+    """
+    cdef GameRules r
+    cdef GameState s0, s
+    cdef Players pl
+    cdef Rng dice, rng
+    cdef Outcome res
+    cdef StageEnd* ends
+    cdef int failed = 0, a_seat, n_trace = 0, trace_cap = 0
+    cdef int32_t* tr = NULL
+    cdef Py_ssize_t g
+    cdef uint64_t dice_game
+    if (policy_a == POLICY_NET and net_a is None) or (policy_b == POLICY_NET and net_b is None):
+        raise ValueError("a net policy needs its network")
+    read_game(game, &s0, &r)
+    rows = np.zeros((n, 6), dtype=np.int32)
+    cdef int32_t[:, ::1] rv = rows
+    traces = [] if trace else None
+    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    if ends == NULL:
+        raise MemoryError("no memory for the match buffers")
+    try:
+        if trace:
+            trace_cap = 2 * (max_rolls + 64) * 64
+            tr = <int32_t*>malloc(trace_cap * sizeof(int32_t))
+            if tr == NULL:
+                raise MemoryError("no memory for the trace")
+        for g in range(n):
+            PyErr_CheckSignals()                        # Ctrl-C between games
+            a_seat = <int>(g % 2)
+            pl.policy[a_seat] = policy_a
+            pl.policy[1 - a_seat] = policy_b
+            pl.net[a_seat] = &net_a.net if net_a is not None else NULL
+            pl.net[1 - a_seat] = &net_b.net if net_b is not None else NULL
+            dice_game = first + <uint64_t>(g // 2 if duplicate else g)
+            with nogil:
+                rng_seed(&dice, seed, dice_game, 0)
+                rng_seed(&rng, seed, dice_game, 1)
+                s = s0
+                n_trace = 0
+                failed = play_one(&r, &s, &pl, &dice, &rng, ends, max_rolls, NULL, &res,
+                                  tr, trace_cap, &n_trace)
+            if failed:
+                raise MemoryError("a stage overflowed the match buffer")
+            rv[g, 0] = a_seat
+            rv[g, 1] = res.winner
+            rv[g, 2] = res.points
+            rv[g, 3] = res.rolls
+            rv[g, 4] = res.decisions
+            rv[g, 5] = res.starter
+            if trace:
+                pairs = np.array(<int32_t[:n_trace]>tr if n_trace else [], dtype=np.int32)
+                traces.append(pairs.reshape(-1, 2))
+    finally:
+        free(ends)
+        free(tr)
+    return rows, traces
+
+
+# ---------------------------------------------------------------------------
+# Whole-turn outcomes and the two-decision search (gulbara.netbot)
+# ---------------------------------------------------------------------------
+
+from gulbara._rows cimport read_board, ROW_OK
+
+
+def outcome_values(Network network not None, rules, const int8_t[:, ::1] boards,
+                   const uint8_t[:, ::1] borne_off, const uint8_t[:, ::1] remainder,
+                   const uint8_t[::1] ends_game, int mover, int rolls_white, int rolls_black,
+                   bint own_chain):
+    """The value for ``mover`` of each whole-turn outcome of a chain (``own_chain``) or
+    of a remainder's stages (the arrays of :class:`gulbara.ChainEnds`), GIL released.
+
+    An outcome that ends the game is worth its points; one that passes a
+    remainder is the opponent to play that remainder first; otherwise the
+    opponent rolls after a chain, the mover itself after a remainder (RULES §5.4).
+    """
+    cdef GameRules r
+    cdef GameState s
+    cdef Py_ssize_t n = boards.shape[0], i
+    cdef Sparse x
+    cdef int problem = 0, detail = 0, q, lowest, bad = -1
+    read_rules(rules, &r)
+    if boards.shape[1] != 24 or borne_off.shape[0] != n or remainder.shape[0] != n \
+            or ends_game.shape[0] != n or borne_off.shape[1] != 2 or remainder.shape[1] != 6:
+        raise ValueError("the outcome arrays do not match (N x 24, N x 2, N x 6, N)")
+    if mover not in (0, 1):
+        raise ValueError(f"mover must be 0 or 1, got {mover}")
+    values = np.zeros(n, dtype=np.float32)
+    cdef float[::1] v = values
+    with nogil:
+        for i in range(n):
+            memset(&s, 0, sizeof(GameState))
+            problem = read_board(&boards[i, 0], &borne_off[i, 0], False, &s.pos, &detail)
+            if problem != ROW_OK:
+                bad = i
+                break
+            s.rolls[0] = rolls_white
+            s.rolls[1] = rolls_black
+            s.game_rolls = rolls_white + rolls_black
+            s.winner = -1
+            if ends_game[i]:
+                s.phase = PH_OVER
+                s.winner = mover
+                s.points = 2 if r.mars and s.pos.off[1 - mover] == 0 else 1
+            else:
+                lowest = 0
+                for q in range(6, 0, -1):
+                    if remainder[i, q - 1]:
+                        lowest = q
+                if lowest:
+                    s.phase = PH_STAGE
+                    s.kind = K_REMAINDER
+                    s.seat = 1 - mover
+                    s.high = s.low = lowest
+                    s.count = remainder[i, lowest - 1]
+                    for q in range(lowest + 1, 7):
+                        s.then[q] = remainder[i, q - 1]
+                else:
+                    s.phase = PH_ROLL
+                    s.seat = 1 - mover if own_chain else mover
+            v[i] = after_value(&network.net, &r, &s, mover, &x)
+    if bad >= 0:
+        raise ValueError(f"outcome {bad} is not a position")
+    return values
+
+
+cdef float reply_value(const Net* net, const GameRules* r, const GameState* after, int mover,
+                       StageEnd* ends, int* failed) noexcept nogil:
+    """``mover``'s value of ``after`` (the opponent to roll) averaged over the opponent's
+    36 rolls, each answered by the opponent's best end by the network."""
+    cdef GameState s
+    cdef int a, b, n_ends, best
+    cdef double total = 0.0
+    cdef float best_v, v
+    cdef Sparse x
+    for a in range(1, 7):
+        for b in range(a, 7):
+            s = after[0]
+            begin_roll(r, &s, b, a, False)
+            if pending_ends(&s, ends, &n_ends):
+                failed[0] = 1
+                return 0.0
+            best = net_choose(net, r, &s, ends, n_ends, NULL)
+            play_end(r, &s, &ends[best])
+            v = after_value(net, r, &s, mover, &x)
+            total += v * (1.0 if a == b else 2.0)
+    return <float>(total / 36.0)
+
+
+def search_values(Network network not None, game, int top):
+    """Values of ``game``'s stage ends two decisions deep: the ``top`` best ends by the
+    network (1-ply) that hand the roll to the opponent get the average over its 36
+    rolls of its best reply; the others keep their 1-ply value. Returns
+    ``(values_1ply, values_2ply, searched)`` (legal-play order; ``searched`` marks the
+    ends valued two deep or exactly), GIL released."""
+    cdef GameState s, after
+    cdef GameRules r
+    cdef int n_ends = 0, failed = 0, i
+    cdef float v
+    cdef StageEnd* ends
+    cdef StageEnd* scratch = NULL
+    if top < 1:
+        raise ValueError(f"top must be >= 1, got {top}")
+    ends = alloc_ends()
+    try:
+        scratch = alloc_ends()
+        decision_ends(game, &s, &r, ends, &n_ends)
+        one = np.zeros(n_ends, dtype=np.float32)
+        _values_into(&network.net, &r, &s, ends, n_ends, one)
+        two = one.copy()
+        searched = np.zeros(n_ends, dtype=bool)
+        order = np.argsort(-one, kind="stable")[:top]
+        for k in order:
+            i = k
+            after = s
+            play_end(&r, &after, &ends[i])
+            if after.phase == PH_OVER:
+                searched[i] = True                  # exact
+                continue
+            if after.phase != PH_ROLL or after.seat == s.seat:
+                continue
+            searched[i] = True
+            with nogil:
+                v = reply_value(&network.net, &r, &after, s.seat, scratch, &failed)
+            if failed:
+                raise MemoryError("a reply stage overflowed its buffer")
+            two[i] = v
+    finally:
+        free(ends)
+        free(scratch)
+    return one, two, searched
+
+
+def continuation_values(Network network not None, game):
+    """The value for the mover of each end of ``game``'s stage after the rest of its turn
+    played by the network stage by stage (its best end at each later stage of the
+    same chain or remainder), in legal-play order; GIL released."""
+    cdef GameState s
+    cdef GameRules r
+    cdef int n_ends = 0, failed = 0
+    cdef StageEnd* ends = alloc_ends()
+    cdef StageEnd* later = NULL
+    try:
+        later = alloc_ends()
+        decision_ends(game, &s, &r, ends, &n_ends)
+        values = np.zeros(n_ends, dtype=np.float32)
+        _continuations_into(&network.net, &r, &s, ends, n_ends, later, values, &failed)
+        if failed:
+            raise MemoryError("a later stage overflowed its buffer")
+    finally:
+        free(ends)
+        free(later)
+    return values
+
+
+cdef void _continuations_into(const Net* net, const GameRules* r, const GameState* s,
+                              const StageEnd* ends, int n_ends, StageEnd* later,
+                              float[::1] values, int* failed):
+    cdef GameState after
+    cdef int i, n_later, best, mover = s.seat
+    cdef Sparse x
+    with nogil:
+        for i in range(n_ends):
+            after = s[0]
+            play_end(r, &after, &ends[i])
+            while after.phase == PH_STAGE and after.seat == mover:
+                if pending_ends(&after, later, &n_later):
+                    failed[0] = 1
+                    return
+                best = net_choose(net, r, &after, later, n_later, NULL)
+                play_end(r, &after, &later[best])
+            values[i] = after_value(net, r, &after, mover, &x)
+
+
+def time_values(Network network not None, games, int repeat):
+    """Value the ends of each game's stage ``repeat`` times natively (the benchmark's
+    inner loop: generation outside it); returns the ends valued and their values' sum."""
+    cdef GameState s
+    cdef GameRules r
+    cdef int n_ends = 0, k
+    cdef int64_t total = 0
+    cdef double checksum = 0.0
+    cdef StageEnd* ends = alloc_ends()
+    cdef float* values = <float*>malloc(STAGE_CAPACITY * sizeof(float))
+    try:
+        if values == NULL:
+            raise MemoryError("no memory")
+        for game in games:
+            decision_ends(game, &s, &r, ends, &n_ends)
+            with nogil:
+                for k in range(repeat):
+                    net_choose(&network.net, &r, &s, ends, n_ends, values)
+                total += <int64_t>n_ends * repeat
+                for k in range(n_ends):
+                    checksum += values[k]
+    finally:
+        free(ends)
+        free(values)
+    return total, checksum

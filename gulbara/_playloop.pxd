@@ -1,0 +1,46 @@
+# cython: language_level=3
+"""Pieces of a native game loop shared by ``_net.pyx`` and ``_lockstep.pyx``: one draw
+at a chance node, drawn as native self-play draws it (``_selfplay.pyx``), and the
+pending stage's ends."""
+
+from libc.stdint cimport uint8_t
+
+from gulbara._types cimport StageEnd, MAX_STAGE_DICE
+from gulbara._movegen cimport stage_generate
+from gulbara._state cimport (GameRules, GameState, PH_OPENING, begin_roll, next_roll,
+                             stage_dice)
+from gulbara._rng cimport Rng, rng_below
+
+cdef enum:
+    STAGE_CAPACITY = 17600     # ends one stage can have (_movegen's bound)
+    OPENING_TIE = -2
+
+
+cdef inline int chance_step(const GameRules* r, GameState* s, Rng* dice) noexcept nogil:
+    """Roll the chance node ``s`` (RULES §6 at the opening): two dice from ``dice``.
+    Returns the starter when it decided the opening, OPENING_TIE on a tie, else -1."""
+    cdef int a = <int>rng_below(dice, 6) + 1
+    cdef int b = <int>rng_below(dice, 6) + 1
+    cdef int seat
+    if s.phase == PH_OPENING:
+        if a == b:
+            return OPENING_TIE
+        seat = 0 if a > b else 1
+        if r.starter_rerolls:
+            next_roll(s, seat)
+        else:
+            s.seat = seat
+            begin_roll(r, s, a, b, True)
+        return seat
+    begin_roll(r, s, a, b, False)
+    return -1
+
+
+cdef inline int pending_ends(const GameState* s, StageEnd* ends, int* n_ends) noexcept nogil:
+    """The ends of the pending stage of ``s`` into ``ends`` (STAGE_CAPACITY); 0, or -1 on overflow."""
+    cdef uint8_t stage[MAX_STAGE_DICE]
+    cdef int playable
+    cdef int n_dice = stage_dice(s, stage)
+    if stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY, n_ends, &playable):
+        return -1
+    return 0

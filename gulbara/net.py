@@ -1,0 +1,329 @@
+"""A learned evaluator: the gb1 value network, its weights file and its numpy twin.
+
+A :class:`ValueNet` maps a game state that waits for a roll, a chain stage or
+a remainder stage to three probabilities for its *side to act*: P(win),
+P(win with mars), P(lose with mars) (RULES §7.1). Its equity is
+``2 P(win) - 1 + P(win mars) - P(lose mars)`` points. Inference runs in
+native code (``gulbara._net``); :meth:`ValueNet.forward` and :func:`inputs`
+are the slow, obvious numpy and Python twins the tests check it against.
+The inputs (layout ``gb1``) are listed in docs/bots.md.
+
+Weights are an ``.npz`` file with ``format_version``, ``layout``, ``w1``
+(inputs x hidden), ``b1``, ``w2`` (hidden x 3), ``b2`` and free-form
+metadata (how the network was trained). :func:`default_net` is the network
+shipped in the package, loaded once on first use.
+
+>>> net = ValueNet.random(hidden=8, seed=1)
+>>> game = gulbara.Game(seed=3)
+>>> values = net.stage_values(game)          # one value per legal play
+>>> len(values) == len(game.legal_plays())
+True
+>>> x = inputs(_waiting(game))
+>>> bool(abs(net.forward(x[None])[0] - net.native_forward(x[None])[0]).max() < 1e-5)
+True
+"""
+
+import hashlib
+import io
+import os
+from functools import lru_cache
+from typing import Dict, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+import gulbara
+from gulbara import _net
+from gulbara.bots import own_counts
+from gulbara.errors import GulBaraError
+
+__all__ = [
+    "ValueNet", "inputs", "equity", "default_net", "load", "DEFAULT_NET_PATH",
+    "FORMAT_VERSION", "LAYOUT", "N_INPUTS", "InvalidNetworkError",
+]
+
+#: The weights file format this module reads and writes.
+FORMAT_VERSION = 1
+#: The input layout (docs/bots.md).
+LAYOUT = _net.LAYOUT
+#: Inputs of the layout.
+N_INPUTS = _net.N_INPUTS
+#: The shipped network.
+DEFAULT_NET_PATH = os.path.join(os.path.dirname(__file__), "data", "gb1.npz")
+
+
+class InvalidNetworkError(GulBaraError):
+    """A weights file or array that is not a gb1 network."""
+
+
+def equity(outputs: np.ndarray) -> np.ndarray:
+    """Equity in points of network outputs (``... x 3``): 2 P(win) - 1 + P(win mars) - P(lose mars).
+
+    >>> float(equity(np.array([0.5, 0.0, 0.0])))
+    0.0
+    """
+    outputs = np.asarray(outputs, dtype=np.float64)
+    return 2.0 * outputs[..., 0] - 1.0 + outputs[..., 1] - outputs[..., 2]
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+class ValueNet:
+    """A gb1 value network: one hidden layer of sigmoids, three sigmoid outputs."""
+
+    def __init__(self, w1, b1, w2, b2, meta: Optional[Dict[str, object]] = None) -> None:
+        w1 = np.asarray(w1, dtype=np.float32)
+        if w1.ndim != 2 or w1.shape[0] != N_INPUTS:
+            raise InvalidNetworkError(f"w1 must be {N_INPUTS} x hidden, got shape {w1.shape}")
+        hidden = w1.shape[1]
+        shapes = {"b1": (hidden,), "w2": (hidden, 3), "b2": (3,)}
+        arrays = {"b1": b1, "w2": w2, "b2": b2}
+        for name, shape in shapes.items():
+            arrays[name] = np.asarray(arrays[name], dtype=np.float32)
+            if arrays[name].shape != shape:
+                raise InvalidNetworkError(f"{name} must have shape {shape}, got "
+                                          f"{arrays[name].shape}")
+        params = np.concatenate([w1.ravel(), arrays["b1"], arrays["w2"].T.ravel(), arrays["b2"]])
+        if not np.isfinite(params).all():
+            raise InvalidNetworkError("the weights are not all finite")
+        self._params = params
+        self._params.setflags(write=False)
+        self.hidden = hidden
+        self.meta = dict(meta or {})
+        self._native = None
+
+    # -- construction and files -------------------------------------------
+
+    @classmethod
+    def random(cls, hidden: int = 64, seed: int = 0, scale: float = 0.1) -> "ValueNet":
+        """Small uniform random weights in ``[-scale, scale]`` (numpy's PCG64, seeded)."""
+        if not 1 <= hidden <= 256:
+            raise InvalidNetworkError(f"hidden must be 1..256, got {hidden}")
+        rng = np.random.Generator(np.random.PCG64(seed))
+        params = rng.uniform(-scale, scale, _net.parameter_count(hidden)).astype(np.float32)
+        return cls.from_params(params, hidden)
+
+    @classmethod
+    def from_params(cls, params: np.ndarray, hidden: int,
+                    meta: Optional[Dict[str, object]] = None) -> "ValueNet":
+        """From the flat native parameter vector (w1, b1, w2 output-major, b2)."""
+        params = np.asarray(params, dtype=np.float32)
+        if params.shape != (_net.parameter_count(hidden),):
+            raise InvalidNetworkError(f"{hidden} hidden units need {_net.parameter_count(hidden)} "
+                                      f"parameters, got shape {params.shape}")
+        a = N_INPUTS * hidden
+        w1 = params[:a].reshape(N_INPUTS, hidden)
+        b1 = params[a:a + hidden]
+        w2 = params[a + hidden:a + 4 * hidden].reshape(3, hidden).T
+        b2 = params[a + 4 * hidden:]
+        return cls(w1, b1, w2, b2, meta)
+
+    @property
+    def params(self) -> np.ndarray:
+        """The flat float32 parameter vector (read-only)."""
+        return self._params
+
+    @property
+    def arrays(self) -> Dict[str, np.ndarray]:
+        h, a = self.hidden, N_INPUTS * self.hidden
+        p = self._params
+        return {"w1": p[:a].reshape(N_INPUTS, h), "b1": p[a:a + h],
+                "w2": p[a + h:a + 4 * h].reshape(3, h).T.copy(), "b2": p[a + 4 * h:]}
+
+    def sha256(self) -> str:
+        """SHA-256 of the parameters' bytes (float32, little-endian): the network's identity."""
+        return hashlib.sha256(self._params.astype("<f4").tobytes()).hexdigest()
+
+    def save(self, path: str, **meta) -> None:
+        """Write the weights and metadata (``meta`` adds to :attr:`meta`) as ``.npz``."""
+        info = dict(self.meta)
+        info.update(meta)
+        extra = {f"meta_{k}": np.asarray(v) for k, v in info.items()}
+        buffer = io.BytesIO()
+        np.savez(buffer, format_version=np.int32(FORMAT_VERSION), layout=np.str_(LAYOUT),
+                 **self.arrays, **extra)
+        tmp = f"{path}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(buffer.getvalue())
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: str) -> "ValueNet":
+        """Read a weights file; :class:`InvalidNetworkError` if it is not a gb1 network."""
+        try:
+            data = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise InvalidNetworkError(f"cannot read weights {path!r}: {exc}") from None
+        with data:
+            names = set(data.files)
+            missing = {"format_version", "layout", "w1", "b1", "w2", "b2"} - names
+            if missing:
+                raise InvalidNetworkError(f"{path!r} lacks {', '.join(sorted(missing))}")
+            version = int(data["format_version"])
+            if version != FORMAT_VERSION:
+                raise InvalidNetworkError(f"{path!r} has format version {version}, this "
+                                          f"gulbara reads {FORMAT_VERSION}")
+            layout = str(data["layout"])
+            if layout != LAYOUT:
+                raise InvalidNetworkError(f"{path!r} has input layout {layout!r}, not {LAYOUT!r}")
+            meta = {k[5:]: data[k][()] if data[k].ndim == 0 else data[k]
+                    for k in names if k.startswith("meta_")}
+            meta = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in meta.items()}
+            return cls(data["w1"], data["b1"], data["w2"], data["b2"], meta)
+
+    # -- evaluation -------------------------------------------------------
+
+    @property
+    def native(self) -> "_net.Network":
+        """The compiled network (built on first use)."""
+        if self._native is None:
+            self._native = _net.Network(self._params, self.hidden)
+        return self._native
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """Outputs (``N x 3``) of inputs ``x`` (``N x N_INPUTS``): the numpy twin, float64."""
+        a = self.arrays
+        x = np.asarray(x, dtype=np.float64)
+        h = _sigmoid(x @ a["w1"].astype(np.float64) + a["b1"])
+        return _sigmoid(h @ a["w2"].astype(np.float64) + a["b2"])
+
+    def native_forward(self, x: np.ndarray) -> np.ndarray:
+        """Outputs of inputs ``x`` by the compiled forward pass (float32)."""
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        if x.ndim != 2 or x.shape[1] != N_INPUTS:
+            raise InvalidNetworkError(f"inputs must be N x {N_INPUTS}, got shape {x.shape}")
+        return _net.forward_dense(self.native, x)
+
+    def stage_values(self, game) -> np.ndarray:
+        """The value (points, for the mover) of each legal play of ``game``'s stage, natively."""
+        return _net.stage_values(self.native, game)
+
+    def stage_values_python(self, game) -> np.ndarray:
+        """:meth:`stage_values` through the Python :class:`~gulbara.Game` and numpy (the twin)."""
+        mover = game.decision.seat
+        values = []
+        for play in game.legal_plays():
+            after = game.copy(auto_roll=False)
+            after.play(play)
+            values.append(self.after_value(after, mover))
+        return np.array(values)
+
+    def after_value(self, after, mover: int, native: bool = False) -> float:
+        """The value for ``mover`` of the state ``after`` one of its stage's ends
+        (the network's output by numpy and Python, or with ``native`` natively)."""
+        if after.is_over():
+            result = after.result()
+            if result.winner is None:
+                return 0.0
+            return float(result.points if result.winner == mover else -result.points)
+        if native:
+            out = self.native_forward(_net.encode_game(after)[None])[0]
+        else:
+            out = self.forward(inputs(after)[None])[0]
+        e = float(equity(out))
+        return e if after.to_move == mover else -e
+
+    def __repr__(self) -> str:
+        return f"ValueNet(hidden={self.hidden}, sha256={self.sha256()[:12]})"
+
+
+def _escalates(rules, own: int, game_count: int) -> bool:
+    if not rules.escalation:
+        return False
+    count = own if rules.exempt_counting == "per_player" else game_count
+    return count > rules.exempt_rolls
+
+
+def _point_units(counts: Sequence[int]) -> np.ndarray:
+    out = np.zeros(96)
+    for q in range(1, 25):
+        c = counts[q]
+        out[4 * (q - 1):4 * q] = (c >= 1, c >= 2, c >= 3, max(c - 3, 0) / 2.0)
+    return out
+
+
+def _ahead(mine: Sequence[int], theirs: Sequence[int]) -> Tuple[int, int]:
+    """Points ``mine`` holds ahead of ``theirs``' rearmost checker (in their numbering),
+    and the longest run of them."""
+    back = max((q for q in range(1, 25) if theirs[q]), default=0)
+    held = [mine[(q + 11) % 24 + 1] > 0 for q in range(1, back)]
+    best = run = 0
+    for h in held:
+        run = run + 1 if h else 0
+        best = max(best, run)
+    return sum(held), best
+
+
+def inputs(game) -> np.ndarray:
+    """The gb1 inputs (float64, ``N_INPUTS``) of a game waiting for a roll, a chain
+    stage or a remainder stage, for its side to act: the Python twin of the native encoder."""
+    if game.is_over() or game.is_opening() or game.to_move is None:
+        raise InvalidNetworkError("the inputs describe a game waiting for a roll, a chain "
+                                  "stage or a remainder stage")
+    d = game.decision
+    if d is not None and not (d.is_chain or d.is_remainder):
+        raise InvalidNetworkError("the inputs describe a game waiting for a roll, a chain "
+                                  "stage or a remainder stage, not a plain stage")
+    me = game.to_move
+    op = 1 - me
+    pos = game.position
+    mine, theirs = own_counts(pos, me), own_counts(pos, op)
+    x = np.zeros(N_INPUTS)
+    x[0:96] = _point_units(mine)
+    x[96:192] = _point_units([0] + [theirs[(q + 11) % 24 + 1] for q in range(1, 25)])
+    x[192], x[193] = pos.borne_off(me) / 15.0, pos.borne_off(op) / 15.0
+    x[194] = sum(q * mine[q] for q in range(1, 25)) / 360.0
+    x[195] = sum(q * theirs[q] for q in range(1, 25)) / 360.0
+    n, run = _ahead(mine, theirs)
+    x[196], x[197] = n / 6.0, run / 6.0
+    n, run = _ahead(theirs, mine)
+    x[198], x[199] = n / 6.0, run / 6.0
+    chain = d is not None and d.is_chain
+    rolls = game.rolls_made
+    total = rolls[0] + rolls[1]
+    x[200] = _escalates(game.rules, rolls[me] + 1, total + (2 if chain else 1))
+    x[201] = _escalates(game.rules, rolls[op] + 1, total + (1 if chain else 2))
+    if d is not None:
+        counts = [0] * 7
+        counts[d.dice[0]] += len(d.dice)
+        for number, count in d.following:
+            counts[number] += count
+        for q in range(1, 7):
+            x[202 + q - 1] = counts[q] / 4.0
+        x[208] = 1.0 if chain else 0.0
+    return x
+
+
+def _waiting(game):
+    """A copy of ``game`` played on by its first plays until it waits for a roll (doctest)."""
+    g = game.copy(auto_roll=False)
+    while g.is_decision():
+        g.play(g.legal_plays()[0])
+    return g
+
+
+def load(path_or_net: Union[str, "ValueNet", None] = None) -> ValueNet:
+    """A network: ``None`` or ``"net"`` the shipped one, a path a weights file, a ValueNet as is."""
+    if isinstance(path_or_net, ValueNet):
+        return path_or_net
+    if path_or_net is None or path_or_net == "net":
+        return default_net()
+    if not isinstance(path_or_net, (str, os.PathLike)):
+        raise TypeError(f"a network is 'net', a path to an .npz file or a ValueNet, "
+                        f"got {type(path_or_net).__name__}")
+    return _load_cached(os.path.abspath(os.fspath(path_or_net)),
+                        os.stat(path_or_net).st_mtime_ns if os.path.exists(path_or_net) else 0)
+
+
+@lru_cache(maxsize=8)
+def _load_cached(path: str, mtime: int) -> ValueNet:
+    return ValueNet.load(path)
+
+
+@lru_cache(maxsize=1)
+def default_net() -> ValueNet:
+    """The network shipped in the package (``gulbara/data/gb1.npz``), loaded once."""
+    if not os.path.exists(DEFAULT_NET_PATH):
+        raise InvalidNetworkError(f"the shipped network {DEFAULT_NET_PATH} is missing")
+    return ValueNet.load(DEFAULT_NET_PATH)

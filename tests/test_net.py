@@ -1,0 +1,131 @@
+"""The gb1 value network: native inference against its numpy and Python twins, weights files."""
+
+import random
+
+import numpy as np
+import pytest
+
+import gulbara
+from gulbara import _net
+from gulbara.net import (InvalidNetworkError, N_INPUTS, ValueNet, equity, inputs, load)
+
+
+def _waiting_states(n_games, seed):
+    """Games waiting for a roll, a chain stage or a remainder stage, from random play."""
+    rng = random.Random(seed)
+    states = []
+    for gi in range(n_games):
+        game = gulbara.Game(seed=seed * 1000 + gi, auto_roll=False)
+        game.roll_opening(*rng.choice([(a, b) for a in range(1, 7) for b in range(1, 7) if a != b]))
+        while not game.is_over() and len(states) < 100_000:
+            if game.is_chance():
+                states.append(game.copy())
+                game.roll(rng.randint(1, 6), rng.randint(1, 6))
+                continue
+            d = game.decision
+            if d.is_chain or d.is_remainder:
+                states.append(game.copy())
+            plays = game.legal_plays()
+            game.play(plays[rng.randrange(len(plays))])
+    return states
+
+
+@pytest.fixture(scope="module")
+def states():
+    return _waiting_states(40, 7)
+
+
+@pytest.fixture(scope="module")
+def net():
+    return ValueNet.random(hidden=24, seed=5, scale=0.6)
+
+
+def test_states_cover_chains_and_remainders(states):
+    kinds = {("chain" if g.decision.is_chain else "remainder") if g.is_decision() else "roll"
+             for g in states}
+    assert kinds == {"roll", "chain", "remainder"}
+    assert len(states) > 2000
+
+
+def test_native_inputs_equal_python_twin(states):
+    for game in states:
+        assert np.array_equal(_net.encode_game(game).astype(np.float64),
+                              inputs(game).astype(np.float32).astype(np.float64)), game.state_code()
+
+
+def test_native_forward_equals_numpy_twin(states, net):
+    x = np.array([inputs(g) for g in states])
+    native = net.native_forward(x)
+    assert native.shape == (len(states), 3) and native.dtype == np.float32
+    assert np.abs(native - net.forward(x)).max() < 1e-5
+
+
+def test_stage_values_equal_python_twin(net):
+    rng = random.Random(3)
+    compared = 0
+    for gi in range(12):
+        game = gulbara.Game(seed=gi)
+        while not game.is_over():
+            native = net.stage_values(game)
+            python = net.stage_values_python(game)
+            assert native.shape == python.shape
+            assert np.abs(native - python).max() < 1e-5, game.state_code()
+            compared += len(native)
+            plays = game.legal_plays()
+            game.play(plays[rng.randrange(len(plays))])
+    assert compared > 3000
+
+
+def test_winning_play_is_valued_by_the_result(net):
+    # White bears off its last checker: a mars (Black has none off), +2 whatever the network says
+    game = gulbara.Game.from_state_code(
+        "G:1,,,,,,,,,,,-15,,,,,,,,,,,,|0,0|14,0 next=play:W stage=2-1 roll=2-1 rolls=5,5 stuck=0")
+    values = net.stage_values(game)
+    assert values.tolist() == [2.0] * len(game.legal_plays())
+    assert net.stage_values_python(game).tolist() == values.tolist()
+    assert equity(np.array([1.0, 1.0, 0.0])) == 2.0
+    assert equity(np.array([0.0, 0.0, 1.0])) == -2.0
+
+
+def test_weights_round_trip(tmp_path, net):
+    path = tmp_path / "w.npz"
+    net.save(str(path), note="test")
+    back = ValueNet.load(str(path))
+    assert back.sha256() == net.sha256()
+    assert back.meta["note"] == "test"
+    with np.load(path) as data:
+        assert int(data["format_version"]) == 1 and str(data["layout"]) == "gb1"
+        assert data["w1"].shape == (N_INPUTS, 24) and data["w2"].shape == (24, 3)
+    assert load(str(path)).sha256() == net.sha256()
+
+
+def test_bad_weights_files(tmp_path, net):
+    bad = tmp_path / "bad.npz"
+    arrays = net.arrays
+    np.savez(bad, format_version=np.int32(2), layout=np.str_("gb1"), **arrays)
+    with pytest.raises(InvalidNetworkError, match="format version 2"):
+        ValueNet.load(str(bad))
+    np.savez(bad, format_version=np.int32(1), layout=np.str_("other"), **arrays)
+    with pytest.raises(InvalidNetworkError, match="layout"):
+        ValueNet.load(str(bad))
+    np.savez(bad, format_version=np.int32(1), layout=np.str_("gb1"), w1=arrays["w1"])
+    with pytest.raises(InvalidNetworkError, match="lacks"):
+        ValueNet.load(str(bad))
+    with pytest.raises(InvalidNetworkError, match="cannot read"):
+        ValueNet.load(str(tmp_path / "missing.npz"))
+    with pytest.raises(InvalidNetworkError, match="w1"):
+        ValueNet(np.zeros((10, 4)), np.zeros(4), np.zeros((4, 3)), np.zeros(3))
+    with pytest.raises(InvalidNetworkError, match="finite"):
+        ValueNet(np.full((N_INPUTS, 2), np.nan), np.zeros(2), np.zeros((2, 3)), np.zeros(3))
+    with pytest.raises(TypeError):
+        load(3)
+
+
+def test_inputs_reject_states_without_a_value(net):
+    game = gulbara.Game(seed=2)                     # the opening's plain stage
+    with pytest.raises(InvalidNetworkError):
+        inputs(game)
+    with pytest.raises(ValueError):
+        _net.encode_game(game)
+    with pytest.raises(InvalidNetworkError):
+        net.native_forward(np.zeros((2, 5)))

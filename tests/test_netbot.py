@@ -1,0 +1,187 @@
+"""The net bots: chain and remainder stages valued by their whole-turn outcomes (hand-built states)."""
+
+import numpy as np
+import pytest
+
+import gulbara
+from gulbara.bots import BOTS, GreedyBot, play_out
+from gulbara.net import ValueNet
+from gulbara.netbot import Net2Bot, NetBot
+
+# White to play an escalating 2-2 (then 3s, 4s, 5s, 6s): 72 pips against 80 of chain, so
+# some whole-chain outcomes bear off all fifteen (a mars: Black has none off).
+CHAIN = ("G:2,2,2,,,,,,,,,-15,,,,,,,,3,,,,|0,0|6,0 next=chain:W stage=2-2-2-2 index=0 "
+         "roll=2-2 rolls=5,5 stuck=0")
+# The same chain with White's last three checkers on its 11: every one can be borne off.
+CHAIN_MARS = ("G:2,2,2,,,,,,,,3,-15,,,,,,,,,,,,|0,0|6,0 next=chain:W stage=2-2-2-2 index=0 "
+              "roll=2-2 rolls=5,5 stuck=0")
+# Black to play White's remainder 4-4, then 5x4 and 6x4, before its own roll.
+REMAINDER = ("G:2,2,2,,,,,,,,,-15,,,,,,,,,,,,9|0,0|0,0 next=remainder:B stage=4-4 index=0 "
+             "then=5x4,6x4 roll=3-3 roller=W rolls=5,5 stuck=0")
+
+
+@pytest.fixture(scope="module")
+def net():
+    return ValueNet.random(hidden=16, seed=9, scale=0.5)
+
+
+def _letter(seat):
+    return "WB"[seat]
+
+
+def python_turn_value(net, game, play):
+    """The whole-turn rule through the Python Game, chain_ends/remainder_ends and numpy."""
+    mover = game.decision.seat
+    after = game.copy(auto_roll=False)
+    after.play(play)
+    d = after.decision
+    if d is None or d.seat != mover or d.is_remainder != game.decision.is_remainder:
+        return net.after_value(after, mover)
+    if d.is_remainder:
+        stages = [list(d.dice)] + [[n] * c for n, c in d.following]
+        outcomes = gulbara.remainder_ends(after.code(), mover, stages)
+    else:
+        outcomes = gulbara.chain_ends(after.code(), mover, d.dice[0], after.rules)
+    rolls = "rolls={},{} stuck=0".format(*after.rolls_made)
+    best = -np.inf
+    for o in outcomes:
+        if o.ends_game:
+            theirs = gulbara.Position.from_code(o.code).borne_off(1 - mover)
+            value = 2.0 if theirs == 0 else 1.0
+        else:
+            if o.remainder:
+                numbers = sorted(set(o.remainder))
+                first = numbers[0]
+                stage = "-".join([str(first)] * o.remainder.count(first))
+                then = ",".join(f"{n}x{o.remainder.count(n)}" for n in numbers[1:])
+                words = [f"next=remainder:{_letter(1 - mover)}", f"stage={stage}", "index=0"]
+                if then:
+                    words.append(f"then={then}")
+                words += [f"roll={d.roll[0]}-{d.roll[1]}", f"roller={_letter(mover)}"]
+            else:
+                nxt = 1 - mover if not d.is_remainder else mover
+                words = [f"next=roll:{_letter(nxt)}"]
+            state = gulbara.Game.from_state_code(" ".join([o.code] + words + [rolls]))
+            value = net.after_value(state, mover)
+        best = max(best, value)
+    return best
+
+
+@pytest.mark.parametrize("code", [CHAIN, CHAIN_MARS, REMAINDER],
+                         ids=["chain", "chain-mars", "remainder"])
+def test_whole_turn_values_equal_python_rule(net, code):
+    game = gulbara.Game.from_state_code(code)
+    bot = NetBot(net)
+    ranked = bot.rank(game)
+    assert len(ranked) == len(game.legal_plays()) > 1
+    for play, value in ranked:
+        assert value == pytest.approx(python_turn_value(net, game, play), abs=1e-5)
+    assert [v for _, v in ranked] == sorted((v for _, v in ranked), reverse=True)
+
+
+def test_chain_that_can_bear_off_everything_is_played_to_the_mars(net):
+    game = gulbara.Game.from_state_code(CHAIN_MARS)
+    bot = NetBot(net)
+    best_play, best_value = bot.rank(game)[0]
+    assert best_value == 2.0                  # exact, whatever the random network says
+    # played out by the bot, the chain ends the game with a mars
+    while not game.is_over():
+        game.play(bot.choose(game))
+    assert game.result().winner == 0 and game.result().points == 2
+
+
+def test_the_chain_plan_follows_the_best_outcome(net):
+    game = gulbara.Game.from_state_code(CHAIN_MARS)
+    bot = NetBot(net)
+    first = bot.choose(game)
+    assert first.code == bot.rank(game)[0][0].code or bot.rank(game)[0][1] == 2.0
+    game.play(first)
+    while game.is_decision() and game.decision.seat == 0:
+        game.play(bot.choose(game))
+    assert game.is_over() and game.result().points == 2
+
+
+def test_remainder_receiver_rolls_next_after_it(net):
+    # after the remainder's last stage the same player rolls (RULES §5.4): its value is its own
+    game = gulbara.Game.from_state_code(
+        "G:2,2,2,,,,,,,,,-15,,,,,,,,,,,,9|0,0|0,0 next=remainder:B stage=6-6 index=0 "
+        "roll=3-3 roller=W rolls=5,5 stuck=0")
+    bot = NetBot(net)
+    for play, value in bot.rank(game):
+        after = game.copy(auto_roll=False)
+        after.play(play)
+        assert after.to_move == 1 and after.is_chance()
+        assert value == pytest.approx(net.after_value(after, 1), abs=1e-5)
+
+
+def test_over_budget_falls_back_to_stage_by_stage(net):
+    game = gulbara.Game.from_state_code(CHAIN)
+    bot = NetBot(net, chain_budget=1)
+    values = [v for _, v in sorted(((p.code, v) for p, v in bot.rank(game)))]
+    expected = []
+    for play in game.legal_plays():
+        after = game.copy(auto_roll=False)
+        after.play(play)
+        while after.is_decision() and after.decision.seat == 0:
+            after.play(after.legal_plays()[int(np.argmax(net.stage_values(after)))])
+        expected.append((play.code, net.after_value(after, 0)))
+    assert values == pytest.approx([v for _, v in sorted(expected)], abs=1e-5)
+    assert bot.choose(game) in list(game.legal_plays())
+
+
+def test_net2_searches_the_opponents_rolls(net):
+    game = gulbara.Game(seed=11)
+    bot = Net2Bot(net, top=3)
+    values = bot.stage_values(game)
+    one = net.stage_values(game)
+    assert values.shape == one.shape
+    assert int((values > one - 4.0 + 1e-6).sum() + (np.isclose(values, one - 4.0)).sum()) == len(one)
+    # a searched end's value: the average over 36 rolls of the opponent's best answer
+    i = int(np.argmax(values))
+    after = game.copy(auto_roll=False)
+    after.play(game.legal_plays()[i])
+    mover = game.decision.seat
+    total = 0.0
+    for a in range(1, 7):
+        for b in range(1, 7):
+            reply = after.copy(auto_roll=False)
+            reply.roll(a, b)
+            # the opponent's best answer by the network, then valued for the mover
+            answer = max(reply.legal_plays(),
+                         key=lambda p: net.after_value(_played(reply, p), 1 - mover))
+            total += net.after_value(_played(reply, answer), mover)
+    assert values[i] == pytest.approx(total / 36, abs=1e-4)
+
+
+def _played(game, play):
+    g = game.copy(auto_roll=False)
+    g.play(play)
+    return g
+
+
+def test_bots_play_whole_games(net):
+    for name in ("net", "net2"):
+        bot = BOTS[name](net=net)
+        game = gulbara.Game(seed=2)
+        result = play_out(game, bot, GreedyBot())
+        assert game.is_over() and result is not None
+
+
+def test_the_environments_play_against_the_net():
+    pytest.importorskip("gymnasium")
+    from gulbara.envs.gymnasium import GulBaraEnv
+    env = GulBaraEnv(opponent="net")
+    obs, info = env.reset(seed=24)
+    rng = np.random.default_rng(1)
+    done = False
+    while not done:
+        legal = np.nonzero(info["action_mask"])[0]
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+        done = terminated or truncated
+    assert reward in (-2.0, -1.0, 1.0, 2.0, 0.0)
+
+
+def test_shipped_net_is_the_default(net):
+    from gulbara.net import default_net
+    assert NetBot().net is default_net()
+    assert NetBot("net").net is default_net()

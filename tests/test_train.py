@@ -1,0 +1,82 @@
+"""TD(lambda) training: reproducible bytes whatever the workers, resumable, checkpoints."""
+
+import numpy as np
+import pytest
+
+from gulbara import cli
+from gulbara.errors import GulBaraError
+from gulbara.net import ValueNet
+from gulbara.train import evaluate, last_path, train
+
+TINY = dict(hidden=8, batch=10, checkpoint=40, eval_pairs=10, progress=None)
+
+
+def test_one_and_two_workers_give_identical_bytes():
+    one = train(80, seed=3, workers=1, **TINY)
+    two = train(80, seed=3, workers=2, **TINY)
+    assert one.net.params.tobytes() == two.net.params.tobytes()
+    assert one.best.sha256() == two.best.sha256()
+    assert [c.win_rate for c in one.history] == [c.win_rate for c in two.history]
+
+
+def test_training_changes_the_weights_and_depends_on_the_seed():
+    start = ValueNet.random(8, 3, 0.1)
+    a = train(40, seed=3, **TINY)
+    b = train(40, seed=4, **TINY)
+    assert a.net.sha256() != start.sha256()
+    assert a.net.sha256() != b.net.sha256()
+
+
+def test_a_prefix_of_a_run_is_the_shorter_run():
+    short = train(40, seed=5, **TINY)
+    long = train(80, seed=5, **dict(TINY, checkpoint=40))
+    assert long.history[0].sha256 == short.net.sha256()
+
+
+def test_resume_gives_the_uninterrupted_run(tmp_path):
+    out = str(tmp_path / "best.npz")
+    whole = train(80, seed=6, **TINY)
+    train(40, seed=6, out=out, **TINY)
+    resumed = train(80, seed=6, out=out, resume=True, **TINY)
+    assert resumed.net.sha256() == whole.net.sha256()
+    assert [c.sha256 for c in resumed.history] == [c.sha256 for c in whole.history]
+    state = ValueNet.load(last_path(out))
+    assert state.meta["games"] == 80 and list(state.meta["history_games"]) == [40, 80]
+    best = ValueNet.load(out)
+    assert best.sha256() in [c.sha256 for c in whole.history]
+
+
+def test_resume_refuses_other_arguments(tmp_path):
+    out = str(tmp_path / "best.npz")
+    train(40, seed=6, out=out, **TINY)
+    with pytest.raises(GulBaraError, match="seed"):
+        train(80, seed=7, out=out, resume=True, **TINY)
+
+
+def test_bad_arguments():
+    with pytest.raises(GulBaraError, match="multiple of batch"):
+        train(40, checkpoint=15, hidden=8, batch=10, progress=None)
+    with pytest.raises(GulBaraError):
+        train(0, progress=None)
+    with pytest.raises(TypeError, match="unknown"):
+        train(10, progress=None, learning_rate=1)
+
+
+def test_evaluation_pairs_share_dice():
+    net = ValueNet.random(8, 1)
+    ev = evaluate(net, 20)
+    assert ev["games"] == 40
+    assert ev["low"] <= ev["win_rate"] <= ev["high"]
+    assert evaluate(net, 20, workers=2) == ev
+
+
+def test_cli_trains_and_plots(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "w.npz"
+    plot = tmp_path / "curve.png"
+    code = cli.main(["train", "--games", "40", "--seed", "2", "--out", str(out), "--hidden", "8",
+                     "--batch", "10", "--checkpoint", "20", "--eval-pairs", "5", "--plot",
+                     str(plot)])
+    assert code == 0
+    assert "best checkpoint" in capsys.readouterr().out
+    assert ValueNet.load(str(out)).hidden == 8 and plot.stat().st_size > 1000
