@@ -96,6 +96,10 @@ def test_documented_command_runs(echo, cmd, shown, tmp_path):
     else:
         stdin = ""
     env = {k: v for k, v in os.environ.items() if k != "GULBARA_BACKEND"}
+    if "--resume" in words:            # resuming needs the run it goes on from
+        subprocess.run([sys.executable, "-m", "gulbara"] + [w for w in words if w != "--resume"],
+                       capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300,
+                       check=True)
     proc = subprocess.run([sys.executable, "-m", "gulbara"] + words, input=stdin,
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
     assert proc.returncode == 0, (words, proc.stdout[-2000:], proc.stderr[-2000:])
