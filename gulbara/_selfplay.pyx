@@ -27,6 +27,7 @@ in full (0..6) into a histogram.
 
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
+from cpython.exc cimport PyErr_CheckSignals
 
 from gulbara._bits cimport bit_length, popcount
 from gulbara._masks cimport rotate12
@@ -42,6 +43,8 @@ from gulbara._greedy cimport (longest_run, greedy_score, GreedyBase, greedy_base
                               greedy_score_end)
 
 import numpy as np
+
+from gulbara.errors import checked_scores
 
 cdef enum:
     STAGE_CAPACITY = 17600     # ends one stage can have (_movegen's bound)
@@ -84,12 +87,8 @@ cdef enum:
     HIST_BINS = 8              # chain stages played in full: 0..6 (7 unused)
 
 
-# ---------------------------------------------------------------------------
-# The greedy heuristic (its per-end form, greedy_score_end, is in _greedy.pxd;
-# the generator, splitmix64 seeding and xoshiro256**, in _rng.pxd)
-# ---------------------------------------------------------------------------
-
-# greedy_score (the greedy policy's score of an end position) is in _greedy.pxd.
+# The greedy heuristic (greedy_score, and its per-end form greedy_score_end) is
+# in _greedy.pxd; the generator (splitmix64 seeding, xoshiro256**) in _rng.pxd.
 
 
 # ---------------------------------------------------------------------------
@@ -263,31 +262,25 @@ cdef int play_game(const GameRules* r, GameState* s, Player* pl, Rng* dice, Rng*
 # ---------------------------------------------------------------------------
 
 cdef class _Evaluator:
-    """Holds the caller's ``evaluate(features) -> scores`` and its feature buffer."""
+    """Holds the caller's ``evaluate(features) -> scores`` and the features of the
+    decision being scored: a fresh array per decision, so the caller may keep it."""
     cdef object fn
     cdef object array
     cdef public object error
 
     def __init__(self, fn):
         self.fn = fn
-        self.array = np.zeros((64, BOARD_FEATURES), dtype=np.float32)
+        self.array = None
         self.error = None
 
     cdef float[:, ::1] buffer(self, int n):
-        if n > self.array.shape[0]:
-            self.array = np.zeros((max(n, 2 * self.array.shape[0]), BOARD_FEATURES),
-                                  dtype=np.float32)
+        # every value is written (encode_pos fills a whole row)
+        self.array = np.empty((n, BOARD_FEATURES), dtype=np.float32)
         return self.array
 
     cdef int best(self, int n) except -1:
-        features = self.array[:n]
-        scores = np.asarray(self.fn(features), dtype=np.float64)
-        if scores.shape != (n,):
-            raise ValueError(f"the evaluator must return {n} scores (one per end, shape "
-                             f"({n},)), got shape {scores.shape}")
-        if np.isnan(scores).any():
-            raise ValueError("the evaluator returned NaN scores")
-        return int(np.argmax(scores))
+        features, self.array = self.array, None
+        return int(np.argmax(checked_scores(self.fn(features), n)))
 
 
 # ---------------------------------------------------------------------------
@@ -367,6 +360,7 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
                 if ev is not None and ev.error is not None:
                     raise ev.error
                 raise MemoryError("a stage overflowed the self-play buffer")
+            PyErr_CheckSignals()               # Ctrl-C between games (the GIL is held here)
             if trace:
                 pairs = np.array(<int32_t[:tr.n]>tr.data if tr.n else [], dtype=np.int32)
                 traces.append((pairs.reshape(-1, 2), state_code(&s)))

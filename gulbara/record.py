@@ -551,7 +551,7 @@ def _replay_game(driver, body: Dict[str, Any], explicit: bool, where: str) -> No
                 if "steps" in stage:
                     play = driver.play([tuple(step) for step in stage["steps"]])
                     _check(str(play) == stage.get("play", str(play)), here,
-                           f"steps and notation differ: {shown(stage['play'])}")
+                           f"steps and notation differ: {shown(stage.get('play'))}")
                 else:
                     driver.play_notation(stage["play"])
             except GulBaraError as exc:

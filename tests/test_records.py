@@ -186,3 +186,23 @@ def test_a_game_without_history_has_no_record():
                                 "stuck=0")
     with pytest.raises(RecordError):
         write_record(game)
+
+
+def test_regression_json_stage_with_steps_and_no_play_reads():
+    import gulbara
+    """A JSON stage may give its steps without the notation; the check that the
+    two agree read the missing notation (KeyError) even when there was none."""
+    import json
+    game = gulbara.Game(seed=24)
+    game.play("24/14")
+    data = json.loads(gulbara.write_record(game, format="json"))
+    for stage in (s for g in [data] for r in _rolls_of(g) for s in r["stages"]):
+        stage.pop("play", None)
+    again = gulbara.read_record(json.dumps(data))
+    assert again.state_code() == game.state_code()
+
+
+def _rolls_of(data):
+    if "rolls" in data:
+        return data["rolls"]
+    return [roll for g in data.get("games", []) for roll in g["rolls"]]
