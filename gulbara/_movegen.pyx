@@ -2705,6 +2705,15 @@ cdef class ChainResult(EndSet):
                 number[i] = <uint8_t>((tag >> 4) & 15)
                 played[i] = <uint8_t>((tag >> 8) & 15)
 
+    def __reduce__(self):
+        """Pickles (and deep copies) carry the start, the stages and the outcomes."""
+        cdef bytes outcomes = (<char*>self.outcomes.dense)[:table_bytes(self.outcomes.size)]
+        return (_chain_result_from_state,
+                (format_code(&self.base), self.seat_, self.is_chain,
+                 bytes([self.numbers[k] for k in range(self.n_stages)]),
+                 bytes([self.counts[k] for k in range(self.n_stages)]),
+                 outcomes, self.peak, self.passes_))
+
     def take(self, Py_ssize_t start, Py_ssize_t stop):
         """A new result holding outcomes ``start:stop`` (a chunk of this one)."""
         cdef Py_ssize_t n = self.outcomes.size
@@ -2763,6 +2772,33 @@ cdef class ChainResult(EndSet):
                                  for j in range(stage_steps[k])]))
             offset += stage_steps[k]
         return tuple(result)
+
+
+def _chain_result_from_state(str code, int seat, bint is_chain, bytes numbers, bytes counts,
+                             bytes outcomes, size_t peak, int passes):
+    """A ChainResult from its pickled state (ChainResult.__reduce__)."""
+    cdef ChainResult result = ChainResult.__new__(ChainResult)
+    cdef Pos p
+    cdef Py_ssize_t n = len(outcomes) // table_bytes(1), k
+    if len(numbers) != len(counts) or not 1 <= len(numbers) <= 6 or len(outcomes) % table_bytes(1):
+        raise ValueError("not the state of a chain result")
+    read_code(code, &p)
+    result.base = p
+    result.seat_ = check_seat(seat)
+    result.is_chain = is_chain
+    result.n_stages = len(numbers)
+    for k in range(result.n_stages):
+        result.numbers[k] = numbers[k]
+        result.counts[k] = counts[k]
+    result.peak = peak
+    result.passes_ = passes
+    keyset_clear(&result.outcomes, NULL)
+    result.outcomes.dense = <uint64_t*>malloc(table_bytes(n + 1))
+    if result.outcomes.dense == NULL:
+        raise MemoryError("out of memory unpickling chain outcomes")
+    memcpy(result.outcomes.dense, <const char*>outcomes, table_bytes(n))
+    result.outcomes.size = n
+    return result
 
 
 cdef size_t chain_budget(Py_ssize_t max_ends) noexcept:

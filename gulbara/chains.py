@@ -16,6 +16,7 @@ back as arrays, not as Python objects.
 ((24, 5), (24, 5), (24, 5), (24, 5))
 """
 
+import operator
 import os
 from typing import Iterator, NamedTuple, Optional, Sequence, Tuple
 
@@ -190,6 +191,9 @@ class ChainEnds:
         return [raw.code(i) for i in range(len(raw))]
 
     def _index(self, i: int) -> int:
+        if isinstance(i, (bool, np.bool_)) or not hasattr(i, "__index__"):
+            raise TypeError(f"outcome indices are ints, not {type(i).__name__}")
+        i = operator.index(i)
         n = len(self._raw)
         if i < 0:
             i += n

@@ -493,3 +493,31 @@ def test_the_reference_backend_stands_in_for_every_chain_call():
     assert chunks == [20, 20, 4]
     assert best == gulbara.chain_best(gulbara.START_CODE, 0, 5, k=1)[0].score
     assert remainder == sorted(remainder_ends(gulbara.START_CODE, 1, [[5, 5]]).codes())
+
+
+def test_fault12_chain_outcomes_are_indexed_by_ints_only():
+    chain = chain_ends(gulbara.START_CODE, 0, 5)
+    for bad in (True, "a", 1.5, np.bool_(True)):
+        with pytest.raises(TypeError, match="outcome indices are ints"):
+            chain[bad]
+    assert chain[np.int64(3)] == chain[3] == chain[3 - len(chain)]
+    with pytest.raises(IndexError):
+        chain[len(chain)]
+
+
+def test_fault06_chain_ends_pickle_and_deep_copy():
+    """ChainEnds (and the core's ChainResult) round-trip through pickle and
+    deepcopy: the same outcomes, tags, arrays and steps."""
+    import copy
+    import pickle
+    for code, seat, first in [(gulbara.START_CODE, 0, 4), (MID_GAME_11[0].code, MID_GAME_11[0].seat, 6),
+                              ("G:,,,,,3,,,,,,-15,,,,,,,,,,,,|0,0|12,0", 0, 1)]:
+        chain = chain_ends(code, seat, first)
+        _ = chain.boards                           # with its arrays built
+        for again in (pickle.loads(pickle.dumps(chain)), copy.deepcopy(chain)):
+            assert outcome_rows(again) == outcome_rows(chain)
+            assert np.array_equal(again.boards, chain.boards)
+            assert np.array_equal(again.remainder, chain.remainder)
+            assert again.steps(len(chain) - 1) == chain.steps(len(chain) - 1)
+    remainder = remainder_ends(gulbara.START_CODE, 1, [[5, 5], [6] * 4])
+    assert outcome_rows(pickle.loads(pickle.dumps(remainder))) == outcome_rows(remainder)
