@@ -1,0 +1,42 @@
+"""Time the real-game chain suite on one thread and on two, side by side.
+
+    python3 benchmarks/real_chains.py
+
+Every chain of ``gulbara.suites.REAL_GAME_CHAINS`` is enumerated with
+``threads=1`` and then ``threads=2`` (the two runs of a chain back to back, so
+the machine's load touches both alike), each count checked. Prints a line per
+chain (outcomes, seconds on 1 and 2 threads), then for each the summary of
+``gulbara.bench.chain_time_summary`` (mean, median and worst ms, ns per outcome
+over the chains of more than 10,000 outcomes), the speed-up over those, and
+how many chains took more than 2 s.
+"""
+
+import json
+import time
+
+import gulbara
+from gulbara.bench import chain_time_summary
+from gulbara.suites import REAL_GAME_CHAINS
+
+
+def main():
+    seconds = {1: [], 2: []}
+    for entry in REAL_GAME_CHAINS:
+        for threads in (1, 2):
+            start = time.perf_counter()
+            outcomes = len(gulbara.chain_ends(entry.code, entry.seat, entry.first,
+                                              threads=threads))
+            seconds[threads].append(time.perf_counter() - start)
+            if outcomes != entry.outcomes:
+                raise SystemExit(f"{entry}: {outcomes} outcomes")
+        print(entry.outcomes, [round(seconds[t][-1], 3) for t in (1, 2)], flush=True)
+    for threads in (1, 2):
+        print(threads, json.dumps(chain_time_summary(REAL_GAME_CHAINS, seconds[threads])))
+    big = [i for i, entry in enumerate(REAL_GAME_CHAINS) if entry.outcomes > 10_000]
+    print("speed-up over the big ones",
+          sum(seconds[1][i] for i in big) / sum(seconds[2][i] for i in big))
+    print("over 2 s:", sum(s > 2 for s in seconds[1]), sum(s > 2 for s in seconds[2]))
+
+
+if __name__ == "__main__":
+    main()
