@@ -471,7 +471,7 @@ def test_outcome_views():
     assert chain.codes() == [chain[0].code]
 
 
-def test_the_reference_backend_stands_in_for_every_chain_call():
+def test_the_reference_backend_stands_in_for_every_chain_call(tmp_path):
     """GULBARA_BACKEND=reference serves chain_ends, the streams, the count and
     the best K without the compiled core, with the core's outcomes."""
     import json
@@ -484,8 +484,10 @@ def test_the_reference_backend_stands_in_for_every_chain_call():
              "[len(x) for x in gulbara.chain_ends_iter(gulbara.START_CODE, 0, 5, chunk=20)], "
              "gulbara.chain_best(gulbara.START_CODE, 0, 5, k=1)[0].score, "
              "sorted(gulbara.remainder_ends(gulbara.START_CODE, 1, [[5, 5]]).codes())]))")
+    # (from a scratch directory: a source tree must not shadow the installed package)
     done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
-                          env=dict(os.environ, GULBARA_BACKEND="reference"), timeout=120)
+                          cwd=tmp_path, env=dict(os.environ, GULBARA_BACKEND="reference"),
+                          timeout=120)
     assert done.returncode == 0, done.stderr
     codes, name, count, chunks, best, remainder = json.loads(done.stdout)
     core = chain_ends(gulbara.START_CODE, 0, 5)
