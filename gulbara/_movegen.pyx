@@ -28,7 +28,7 @@ from gulbara._types cimport (Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS,
 from operator import index as _index
 import threading
 
-from gulbara.errors import (GulBaraError, InvalidPositionError, InvalidSeatError,
+from gulbara.errors import (GulBaraError, checked_int, InvalidPositionError, InvalidSeatError,
                             InvalidDiceError, IllegalPlayError, EnumerationLimitError, shown)
 
 cdef extern from *:
@@ -2909,15 +2909,9 @@ cdef class ChainRun:
 
 
 cdef int check_threads(object threads) except -1:
-    cdef Py_ssize_t n
     if threads is None:
         return 1
-    if isinstance(threads, bool) or not hasattr(threads, "__index__"):
-        raise TypeError(f"threads must be an int, not {type(threads).__name__}")
-    n = _index(threads)
-    if n < 1 or n > MAX_THREADS:
-        raise GulBaraError(f"threads must be 1 to {MAX_THREADS}, got {threads!r}")
-    return <int>n
+    return checked_int(threads, "threads", 1, MAX_THREADS)
 
 
 cdef ChainRun make_run(const Pos* p, int seat, list stages, bint is_chain, object max_ends,
@@ -2934,21 +2928,12 @@ cdef ChainRun make_run(const Pos* p, int seat, list stages, bint is_chain, objec
     run.threads = check_threads(threads)
     run.max_ends = max_ends
     if max_ends is not None:
-        if isinstance(max_ends, bool) or not hasattr(max_ends, "__index__"):
-            raise TypeError(f"max_ends must be an int or None, not {type(max_ends).__name__}")
-        if _index(max_ends) < 1:
-            raise GulBaraError(f"max_ends must be at least 1, got {max_ends!r}")
-        run.max_held = min(_index(max_ends), PY_SSIZE_T_MAX)
+        run.max_held = checked_int(max_ends, "max_ends", 1, PY_SSIZE_T_MAX)
         run.budget = chain_budget(run.max_held)
     else:
         run.max_held = PY_SSIZE_T_MAX
-        if memory is None:
-            memory = DEFAULT_CHAIN_MEMORY
-        if isinstance(memory, bool) or not hasattr(memory, "__index__"):
-            raise TypeError(f"memory must be an int (bytes) or None, not {type(memory).__name__}")
-        if _index(memory) < BASE_BYTES:
-            raise GulBaraError(f"memory must be at least {BASE_BYTES:,} bytes, got {memory!r}")
-        run.budget = <size_t>min(_index(memory), SIZE_MAX)
+        run.budget = checked_int(DEFAULT_CHAIN_MEMORY if memory is None else memory, "memory",
+                                 BASE_BYTES, SIZE_MAX)
     return run
 
 
