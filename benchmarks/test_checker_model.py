@@ -1,0 +1,42 @@
+"""The per-checker model of whole chains (checker_model.py) against chain_ends.
+
+The model is a design study, not a generator; these checks keep its counts honest.
+"""
+
+import numpy as np
+import pytest
+
+import gulbara
+from gulbara import suites
+from gulbara.chains import STOP_COMPLETE
+
+import checker_model
+
+
+def decision(seed, ply):
+    return next(c for c in suites.REAL_GAME_CHAINS if (c.seed, c.ply) == (seed, ply))
+
+
+@pytest.mark.parametrize("seed, ply", [(4, 20), (0, 31)])
+def test_model_counts_the_complete_outcomes_of_chain_ends(seed, ply):
+    chain = decision(seed, ply)
+    counts, blocked = checker_model.mover_counts(chain.code, chain.seat)
+    ends, counters = checker_model.complete_outcomes(counts, blocked,
+                                                     list(range(chain.first, 7)))
+    exact = gulbara.chain_ends(chain.code, chain.seat, chain.first)
+    complete = exact.stop == STOP_COMPLETE
+    assert len(ends) == int(np.count_nonzero(complete)) > 0
+    # the same positions, not only as many: the mover's 24 counts of each end
+    sign = 1 if chain.seat == 0 else -1
+    boards = np.clip(sign * exact.boards[complete], 0, None)
+    if chain.seat == 1:          # own point p is White's (p + 11) % 24 + 1 (RULES §1.3)
+        boards = boards[:, [(p + 11) % 24 for p in range(1, 25)]]
+    packed = {sum(int(n) << (4 * q) for q, n in enumerate(row)) for row in boards}
+    assert packed == ends
+    assert counters["largest_layer"] >= 1
+
+
+def test_model_mover_counts_follow_the_black_frame():
+    counts, blocked = checker_model.mover_counts("G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0", 1)
+    assert counts[24] == 15 and sum(counts) == 15
+    assert blocked == {12}
