@@ -37,13 +37,13 @@ from cpython.exc cimport PyErr_CheckSignals
 
 from gulbara._bits cimport bit_length, popcount
 from gulbara._masks cimport rotate12
-from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE
+from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll, escalates,
                              play_end, stage_dice, read_rules, read_game)
 from gulbara._rng cimport Rng, rng_seed, rng_below
-from gulbara._playloop cimport chance_step, pending_ends, STAGE_CAPACITY, OPENING_TIE
+from gulbara._playloop cimport chance_step, pending_ends, OPENING_TIE
 from gulbara._greedy cimport greedy_choose, longest_run
 
 import numpy as np
@@ -473,7 +473,7 @@ cdef int decision_ends(game, GameState* s, GameRules* r, StageEnd* ends, int* n_
     with nogil:
         failed = pending_ends(s, ends, n_ends)
     if failed:
-        raise MemoryError("the stage overflowed its buffer")
+        raise RuntimeError("the stage overflowed its buffer")
     return 0
 
 
@@ -620,7 +620,7 @@ def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
                 failed = play_one(&r, &s, &pl, &dice, &rng, ends, max_rolls, NULL, &res,
                                   tr, trace_cap, &n_trace)
             if failed:
-                raise MemoryError("a stage overflowed the match buffer")
+                raise RuntimeError("a stage overflowed the match buffer")
             rv[g, 0] = a_seat
             rv[g, 1] = res.winner
             rv[g, 2] = res.points
@@ -763,7 +763,7 @@ def search_values(Network network not None, game, int top):
             with nogil:
                 v = reply_value(&network.net, &r, &after, s.seat, scratch, &failed)
             if failed:
-                raise MemoryError("a reply stage overflowed its buffer")
+                raise RuntimeError("a reply stage overflowed its buffer")
             two[i] = v
     finally:
         free(ends)
@@ -786,7 +786,7 @@ def continuation_values(Network network not None, game):
         values = np.zeros(n_ends, dtype=np.float32)
         _continuations_into(&network.net, &r, &s, ends, n_ends, later, values, &failed)
         if failed:
-            raise MemoryError("a later stage overflowed its buffer")
+            raise RuntimeError("a later stage overflowed its buffer")
     finally:
         free(ends)
         free(later)

@@ -5,14 +5,13 @@ pending stage's ends."""
 
 from libc.stdint cimport uint8_t
 
-from gulbara._types cimport StageEnd, MAX_STAGE_DICE
+from gulbara._types cimport StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, begin_roll, next_roll,
                              stage_dice)
 from gulbara._rng cimport Rng, rng_below
 
 cdef enum:
-    STAGE_CAPACITY = 17600     # ends one stage can have (_movegen's bound)
     OPENING_TIE = -2
 
 

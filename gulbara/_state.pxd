@@ -16,7 +16,7 @@ them. Copying a state is assignment; nothing points into anything.
 from libc.stdint cimport uint8_t, int8_t, int32_t, uint32_t, uint64_t
 
 from gulbara._types cimport Pos, StageEnd
-from gulbara._movegen cimport pos_set_mover_key
+from gulbara._keys cimport pos_set_mover_key
 
 # Phases (game.py's _OPENING, _ROLL, _STAGE, _OVER) and kinds of stage
 # (_PLAIN, _CHAIN, _REMAINDER).

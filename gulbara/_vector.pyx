@@ -32,8 +32,8 @@ from libc.string cimport memset
 from gulbara._greedy cimport greedy_score
 from gulbara._rng cimport splitmix64
 from gulbara._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE
-from gulbara._movegen cimport (stage_generate, step_is_legal, step_apply, pos_mover_key,
-                               pos_set_mover_key, Position)
+from gulbara._keys cimport pos_mover_key, pos_set_mover_key
+from gulbara._movegen cimport stage_generate, step_is_legal, step_apply, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll, play_end,
                              stage_dice, escalates, read_rules, read_game)
