@@ -18,7 +18,7 @@ from libc.stdint cimport SIZE_MAX
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy
 
-from gulbara._bits cimport bit_length
+from gulbara._bits cimport bit_length, pop_top
 from gulbara._masks cimport rotate12, open_from, movable, point_in_other_frame
 from gulbara._interrupt cimport Interrupt, interrupt_init, interrupted, interrupt_raise
 from gulbara._keys cimport (DELTA_LO, DELTA_HI, LANDS, key_count, key_outside, key_occupancy,
@@ -124,8 +124,7 @@ cdef int max_steps_no_bear_off(uint32_t mine, uint64_t lo, uint64_t hi, uint32_t
     cdef uint32_t open_d = open_from(blocked, die), sources = mine & open_d
     cdef int frm, run, q, total = 0
     while sources:
-        frm = bit_length(sources)
-        sources &= ~((<uint32_t>1) << (frm - 1))
+        frm = pop_top(&sources)
         run = 1
         q = frm - die
         while run < count and (open_d >> (q - 1)) & 1:
@@ -228,8 +227,7 @@ cdef void open_dfs(GroupSearch* st, uint32_t mask, uint64_t lo, uint64_t hi, int
     cdef int frm
     if depth + 1 == st.depth:
         while sources:
-            frm = bit_length(sources)
-            sources &= ~((<uint32_t>1) << (frm - 1))
+            frm = pop_top(&sources)
             end_lo = lo + st.dlo[frm]
             end_hi = (hi + st.dhi[frm]) | st.leaf_tag
             queue_push_hashed(&st.queue, end_lo, end_hi, st.leaf_table, key_hash(end_lo, end_hi))
@@ -319,8 +317,7 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
                 # merged into this position, so no play is lost).
                 sources &= ((<uint32_t>2) << (layer.slots[2 * i + 1] >> 32)) - 1
             while sources:
-                frm = bit_length(sources)
-                sources &= ~((<uint32_t>1) << (frm - 1))
+                frm = pop_top(&sources)
                 child_lo = klo + dlo[frm]
                 child_hi = khi + dhi[frm]
                 # The last checker off: only this point was held, by one checker.

@@ -17,7 +17,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 
-from gulbara._bits cimport bit_length, cpu_supported, built_with_lzcnt
+from gulbara._bits cimport bit_length, pop_top, cpu_supported, built_with_lzcnt
 from gulbara._masks cimport rotate12, open_from, movable, can_step, point_in_other_frame
 from gulbara._keys cimport (UNIT_LO, UNIT_HI, DELTA_LO, DELTA_HI, LANDS, key_count, key_outside,
                             no_bear_off_in_two, occupancy_after, mix64, pos_mover_key,
@@ -214,15 +214,13 @@ cdef inline void eq_leaves(Sink* s, const EqStage* st, uint32_t sources, uint64_
         s.n = 0
     if s.capacity - s.n < N_POINTS:
         while sources:
-            frm = bit_length(sources)
-            sources &= ~((<uint32_t>1) << (frm - 1))
+            frm = pop_top(&sources)
             sink_record(s, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, depth + 1, False,
                         steps | ((<uint64_t>frm) << shift))
         return
     e = s.out + s.n
     while sources:
-        frm = bit_length(sources)
-        sources &= ~((<uint32_t>1) << (frm - 1))
+        frm = pop_top(&sources)
         put_end(e, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, False,
                 steps | ((<uint64_t>frm) << shift))
         e += 1
@@ -315,8 +313,7 @@ cdef inline int two_seconds(StageEnd* out, int n, int capacity, uint32_t second,
     cdef StageEnd* e = out + n
     if capacity - n < N_POINTS:
         while second:
-            frm2 = bit_length(second)
-            second &= ~((<uint32_t>1) << (frm2 - 1))
+            frm2 = pop_top(&second)
             if n >= capacity:
                 return -1
             put_end(&out[n], lo + dlo[frm2], hi + dhi[frm2], 2, False,
@@ -324,8 +321,7 @@ cdef inline int two_seconds(StageEnd* out, int n, int capacity, uint32_t second,
             n += 1
         return n
     while second:
-        frm2 = bit_length(second)
-        second &= ~((<uint32_t>1) << (frm2 - 1))
+        frm2 = pop_top(&second)
         put_end(e, lo + dlo[frm2], hi + dhi[frm2], 2, False, steps | ((<uint64_t>frm2) << 16))
         e += 1
     return <int>(e - out)
@@ -395,8 +391,7 @@ cdef int two_dice_no_bear_off(uint32_t mask, uint32_t blocked, uint64_t lo, uint
         die = low
     playable[0] = 1 if first else 0
     while first:
-        frm = bit_length(first)
-        first &= ~((<uint32_t>1) << (frm - 1))
+        frm = pop_top(&first)
         if n >= capacity:
             return -1
         put_end(&out[n], lo + DELTA_LO[die][frm], hi + DELTA_HI[die][frm], 1, False,
@@ -471,8 +466,7 @@ cdef void two_dice_general(TwoSink* t, uint32_t mask, uint32_t blocked, uint64_t
     open_d[0] = open_from(blocked, high)
     open_d[1] = open_from(blocked, low)
     while first:
-        frm = bit_length(first)
-        first &= ~((<uint32_t>1) << (frm - 1))
+        frm = pop_top(&first)
         for k in range(2):
             die = high if k == 0 else low
             other = low if k == 0 else high
@@ -489,8 +483,7 @@ cdef void two_dice_general(TwoSink* t, uint32_t mask, uint32_t blocked, uint64_t
             second = movable(mask1, open_d[1 - k], other)
             moves = second != 0
             while second:
-                frm2 = bit_length(second)
-                second &= ~((<uint32_t>1) << (frm2 - 1))
+                frm2 = pop_top(&second)
                 # Two independent steps onto the board (the second not the
                 # first's checker): their other order reaches the same end,
                 # and when it comes first in canonical order it was visited
@@ -548,8 +541,7 @@ cdef int gen_max_steps(Gen* g, int die, int count, int depth, int max_from) noex
     cdef uint32_t sources = g.mask & (((<uint32_t>1) << max_from) - 1)
     cdef int frm, reach, best = depth
     while sources and best < count:
-        frm = bit_length(sources)
-        sources &= ~((<uint32_t>1) << (frm - 1))
+        frm = pop_top(&sources)
         if not can_step(g.mask, g.blocked, frm, die):
             continue
         gen_do(g, frm, die)

@@ -88,12 +88,23 @@ cdef inline void put_point(Sparse* x, int base, int c) noexcept nogil:
                     put(x, base + 3, (c - 3) / 2.0)
 
 
+cdef inline void put_blocks(Sparse* x, int base, uint32_t runner, uint32_t blocker) noexcept nogil:
+    """Inputs ``base``, ``base + 1``: the blocker's points ahead of the runner's
+    rearmost checker (each side's occupancy in its own numbering), counted and
+    their longest run, over 6."""
+    cdef int back = bit_length(runner)
+    cdef uint32_t ahead
+    if back > 0:
+        ahead = rotate12(blocker) & ((<uint32_t>1 << (back - 1)) - 1)
+        if ahead:
+            put(x, base, popcount(ahead) / 6.0)
+            put(x, base + 1, longest_run(ahead) / 6.0)
+
+
 cdef void encode(const GameRules* r, const GameState* s, Sparse* x) noexcept nogil:
     """The gb1 inputs of ``s`` for its side to act (ascending indices)."""
     cdef int me = s.seat, op = 1 - s.seat, q, pips_me = 0, pips_op = 0, n
-    cdef int back
     cdef int counts[7]
-    cdef uint32_t ahead
     cdef bint chain = False, me_first
     x.n = 0
     for q in range(1, 25):
@@ -110,18 +121,8 @@ cdef void encode(const GameRules* r, const GameState* s, Sparse* x) noexcept nog
         put(x, IN_PIPS, pips_me / 360.0)
     if pips_op:
         put(x, IN_PIPS + 1, pips_op / 360.0)
-    back = bit_length(s.pos.occ[op])
-    if back > 0:
-        ahead = rotate12(s.pos.occ[me]) & ((<uint32_t>1 << (back - 1)) - 1)
-        if ahead:
-            put(x, IN_BLOCKS, popcount(ahead) / 6.0)
-            put(x, IN_BLOCKS + 1, longest_run(ahead) / 6.0)
-    back = bit_length(s.pos.occ[me])
-    if back > 0:
-        ahead = rotate12(s.pos.occ[op]) & ((<uint32_t>1 << (back - 1)) - 1)
-        if ahead:
-            put(x, IN_BLOCKS + 2, popcount(ahead) / 6.0)
-            put(x, IN_BLOCKS + 3, longest_run(ahead) / 6.0)
+    put_blocks(x, IN_BLOCKS, s.pos.occ[op], s.pos.occ[me])
+    put_blocks(x, IN_BLOCKS + 2, s.pos.occ[me], s.pos.occ[op])
     for q in range(7):
         counts[q] = 0
     if s.phase == PH_STAGE and s.kind != K_PLAIN:

@@ -40,7 +40,7 @@ from libc.stdint cimport uint8_t, int8_t, int32_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
-from gulbara._bits cimport bit_length, popcount
+from gulbara._bits cimport bit_length, pop_top, popcount
 from gulbara._masks cimport rotate12, open_from as open_from_mask, movable as movable_mask
 from gulbara._types cimport (Pos, StageEnd, N_CHECKERS, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS,
                              STAGE_CAPACITY)
@@ -244,8 +244,7 @@ cdef int count_two(Counter* g, int high, int low, Work* w) noexcept nogil:
         other = low if k == 0 else high
         first = movable(g, die)
         while first:
-            frm = bit_length(first)
-            first &= ~((<uint32_t>1) << (frm - 1))
+            frm = pop_top(&first)
             counter_do(g, frm, die)
             if g.off == N_CHECKERS:                    # RULES §3.3: complete
                 any_two = True
@@ -255,8 +254,7 @@ cdef int count_two(Counter* g, int high, int low, Work* w) noexcept nogil:
                 if second:
                     any_two = True
                     while second:
-                        q = bit_length(second)
-                        second &= ~((<uint32_t>1) << (q - 1))
+                        q = pop_top(&second)
                         target = q - other
                         if target >= 1:
                             n_two += set_add(w, g.klo - UNIT_LO[q] + UNIT_LO[target],
@@ -332,8 +330,7 @@ cdef void count_equal(Counter* g, int die, int n_dice, int depth, int max_from,
         reach = n_dice
     else:
         while sources:
-            frm = bit_length(sources)
-            sources &= ~((<uint32_t>1) << (frm - 1))
+            frm = pop_top(&sources)
             counter_do(g, frm, die)
             if g.off == N_CHECKERS:                    # RULES §3.3: complete
                 keep(n_dice, 1, best, n)

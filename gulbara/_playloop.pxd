@@ -1,7 +1,7 @@
 # cython: language_level=3
-"""Pieces of a native game loop shared by ``_net.pyx`` and ``_lockstep.pyx``: one draw
-at a chance node, drawn as native self-play draws it (``_selfplay.pyx``), and the
-pending stage's ends."""
+"""Pieces of a native game loop shared by ``_selfplay.pyx``, ``_net.pyx`` and
+``_lockstep.pyx``: one draw at a chance node, drawn as native self-play draws it,
+and the pending stage's ends; inline C (this file is the implementation)."""
 
 from libc.stdint cimport uint8_t
 

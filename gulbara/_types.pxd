@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""Typedefs and constants shared by gulbara's C-level modules."""
+"""Typedefs and constants shared by gulbara's C-level modules (declarations
+only: the functions on them are in ``_keys.pxd``, ``_masks.pxd`` and ``_movegen``)."""
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
