@@ -314,7 +314,7 @@ cdef void count_last_two(const Counter* g, int die, int n_dice, int depth, int m
 cdef void count_equal(Counter* g, int die, int n_dice, int depth, int max_from,
                       int* best, int* n) noexcept nogil:
     """The ends of ``n_dice`` equal dice by effective length, sources in
-    non-increasing order as in _movegen's gen_equal_dice: every end once
+    non-increasing order as in _movegen's eq_dfs: every end once
     (RULES §3.4, §3.7). Keeps the greatest length in ``best``, its ends in ``n``."""
     cdef uint32_t sources
     cdef int frm, found, reach
