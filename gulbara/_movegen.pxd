@@ -43,6 +43,7 @@ cdef class EndSet:
     cdef Key96 key_at(self, Py_ssize_t i) noexcept nogil
     cdef int check_index(self, Py_ssize_t i) except -1
     cdef void end_pos(self, Py_ssize_t i, Pos* out) noexcept nogil
+    cdef Pos checked_end(self, Py_ssize_t i) except *
 
 
 cdef class Ends(EndSet):

@@ -1067,18 +1067,21 @@ cdef class EndSet:
         """The position the mover starts from."""
         return wrap(&self.base)
 
+    cdef Pos checked_end(self, Py_ssize_t i) except *:
+        """End ``i`` (IndexError out of range)."""
+        cdef Pos p
+        self.check_index(i)
+        self.end_pos(i, &p)
+        return p
+
     def code(self, Py_ssize_t i):
         """The position code of end ``i``."""
-        self.check_index(i)
-        cdef Pos p
-        self.end_pos(i, &p)
+        cdef Pos p = self.checked_end(i)
         return format_code(&p)
 
     def position(self, Py_ssize_t i):
         """End ``i`` as a ``Position``."""
-        self.check_index(i)
-        cdef Pos p
-        self.end_pos(i, &p)
+        cdef Pos p = self.checked_end(i)
         return wrap(&p)
 
 
