@@ -61,7 +61,10 @@ if USE_LZCNT:
 thread_args = [] if sys.platform.startswith("win") else ["-pthread"]
 
 extensions = [
-    Extension("gulbara._movegen", ["gulbara/_movegen.pyx"],
+    Extension("gulbara._movegen", ["gulbara/_movegen.pyx"], extra_compile_args=compile_args),
+    Extension("gulbara._tables", ["gulbara/_tables.pyx"],
+              extra_compile_args=compile_args + thread_args, extra_link_args=thread_args),
+    Extension("gulbara._chains", ["gulbara/_chains.pyx"],
               extra_compile_args=compile_args + thread_args, extra_link_args=thread_args),
     Extension("gulbara._batch", ["gulbara/_batch.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._perft", ["gulbara/_perft.pyx"], extra_compile_args=compile_args),

@@ -1,6 +1,7 @@
 """Choose the generator behind the Python API.
 
-The compiled core (``gulbara._movegen``) is the default. Setting the
+The compiled core (``gulbara._movegen``, with whole chains in
+``gulbara._chains``) is the default. Setting the
 environment variable ``GULBARA_BACKEND=reference`` before ``gulbara`` is
 imported switches the whole package onto the naive pure-Python reference
 (``gulbara._reference``), which implements the same contract
@@ -13,9 +14,11 @@ BACKEND_NAME = os.environ.get("GULBARA_BACKEND", "core").strip().lower() or "cor
 
 if BACKEND_NAME in ("reference", "ref", "python", "pure"):
     from gulbara import _reference as backend
+    from gulbara import _reference as chain_backend
     BACKEND_NAME = "reference"
 elif BACKEND_NAME in ("core", "cython", "native"):
     from gulbara import _movegen as backend
+    from gulbara import _chains as chain_backend
     BACKEND_NAME = "core"
 else:
     raise ImportError(
@@ -25,4 +28,5 @@ Position = backend.Position
 START_CODE = backend.START_CODE
 raw_stage_ends = backend.stage_ends
 
-__all__ = ["BACKEND_NAME", "backend", "Position", "START_CODE", "raw_stage_ends"]
+__all__ = ["BACKEND_NAME", "backend", "chain_backend", "Position", "START_CODE",
+           "raw_stage_ends"]

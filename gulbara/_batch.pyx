@@ -40,7 +40,9 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset, memcpy
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_ANY_CONTIGUOUS
 
-from gulbara._types cimport Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS, MAX_STAGE_DICE
+from gulbara._types cimport (Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS, MAX_STAGE_DICE,
+                             STAGE_CAPACITY)
+from gulbara._keys cimport key_outside
 from gulbara._movegen cimport stage_generate_key
 from gulbara._rows cimport read_board, BAD_SEAT, BAD_POINT, BAD_OFF, BAD_TOTAL
 from gulbara._interrupt cimport Interrupt, interrupt_init, interrupted, interrupt_raise
@@ -72,10 +74,9 @@ PROBLEMS = {BAD_SEAT: "seat", BAD_POINT: "point", BAD_OFF: "off", BAD_TOTAL: "to
 cdef enum:
     # The scratch one stage is generated into: SMALL_SCRATCH ends at first (a
     # usual stage has tens); a stage with more is generated again into
-    # SCRATCH, which holds every stage (see _movegen's STAGE_CAPACITY: at most
-    # C(27, 4) = 17,550 multisets of four equal dice).
+    # SCRATCH, which holds every stage (STAGE_CAPACITY of _types.pxd).
     SMALL_SCRATCH = 1024
-    SCRATCH = 17600
+    SCRATCH = STAGE_CAPACITY
     MIN_CAPACITY = 64
     FIRST_PER_ROW = 16       # ends per row at first for a batch too small to sample
     SAMPLE_EVERY = 64        # one row in this many (at most MAX_SAMPLES) sizes the output
@@ -338,15 +339,6 @@ ctypedef struct Loop:
     bint fixed            # no play of the stage bears off (write_ends)
     int problem
     int detail
-
-
-cdef inline int key_outside(uint64_t lo, uint64_t hi) noexcept nogil:
-    """The mover's checkers outside its home board (own points 7..24) in a packed key."""
-    cdef uint64_t m = <uint64_t>0x0F0F0F0F0F0F0F0FULL
-    cdef uint64_t x = lo >> 24             # points 7..16 (the home board is points 1..6)
-    cdef uint64_t t = (x & m) + ((x >> 4) & m) + (hi & m) + ((hi >> 4) & m)
-    # every byte of t is at most 15 and so is their sum: no carries between bytes
-    return <int>((t * <uint64_t>0x0101010101010101ULL) >> 56)
 
 
 cdef inline void write_ends(Out* o, const StageEnd* ends, int n, const Row* info,

@@ -1,5 +1,8 @@
 # cython: language_level=3
-"""Bit helpers on 32-bit masks, inline C shared by the compiled modules."""
+"""Bit helpers on 32-bit masks, inline C shared by the compiled modules (this
+file is the implementation)."""
+
+from libc.stdint cimport uint32_t
 
 cdef extern from *:
     """
@@ -44,3 +47,11 @@ cdef extern from *:
     # whether this CPU runs the instructions the extension was built for
     bint cpu_supported "gulbara_cpu_supported"() noexcept nogil
     const bint built_with_lzcnt "GULBARA_BUILT_WITH_LZCNT"
+
+
+cdef inline int pop_top(uint32_t* m) noexcept nogil:
+    """The highest point of the mask ``*m`` (its bit_length), taken out of
+    ``*m``; ``*m`` must not be 0 (the sources of a search, highest first)."""
+    cdef int top = bit_length(m[0])
+    m[0] &= ~((<uint32_t>1) << (top - 1))
+    return top

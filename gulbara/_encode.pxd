@@ -4,7 +4,7 @@
 ``encode_pos`` writes BOARD_FEATURES float32 values describing a position from
 one side's point of view; the self-play loop and the numpy encoders share it.
 ``encode_state`` adds the game-state block (STATE_FEATURES in all) from a
-``GameContext`` filled by the caller.
+``GameContext`` filled by the caller. Implemented in ``_encode.pyx``.
 """
 
 from libc.stdint cimport uint8_t

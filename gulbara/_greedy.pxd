@@ -2,7 +2,7 @@
 """The greedy policy's score (greedy_score), and its per-end form from a
 stage's start and an end's canonical steps (greedy_score_end); the Python twin
 is ``gulbara.bots.greedy_score``. Shared by self-play, the network's modules
-and the native vector env."""
+and the native vector env; inline C (this file is the implementation)."""
 
 from libc.stdint cimport uint8_t, uint32_t
 

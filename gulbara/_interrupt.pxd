@@ -23,6 +23,8 @@ Usage::
             if interrupted(&intr, units):
                 break                    # free, unwind
     interrupt_raise(&intr)               # with the GIL: raises if a handler did
+
+Inline C (this file is the implementation).
 """
 
 from libc.stdint cimport uint64_t

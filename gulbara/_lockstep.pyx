@@ -21,13 +21,14 @@ from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset
 
-from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE
-from gulbara._movegen cimport stage_generate, pos_set_mover_key
+from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
+from gulbara._keys cimport pos_set_mover_key
+from gulbara._movegen cimport stage_generate
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
                              K_CHAIN, K_REMAINDER, begin_roll, next_roll, escalates,
                              play_end, stage_dice, read_game)
 from gulbara._rng cimport Rng, rng_seed
-from gulbara._playloop cimport chance_step, pending_ends, STAGE_CAPACITY
+from gulbara._playloop cimport chance_step, pending_ends
 from gulbara._encode cimport (encode_pos, encode_state, GameContext, BOARD_FEATURES,
                               STATE_FEATURES)
 
@@ -150,7 +151,7 @@ cdef class Lockstep:
                     sl.starter = seat
                 continue
             if pending_ends(s, self.scratch, &n_ends):
-                raise MemoryError("a stage overflowed the lockstep buffer")
+                raise RuntimeError("a stage overflowed the lockstep buffer")
             if n_ends == 1:
                 self.play(sl, self.scratch, 1, 0)
                 continue

@@ -1,28 +1,34 @@
 # cython: language_level=3
-"""The C-level contract of gulbara's move generator (position, steps, stages).
+"""The C-level contract of gulbara's move generator (implemented in
+``_movegen.pyx``): a position's code, a step, one stage's ends, the dice a
+stage can play, and the Python classes other compiled modules build on.
 
-Other Cython modules ``cimport`` these declarations; Python code uses the
-``Position`` and ``Ends`` classes.
+The packed-key helpers are in ``_keys.pxd``, the step rule in ``_masks.pxd``.
+Python code uses the ``Position`` and ``Ends`` classes.
 """
 
-from libc.stdint cimport uint8_t, uint32_t, uint64_t
-from gulbara._types cimport Pos, Step, Key96, StageEnd
+from libc.stdint cimport uint8_t, uint32_t
+from gulbara._types cimport Pos, Key96, StageEnd
 
-cdef int point_in_other_frame(int p) noexcept nogil
-cdef void pos_set_occupancy(Pos* p) noexcept nogil
+# _state: a position's code (RULES §9.1)
 cdef Py_ssize_t pos_format(const Pos* p, char* buf) noexcept nogil
-cdef uint64_t pos_key64(const Pos* p) noexcept nogil
-cdef Key96 pos_mover_key(const Pos* p, int seat) noexcept nogil
-cdef void pos_set_mover_key(Pos* p, int seat, Key96 key) noexcept nogil
+# _vector: one step (RULES §2)
 cdef bint step_is_legal(const Pos* p, int seat, int frm, int die) noexcept nogil
 cdef void step_apply(Pos* p, int seat, int frm, int die) noexcept nogil
-cdef void step_undo(Pos* p, int seat, int frm, int die) noexcept nogil
+# perft, self-play, the network, the vector and lockstep environments: one stage (RULES §3)
 cdef int stage_generate(const Pos* p, int seat, const uint8_t* dice, int n_dice,
                         StageEnd* out, int capacity, int* n_ends,
                         int* playable) noexcept nogil
+# _batch: one stage from a packed key
 cdef int stage_generate_key(Key96 key, uint32_t mine, uint32_t blocked, const uint8_t* dice,
                             int n_dice, StageEnd* out, int capacity, int* n_ends,
                             int* playable) noexcept nogil
+# _chains: the dice of an equal-dice stage that can be played (RULES §3.4)
+cdef int stage_playable(Key96 key, uint32_t blocked, int die, int count) noexcept nogil
+# _chains: the Python arguments
+cdef int check_seat(object seat) except -1
+cdef int read_code(object code, Pos* out) except -1
+cdef str format_code(const Pos* p)
 
 
 cdef class Position:
@@ -37,6 +43,7 @@ cdef class EndSet:
     cdef Key96 key_at(self, Py_ssize_t i) noexcept nogil
     cdef int check_index(self, Py_ssize_t i) except -1
     cdef void end_pos(self, Py_ssize_t i, Pos* out) noexcept nogil
+    cdef Pos checked_end(self, Py_ssize_t i) except *
 
 
 cdef class Ends(EndSet):

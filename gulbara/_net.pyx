@@ -37,13 +37,13 @@ from cpython.exc cimport PyErr_CheckSignals
 
 from gulbara._bits cimport bit_length, popcount
 from gulbara._masks cimport rotate12
-from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE
+from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll, escalates,
                              play_end, stage_dice, read_rules, read_game)
 from gulbara._rng cimport Rng, rng_seed, rng_below
-from gulbara._playloop cimport chance_step, pending_ends, STAGE_CAPACITY, OPENING_TIE
+from gulbara._playloop cimport chance_step, pending_ends, OPENING_TIE
 from gulbara._greedy cimport greedy_choose, longest_run
 
 import numpy as np
@@ -88,12 +88,23 @@ cdef inline void put_point(Sparse* x, int base, int c) noexcept nogil:
                     put(x, base + 3, (c - 3) / 2.0)
 
 
+cdef inline void put_blocks(Sparse* x, int base, uint32_t runner, uint32_t blocker) noexcept nogil:
+    """Inputs ``base``, ``base + 1``: the blocker's points ahead of the runner's
+    rearmost checker (each side's occupancy in its own numbering), counted and
+    their longest run, over 6."""
+    cdef int back = bit_length(runner)
+    cdef uint32_t ahead
+    if back > 0:
+        ahead = rotate12(blocker) & ((<uint32_t>1 << (back - 1)) - 1)
+        if ahead:
+            put(x, base, popcount(ahead) / 6.0)
+            put(x, base + 1, longest_run(ahead) / 6.0)
+
+
 cdef void encode(const GameRules* r, const GameState* s, Sparse* x) noexcept nogil:
     """The gb1 inputs of ``s`` for its side to act (ascending indices)."""
     cdef int me = s.seat, op = 1 - s.seat, q, pips_me = 0, pips_op = 0, n
-    cdef int back
     cdef int counts[7]
-    cdef uint32_t ahead
     cdef bint chain = False, me_first
     x.n = 0
     for q in range(1, 25):
@@ -110,18 +121,8 @@ cdef void encode(const GameRules* r, const GameState* s, Sparse* x) noexcept nog
         put(x, IN_PIPS, pips_me / 360.0)
     if pips_op:
         put(x, IN_PIPS + 1, pips_op / 360.0)
-    back = bit_length(s.pos.occ[op])
-    if back > 0:
-        ahead = rotate12(s.pos.occ[me]) & ((<uint32_t>1 << (back - 1)) - 1)
-        if ahead:
-            put(x, IN_BLOCKS, popcount(ahead) / 6.0)
-            put(x, IN_BLOCKS + 1, longest_run(ahead) / 6.0)
-    back = bit_length(s.pos.occ[me])
-    if back > 0:
-        ahead = rotate12(s.pos.occ[op]) & ((<uint32_t>1 << (back - 1)) - 1)
-        if ahead:
-            put(x, IN_BLOCKS + 2, popcount(ahead) / 6.0)
-            put(x, IN_BLOCKS + 3, longest_run(ahead) / 6.0)
+    put_blocks(x, IN_BLOCKS, s.pos.occ[op], s.pos.occ[me])
+    put_blocks(x, IN_BLOCKS + 2, s.pos.occ[me], s.pos.occ[op])
     for q in range(7):
         counts[q] = 0
     if s.phase == PH_STAGE and s.kind != K_PLAIN:
@@ -473,7 +474,7 @@ cdef int decision_ends(game, GameState* s, GameRules* r, StageEnd* ends, int* n_
     with nogil:
         failed = pending_ends(s, ends, n_ends)
     if failed:
-        raise MemoryError("the stage overflowed its buffer")
+        raise RuntimeError("the stage overflowed its buffer")
     return 0
 
 
@@ -620,7 +621,7 @@ def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
                 failed = play_one(&r, &s, &pl, &dice, &rng, ends, max_rolls, NULL, &res,
                                   tr, trace_cap, &n_trace)
             if failed:
-                raise MemoryError("a stage overflowed the match buffer")
+                raise RuntimeError("a stage overflowed the match buffer")
             rv[g, 0] = a_seat
             rv[g, 1] = res.winner
             rv[g, 2] = res.points
@@ -763,7 +764,7 @@ def search_values(Network network not None, game, int top):
             with nogil:
                 v = reply_value(&network.net, &r, &after, s.seat, scratch, &failed)
             if failed:
-                raise MemoryError("a reply stage overflowed its buffer")
+                raise RuntimeError("a reply stage overflowed its buffer")
             two[i] = v
     finally:
         free(ends)
@@ -786,7 +787,7 @@ def continuation_values(Network network not None, game):
         values = np.zeros(n_ends, dtype=np.float32)
         _continuations_into(&network.net, &r, &s, ends, n_ends, later, values, &failed)
         if failed:
-            raise MemoryError("a later stage overflowed its buffer")
+            raise RuntimeError("a later stage overflowed its buffer")
     finally:
         free(ends)
         free(later)

@@ -40,9 +40,11 @@ from libc.stdint cimport uint8_t, int8_t, int32_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
-from gulbara._bits cimport bit_length, popcount
+from gulbara._bits cimport bit_length, pop_top, popcount
 from gulbara._masks cimport rotate12, open_from as open_from_mask, movable as movable_mask
-from gulbara._types cimport Pos, StageEnd, N_CHECKERS, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS
+from gulbara._types cimport (Pos, StageEnd, N_CHECKERS, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS,
+                             STAGE_CAPACITY)
+from gulbara._keys cimport UNIT_LO, UNIT_HI, no_bear_off_in_two
 from gulbara._movegen cimport stage_generate, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
                              play_end, roll_allowed, apply_roll, stage_dice,
@@ -58,9 +60,6 @@ from gulbara import _movegen
 cdef unsigned long MAIN_THREAD = threading.main_thread().ident
 
 cdef enum:
-    # Ends one stage can have (see _movegen's STAGE_CAPACITY: at most
-    # C(27, 4) = 17,550 multisets of four equal dice).
-    STAGE_CAPACITY = 17600
     # The stamped hash set that merges the ends of two different dice (at
     # most 24 x 2 x 24 = 1,152 plays, so at most 56% full).
     SET_SLOTS = 2048
@@ -96,13 +95,6 @@ ctypedef struct Counter:
     int off
     uint64_t klo
     uint64_t khi
-
-
-cdef uint64_t UNIT_LO[25]
-cdef uint64_t UNIT_HI[25]
-for _p in range(25):
-    UNIT_LO[_p] = (<uint64_t>1) << (4 * (_p - 1)) if 1 <= _p <= 16 else 0
-    UNIT_HI[_p] = (<uint64_t>1) << (4 * (_p - 17)) if _p > 16 else 0
 
 
 cdef inline void counter_load(Counter* g, const Pos* p, int seat) noexcept nogil:
@@ -172,13 +164,6 @@ cdef inline void counter_undo(Counter* g, int frm, int die) noexcept nogil:
     else:
         g.off -= 1
     counter_put(g, frm)
-
-
-cdef inline bint no_bear_off_in_two(const Counter* g) noexcept nogil:
-    """Two or more checkers outside the home board: the next two steps cannot
-    bear off (RULES §2.3), nor end the game."""
-    cdef uint32_t outside = g.mask & ~(<uint32_t>HOME_BITS)
-    return (outside & (outside - 1)) != 0 or (outside != 0 and g.c[bit_length(outside)] >= 2)
 
 
 cdef inline int set_add(Work* w, uint64_t lo, uint64_t hi) noexcept nogil:
@@ -251,7 +236,7 @@ cdef int count_two(Counter* g, int high, int low, Work* w) noexcept nogil:
     cdef int n_two = 0, n_high = 0, n_low = 0
     cdef bint any_two = False
     cdef uint32_t first, second
-    if no_bear_off_in_two(g):
+    if no_bear_off_in_two(g.mask, g.klo, g.khi):
         return count_two_no_bear_off(g, high, low)
     set_clear(w)
     for k in range(2):
@@ -259,8 +244,7 @@ cdef int count_two(Counter* g, int high, int low, Work* w) noexcept nogil:
         other = low if k == 0 else high
         first = movable(g, die)
         while first:
-            frm = bit_length(first)
-            first &= ~((<uint32_t>1) << (frm - 1))
+            frm = pop_top(&first)
             counter_do(g, frm, die)
             if g.off == N_CHECKERS:                    # RULES §3.3: complete
                 any_two = True
@@ -270,8 +254,7 @@ cdef int count_two(Counter* g, int high, int low, Work* w) noexcept nogil:
                 if second:
                     any_two = True
                     while second:
-                        q = bit_length(second)
-                        second &= ~((<uint32_t>1) << (q - 1))
+                        q = pop_top(&second)
                         target = q - other
                         if target >= 1:
                             n_two += set_add(w, g.klo - UNIT_LO[q] + UNIT_LO[target],
@@ -331,11 +314,11 @@ cdef void count_last_two(const Counter* g, int die, int n_dice, int depth, int m
 cdef void count_equal(Counter* g, int die, int n_dice, int depth, int max_from,
                       int* best, int* n) noexcept nogil:
     """The ends of ``n_dice`` equal dice by effective length, sources in
-    non-increasing order as in _movegen's gen_equal_dice: every end once
+    non-increasing order as in _movegen's eq_dfs: every end once
     (RULES §3.4, §3.7). Keeps the greatest length in ``best``, its ends in ``n``."""
     cdef uint32_t sources
     cdef int frm, found, reach
-    if depth + 2 == n_dice and no_bear_off_in_two(g):
+    if depth + 2 == n_dice and no_bear_off_in_two(g.mask, g.klo, g.khi):
         count_last_two(g, die, n_dice, depth, max_from, best, n)
         return
     sources = movable(g, die) & (((<uint32_t>1) << max_from) - 1)
@@ -347,8 +330,7 @@ cdef void count_equal(Counter* g, int die, int n_dice, int depth, int max_from,
         reach = n_dice
     else:
         while sources:
-            frm = bit_length(sources)
-            sources &= ~((<uint32_t>1) << (frm - 1))
+            frm = pop_top(&sources)
             counter_do(g, frm, die)
             if g.off == N_CHECKERS:                    # RULES §3.3: complete
                 keep(n_dice, 1, best, n)
@@ -495,7 +477,7 @@ def perft_game(game, depth):
     finally:
         work_free(w)
     if failed:
-        raise MemoryError("a stage overflowed perft's buffer")
+        raise RuntimeError("a stage overflowed perft's buffer")
     return total
 
 
@@ -542,7 +524,7 @@ def divide_game(game, depth):
                                for k in range(ends[i].n_steps)])
                 rows.append((roll, steps, count))
         if w.failed:
-            raise MemoryError("a stage overflowed perft's buffer")
+            raise RuntimeError("a stage overflowed perft's buffer")
     finally:
         work_free(w)
     return rows

@@ -1,18 +1,17 @@
 # cython: language_level=3
-"""Pieces of a native game loop shared by ``_net.pyx`` and ``_lockstep.pyx``: one draw
-at a chance node, drawn as native self-play draws it (``_selfplay.pyx``), and the
-pending stage's ends."""
+"""Pieces of a native game loop shared by ``_selfplay.pyx``, ``_net.pyx`` and
+``_lockstep.pyx``: one draw at a chance node, drawn as native self-play draws it,
+and the pending stage's ends; inline C (this file is the implementation)."""
 
 from libc.stdint cimport uint8_t
 
-from gulbara._types cimport StageEnd, MAX_STAGE_DICE
+from gulbara._types cimport StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, begin_roll, next_roll,
                              stage_dice)
 from gulbara._rng cimport Rng, rng_below
 
 cdef enum:
-    STAGE_CAPACITY = 17600     # ends one stage can have (_movegen's bound)
     OPENING_TIE = -2
 
 

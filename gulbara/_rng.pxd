@@ -2,7 +2,8 @@
 """The self-play random numbers as inline C: splitmix64 seeding and
 xoshiro256** (public-domain algorithms), the generator ``_selfplay.pyx``
 documents and ``gulbara.selfplay.Rng`` implements in Python. Game ``i`` of a
-run seeded ``seed`` draws stream ``k`` from ``rng_seed(g, seed, i, k)``."""
+run seeded ``seed`` draws stream ``k`` from ``rng_seed(g, seed, i, k)``. Inline C
+(this file is the implementation)."""
 
 from libc.stdint cimport uint32_t, uint64_t
 

@@ -1,6 +1,7 @@
 # cython: language_level=3
 """Reading one ``int8`` board row (White's numbering, RULES §9.1) into a position,
-with its problems named: shared by the batch stage API and the encoders."""
+with its problems named: shared by the batch stage API and the encoders; inline C
+(this file is the implementation)."""
 
 from libc.stdint cimport int8_t, uint8_t, uint32_t
 from libc.string cimport memset

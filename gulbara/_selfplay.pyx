@@ -31,23 +31,23 @@ from cpython.exc cimport PyErr_CheckSignals
 
 from gulbara._bits cimport bit_length, popcount
 from gulbara._masks cimport rotate12
-from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS
-from gulbara._movegen cimport stage_generate, pos_set_mover_key, Position
+from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS, STAGE_CAPACITY
+from gulbara._keys cimport pos_set_mover_key
+from gulbara._movegen cimport stage_generate, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll,
                              play_end, stage_dice, read_rules, read_game, state_code)
 from gulbara._encode cimport encode_pos, BOARD_FEATURES
 from gulbara._net cimport Net, Network, net_choose
 from gulbara._rng cimport Rng, splitmix64, rng_seed, rotl, rng_next, rng_below
-from gulbara._greedy cimport (longest_run, greedy_score, GreedyBase, greedy_base,
-                              greedy_score_end)
+from gulbara._greedy cimport greedy_score, greedy_choose
+from gulbara._playloop cimport chance_step
 
 import numpy as np
 
 from gulbara.errors import checked_scores
 
 cdef enum:
-    STAGE_CAPACITY = 17600     # ends one stage can have (_movegen's bound)
     MAX_SEAT_POLICY = 4
 
 cdef enum:                     # policies
@@ -132,8 +132,7 @@ cdef int choose_with_evaluator(void* evaluator, const GameState* s, const StageE
 cdef int choose(Player* pl, const GameState* s, const StageEnd* ends, int n_ends,
                 Rng* rng) noexcept nogil:
     """The index of the end the seat's policy plays."""
-    cdef int policy = pl.policy[s.seat], i, best = 0, score, best_score
-    cdef GreedyBase base
+    cdef int policy = pl.policy[s.seat], i
     if policy == POLICY_RANDOM:                # one draw per decision, a pass's included
         return <int>rng_below(rng, <uint32_t>n_ends)
     if n_ends == 1:
@@ -141,12 +140,7 @@ cdef int choose(Player* pl, const GameState* s, const StageEnd* ends, int n_ends
     if policy == POLICY_FIRST:
         return 0
     if policy == POLICY_GREEDY:
-        greedy_base(&base, &s.pos, s.seat)
-        for i in range(n_ends):
-            score = greedy_score_end(&base, &ends[i])
-            if i == 0 or score > best_score:
-                best, best_score = i, score
-        return best
+        return greedy_choose(&s.pos, s.seat, ends, n_ends)
     if policy == POLICY_NET:
         return net_choose(pl.net[s.seat], pl.rules, s, ends, n_ends, NULL)
     i = choose_with_evaluator(pl.evaluator, s, ends, n_ends)
@@ -173,18 +167,10 @@ cdef int play_game(const GameRules* r, GameState* s, Player* pl, Rng* dice, Rng*
         in_chain = True                            # a chain begun before this run
         chain_full = s.index
     while s.phase != PH_OVER:
-        if s.phase == PH_OPENING:                  # RULES §6
-            a = <int>rng_below(dice, 6) + 1
-            b = <int>rng_below(dice, 6) + 1
-            if a == b:
-                continue
-            seat = 0 if a > b else 1
-            row[COL_STARTER] = seat
-            if r.starter_rerolls:
-                next_roll(s, seat)
-            else:
-                s.seat = seat
-                begin_roll(r, s, a, b, True)
+        if s.phase == PH_OPENING:                  # RULES §6 (a tie rolls again)
+            seat = chance_step(r, s, dice)
+            if seat >= 0:
+                row[COL_STARTER] = seat
             continue
         if s.phase == PH_ROLL:
             if s.game_rolls - start_rolls >= max_rolls:
@@ -359,7 +345,7 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
             if failed:
                 if ev is not None and ev.error is not None:
                     raise ev.error
-                raise MemoryError("a stage overflowed the self-play buffer")
+                raise RuntimeError("a stage overflowed the self-play buffer")
             PyErr_CheckSignals()               # Ctrl-C between games (the GIL is held here)
             if trace:
                 pairs = np.array(<int32_t[:tr.n]>tr.data if tr.n else [], dtype=np.int32)

@@ -10,13 +10,14 @@ shape the game are a second struct, :c:type:`GameRules`. Every transition of
 ``gulbara/game.py`` (``_begin_roll``, ``_play``, ``_hand_over``,
 ``_next_roll``, ``_finish``) has its twin here, inline, on the struct: native
 perft (``_perft.pyx``) and the native self-play loop (``_selfplay.pyx``) share
-them. Copying a state is assignment; nothing points into anything.
+them. Copying a state is assignment; nothing points into anything. The
+transitions are inline C here; ``_state.pyx`` holds the Python-facing side.
 """
 
 from libc.stdint cimport uint8_t, int8_t, int32_t, uint32_t, uint64_t
 
 from gulbara._types cimport Pos, StageEnd
-from gulbara._movegen cimport pos_set_mover_key
+from gulbara._keys cimport pos_set_mover_key
 
 # Phases (game.py's _OPENING, _ROLL, _STAGE, _OVER) and kinds of stage
 # (_PLAIN, _CHAIN, _REMAINDER).

@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""Typedefs and constants shared by gulbara's C-level modules."""
+"""Typedefs and constants shared by gulbara's C-level modules (declarations
+only: the functions on them are in ``_keys.pxd``, ``_masks.pxd`` and ``_movegen``)."""
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
@@ -9,6 +10,11 @@ cdef enum:
     MAX_STAGE_DICE = 4     # RULES §3.1
     HOME_BITS = 0x3F       # own points 1..6 (RULES §1.2)
     BOARD_BITS = 0xFFFFFF  # own points 1..24
+    # The most ends one stage can have, the size of every buffer one stage is
+    # generated into: four equal dice give at most C(24 + 3, 4) = 17,550
+    # distinct step multisets (RULES §3.7), two different dice at most
+    # 24 * 2 * 24 plays.
+    STAGE_CAPACITY = 17600
 
 # A position: each side's counts in its own numbering (RULES §1.2-1.3).
 # cnt[s][p] for own point p = 1..24 (index 0 unused), occ[s] bit p-1 set when

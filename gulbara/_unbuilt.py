@@ -10,7 +10,8 @@ import os
 
 __all__ = ["unbuilt_error", "is_unbuilt"]
 
-_NATIVE = ("_movegen", "_batch", "_perft", "_state", "_encode", "_selfplay", "_vector")
+_NATIVE = ("_movegen", "_tables", "_chains", "_batch", "_perft", "_state", "_encode",
+           "_selfplay", "_vector")
 _SUFFIXES = (".so", ".pyd")
 
 

@@ -31,9 +31,9 @@ from libc.string cimport memset
 
 from gulbara._greedy cimport greedy_score
 from gulbara._rng cimport splitmix64
-from gulbara._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE
-from gulbara._movegen cimport (stage_generate, step_is_legal, step_apply, pos_mover_key,
-                               pos_set_mover_key, Position)
+from gulbara._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE, STAGE_CAPACITY
+from gulbara._keys cimport pos_mover_key, pos_set_mover_key
+from gulbara._movegen cimport stage_generate, step_is_legal, step_apply, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll, play_end,
                              stage_dice, escalates, read_rules, read_game)
@@ -42,7 +42,6 @@ from gulbara._encode cimport encode_state, GameContext, STATE_FEATURES
 cdef enum:
     N_ACTIONS = 145
     PASS_ACTION = 144
-    CAPACITY = 17600           # ends one stage can have (_movegen's bound)
     MAX_KEYS = 48              # ends of a one-die play of two different dice: <= 2 x 24
 
 cdef enum:
@@ -103,7 +102,7 @@ cdef class VecGames:
         self.seat = seat
         self.opponent = OPP_RANDOM if opponent == "random" else OPP_GREEDY
         self.slots = <Slot*>malloc(n * sizeof(Slot))
-        self.ends = <StageEnd*>malloc(CAPACITY * sizeof(StageEnd))
+        self.ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
         if self.slots == NULL or self.ends == NULL:
             raise MemoryError()
         memset(self.slots, 0, n * sizeof(Slot))
@@ -120,7 +119,8 @@ cdef class VecGames:
 
     cdef int generate(self, const Pos* p, int seat, const uint8_t* dice, int n_dice,
                       int* n_ends, int* playable) noexcept nogil:
-        return stage_generate(p, seat, dice, n_dice, self.ends, CAPACITY, n_ends, playable)
+        return stage_generate(p, seat, dice, n_dice, self.ends, STAGE_CAPACITY, n_ends,
+                              playable)
 
     cdef int begin_stage(self, Slot* t) noexcept nogil:
         """The agent's stage begins: its playable dice, what the mask needs, the mask."""

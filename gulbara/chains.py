@@ -22,7 +22,7 @@ from typing import Iterator, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from gulbara._backend import Position, backend
+from gulbara._backend import Position, chain_backend as backend
 from gulbara import errors as gulbara_errors
 from gulbara.errors import InvalidDiceError
 from gulbara.rules import DEFAULT_RULES, Rules

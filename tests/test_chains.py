@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import gulbara
-from gulbara import _movegen, _reference
+from gulbara import _chains, _movegen, _reference
 from gulbara.chains import (BYTES_PER_END, STOP_COMPLETE, STOP_GAME_OVER, STOP_NAMES, STOP_STALLED,
                             STOP_UNSTARTED, chain_ends, remainder_ends)
 from gulbara.suites import MID_GAME_11
@@ -68,9 +68,9 @@ CASES = chain_cases()
 @pytest.fixture(params=[1, 2, 3], ids=["1-thread", "2-threads", "3-threads"])
 def threads(request):
     """Run a test on 1, 2 and 3 threads, every stage shared between them."""
-    previous = _movegen._py_set_threaded_frontier(1)
+    previous = _chains._py_set_threaded_frontier(1)
     yield request.param
-    _movegen._py_set_threaded_frontier(previous)
+    _chains._py_set_threaded_frontier(previous)
 
 
 def test_chains_match_the_stage_by_stage_expansion(threads):
@@ -315,7 +315,7 @@ def test_positions_not_bytes_bound_random_chains():
             continue
         needed = smallest_max_ends(code, seat, first, high=100_000)
         peak = chain_ends(code, seat, first, max_ends=needed, threads=1)._raw.table_peak_bytes
-        assert peak - _movegen.CHAIN_BASE_BYTES < 0.9 * needed * BYTES_PER_END, (
+        assert peak - _chains.CHAIN_BASE_BYTES < 0.9 * needed * BYTES_PER_END, (
             code, seat, first, peak, needed)
         checked += 1
     assert checked >= 30
@@ -362,11 +362,11 @@ def test_regression_remainder_ends_raw_validates_its_stages():
     for stages in ([(1, 1)] * 64, [(1, 9)], [(9, 1)], [(0, 1)], [(5, 2), (4, 1)], [],
                    [(1, 2, 3)], [7]):
         with pytest.raises(gulbara.InvalidDiceError):
-            _movegen.remainder_ends_raw(gulbara.START_CODE, 0, stages)
+            _chains.remainder_ends_raw(gulbara.START_CODE, 0, stages)
     for stages in (5, ["ab"], [(1.5, 2)]):
         with pytest.raises(TypeError):
-            _movegen.remainder_ends_raw(gulbara.START_CODE, 0, stages)
-    assert len(_movegen.remainder_ends_raw(gulbara.START_CODE, 0, [(5, 2)])) == 2
+            _chains.remainder_ends_raw(gulbara.START_CODE, 0, stages)
+    assert len(_chains.remainder_ends_raw(gulbara.START_CODE, 0, [(5, 2)])) == 2
 
 
 def outcome_rows(chain):
@@ -382,11 +382,11 @@ THREAD_CASES = [(MID_GAME_11[0].code, MID_GAME_11[0].seat, 2),
 
 @pytest.mark.parametrize("code, seat, first", THREAD_CASES)
 def test_threads_give_the_same_outcomes_in_the_same_order(code, seat, first):
-    previous = _movegen._py_set_threaded_frontier(1)
+    previous = _chains._py_set_threaded_frontier(1)
     try:
         results = [outcome_rows(chain_ends(code, seat, first, threads=t)) for t in (1, 2, 3)]
     finally:
-        _movegen._py_set_threaded_frontier(previous)
+        _chains._py_set_threaded_frontier(previous)
     assert results[0] == results[1] == results[2]
     assert len(set(results[0])) == len(results[0]) > 0
 
@@ -402,7 +402,7 @@ def test_passes_and_streams_give_the_one_pass_result(code, seat, first):
     memory = chain_ends(code, seat, first, threads=2)._raw.table_peak_bytes
     memory_used = None
     for share in (0.9, 0.75, 0.6, 0.45, 0.3):
-        budget = max(_movegen.CHAIN_BASE_BYTES, int(memory * share))
+        budget = max(_chains.CHAIN_BASE_BYTES, int(memory * share))
         try:
             passed = chain_ends(code, seat, first, threads=2, memory=budget)
         except gulbara.EnumerationLimitError:
@@ -425,7 +425,7 @@ def test_remainder_streams_give_the_in_memory_result():
     stages = [[2, 2], [3] * 4, [4] * 4, [5] * 4, [6] * 4]      # 6,020 outcomes
     whole = remainder_ends(code, seat, stages, threads=1)
     chunks = list(gulbara.remainder_ends_iter(code, seat, stages, chunk=1000,
-                                              memory=_movegen.CHAIN_BASE_BYTES * 2))
+                                              memory=_chains.CHAIN_BASE_BYTES * 2))
     assert [row for c in chunks for row in outcome_rows(c)] == outcome_rows(whole)
     assert len(whole) > 1000 and len(chunks) > 6
 

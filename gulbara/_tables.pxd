@@ -1,0 +1,268 @@
+# cython: language_level=3
+"""The chains' utility tables: an open-addressing hash set of 128-bit keys
+(``KeySet``) and its split into parts (``PartSet``), the memory meter that
+holds their bytes to a budget (``Meter``), the queue that batches inserts
+(``InsertQueue``), and the threads and atomics their users share.
+
+The inline functions below are the hot path and live here; the rest
+(allocation, growth, merging, sorting, the thread runner) is implemented in
+``_tables.pyx``. The functions that allocate return a result code (CHAIN_OK,
+CHAIN_NO_MEMORY, CHAIN_TOO_MANY) rather than raise: they run on worker
+threads without a Python thread state, and the caller raises once the
+threads are joined (``gulbara._chains``).
+"""
+
+from libc.stdint cimport uint8_t, uint64_t
+
+from gulbara._interrupt cimport Interrupt
+from gulbara._keys cimport key_hash
+
+cdef extern from *:
+    """
+    #ifndef GULBARA_TABLES_DEFINED
+    #define GULBARA_TABLES_DEFINED
+    #include <stdint.h>
+    #if defined(__GNUC__) || defined(__clang__)
+    #define gulbara_prefetch(p) __builtin_prefetch((p), 1, 1)
+    #else
+    #define gulbara_prefetch(p) ((void)0)
+    #endif
+    #define GULBARA_EMPTY_K1 ((uint64_t)0xFFFFFFFFFFFFFFFFULL)
+    #define GULBARA_LOW32 ((uint64_t)0xFFFFFFFFULL)
+    /* Counters shared by the threads of one enumeration (GCC/Clang atomics). */
+    static inline Py_ssize_t gulbara_atomic_add(Py_ssize_t* p, Py_ssize_t v) {
+        return __atomic_add_fetch(p, v, __ATOMIC_RELAXED);
+    }
+    static inline int gulbara_atomic_next(int* p) {
+        return __atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
+    }
+    static inline int gulbara_atomic_load(int* p) {
+        return __atomic_load_n(p, __ATOMIC_RELAXED);
+    }
+    /* Set *p to v unless another failure was recorded first. */
+    static inline void gulbara_first_error(int* p, int v) {
+        int expected = 0;
+        __atomic_compare_exchange_n(p, &expected, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+    /* Count n more bytes held, keeping the peak; -2 (nothing counted) past budget. */
+    static inline int gulbara_meter_take(size_t* held, size_t* peak, size_t budget, size_t n) {
+        size_t now = __atomic_add_fetch(held, n, __ATOMIC_RELAXED);
+        size_t seen;
+        if (now > budget || now < n) {
+            __atomic_sub_fetch(held, n, __ATOMIC_RELAXED);
+            return -2;
+        }
+        seen = __atomic_load_n(peak, __ATOMIC_RELAXED);
+        while (now > seen && !__atomic_compare_exchange_n(peak, &seen, now, 1,
+                                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        }
+        return 0;
+    }
+    static inline void gulbara_meter_sub(size_t* held, size_t n) {
+        __atomic_sub_fetch(held, n, __ATOMIC_RELAXED);
+    }
+    #endif
+    """
+    Py_ssize_t atomic_add "gulbara_atomic_add"(Py_ssize_t* p, Py_ssize_t v) noexcept nogil
+    int atomic_load "gulbara_atomic_load"(int* p) noexcept nogil
+    int atomic_next "gulbara_atomic_next"(int* p) noexcept nogil
+    void first_error "gulbara_first_error"(int* p, int v) noexcept nogil
+    int atomic_meter_take "gulbara_meter_take"(size_t* held, size_t* peak, size_t budget,
+                                               size_t n) noexcept nogil
+    void atomic_meter_sub "gulbara_meter_sub"(size_t* held, size_t n) noexcept nogil
+    void prefetch "gulbara_prefetch"(const void* p) noexcept nogil
+    # a free slot's k1 (no key has it), and the key bits of keyset_add_max's k1
+    const uint64_t EMPTY_K1 "GULBARA_EMPTY_K1"
+    const uint64_t LOW32 "GULBARA_LOW32"
+
+# Result codes of the tables' functions (and of the chain enumeration)
+cdef enum:
+    CHAIN_OK = 0
+    CHAIN_NO_MEMORY = -1
+    CHAIN_TOO_MANY = -2       # past max_ends (positions held at once) or the byte budget
+    CHAIN_INTERRUPTED = -3    # a signal (Ctrl-C) arrived: everything is freed
+
+cdef enum:
+    PART_BITS = 6
+    N_PARTS = 64              # parts of every set (1 << PART_BITS)
+    PART_SHIFT = 58           # 64 - PART_BITS: a key's part is hash >> PART_SHIFT
+    MAX_THREADS = 64          # threads run_threads starts at most
+    BATCH = 64                # keys an InsertQueue holds before it inserts them
+
+# run_threads(n, fn, arg): fn(arg, t) on n threads, t = 0 on the calling
+# thread, 1..n-1 on threads started for the call and joined before it
+# returns; a thread that cannot be started leaves its share to the others.
+# Returns the threads that ran.
+ctypedef void (*task_fn)(void*, int) noexcept nogil
+cdef int run_threads(int n, task_fn fn, void* arg) noexcept nogil
+
+# The memory an enumeration's tables hold, its peak, and its budget.
+ctypedef struct Meter:
+    size_t held
+    size_t peak
+    size_t budget
+
+
+cdef inline int meter_take(Meter* m, size_t nbytes) noexcept nogil:
+    """Count ``nbytes`` more, or CHAIN_TOO_MANY when the budget would be passed."""
+    if m != NULL and atomic_meter_take(&m.held, &m.peak, m.budget, nbytes) != 0:
+        return CHAIN_TOO_MANY
+    return CHAIN_OK
+
+
+cdef inline void meter_sub(Meter* m, size_t nbytes) noexcept nogil:
+    if m != NULL:
+        atomic_meter_sub(&m.held, nbytes)
+
+
+# What the threads of one enumeration share.
+ctypedef struct Shared:
+    Meter meter
+    Py_ssize_t held           # positions in every live table (atomic)
+    Py_ssize_t max_held       # max_ends: CHAIN_TOO_MANY past it
+    int err                   # the first failure; every thread stops when it is set
+    Interrupt intr            # Ctrl-C, looked for by the calling thread (_interrupt.pxd)
+
+
+cdef inline void shared_fail(Shared* sh, int err) noexcept nogil:
+    first_error(&sh.err, err)
+
+
+ctypedef struct KeySet:
+    uint64_t* slots       # open addressing, (k0, k1) pairs inline; k1 == EMPTY_K1: free;
+                          # NULL: empty, no table yet (made at the first insert)
+    Py_ssize_t mask       # number of slots - 1 (a power of two minus one)
+    Py_ssize_t size
+    uint64_t* dense       # after keyset_compact: the keys, (k0, k1) pairs
+    Meter* meter          # counts the table's bytes (NULL: not counted)
+
+
+cdef inline size_t table_bytes(Py_ssize_t slots) noexcept nogil:
+    return <size_t>(2 * slots) * sizeof(uint64_t)
+
+
+# A set split into N_PARTS parts by the top bits of its keys' hashes.
+ctypedef struct PartSet:
+    KeySet part[N_PARTS]
+
+
+# Keys on their way into the chain's tables. Each key's hash is computed once,
+# when it is queued, and its home slot prefetched; the queue is inserted when
+# full: the tables outgrow the caches, and the misses then overlap.
+ctypedef struct InsertQueue:
+    KeySet* layer             # which 0: a step layer of chain_layers (keyset_add_max)
+    PartSet* parts[3]         # which 1: the next frontier, 2: the outcomes
+    uint64_t k0[BATCH]
+    uint64_t k1[BATCH]
+    uint64_t hashed[BATCH]
+    uint8_t which[BATCH]
+    int n
+    int err                   # a result code; once it is not CHAIN_OK, later keys are dropped
+    Shared* shared
+    Py_ssize_t added          # new keys since the last count into shared.held
+    Py_ssize_t pushed         # keys queued (ends made) in the stage
+    int keep_lo               # outcomes kept: parts keep_lo <= p < keep_hi (one pass)
+    int keep_hi
+    bint over_seen            # a play ended the game
+    int part_mask             # N_PARTS - 1 when threads share the work; 0: one part (one
+                              # table for each set, as big as it needs: huge pages, fewer misses)
+
+
+# Implemented in _tables.pyx
+cdef int keyset_init(KeySet* s, Py_ssize_t room, Meter* meter) noexcept nogil
+cdef void keyset_free(KeySet* s) noexcept nogil
+cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil
+cdef void keyset_compact(KeySet* s) noexcept nogil
+cdef void partset_clear(PartSet* ps, Meter* meter) noexcept nogil
+cdef Py_ssize_t partset_size(const PartSet* ps) noexcept nogil
+cdef void keyset_release(KeySet* s, Shared* sh) noexcept nogil
+cdef void partset_release(PartSet* ps, Shared* sh) noexcept nogil
+cdef int merge_into(KeySet* dst, KeySet* src, Shared* sh) noexcept nogil
+cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) noexcept nogil
+cdef void queue_flush(InsertQueue* q) noexcept nogil
+
+
+cdef inline void keyset_clear(KeySet* s, Meter* meter) noexcept nogil:
+    """An empty set with no table (one is made at the first insert)."""
+    s.slots = NULL
+    s.mask = 0
+    s.size = 0
+    s.dense = NULL
+    s.meter = meter
+
+
+cdef inline int keyset_add(KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
+    """Insert (a, b): 1 if new, 0 if already there, a failure code of
+    keyset_grow (negative) when the table could not grow."""
+    return keyset_add_keyed(s, a, b, key_hash(a, b), EMPTY_K1)
+
+
+cdef inline int keyset_add_max(KeySet* s, uint64_t a, uint64_t b, uint64_t hashed) noexcept nogil:
+    """Insert the key (a, low 32 bits of b) carrying the high bits of b as a
+    value; an equal key keeps the larger value. ``hashed``: key_hash(a, b & LOW32).
+    A table is used with this or with keyset_add, not both."""
+    return keyset_add_keyed(s, a, b, hashed, LOW32)
+
+
+cdef inline int keyset_add_keyed(KeySet* s, uint64_t a, uint64_t b, uint64_t hashed,
+                                 uint64_t keyed) noexcept nogil:
+    """Insert (a, b) where ``keyed`` says which bits of b are part of the key
+    (the rest, a value: an equal key keeps the larger b) and ``hashed`` is
+    the key's hash. 1 if new, 0 if already there, negative as keyset_add."""
+    cdef Py_ssize_t h
+    cdef uint64_t* slot
+    cdef int grown
+    if s.slots == NULL:
+        grown = keyset_init(s, 8, s.meter)
+        if grown != CHAIN_OK:
+            return grown
+    h = <Py_ssize_t>(hashed & <uint64_t>s.mask)
+    while True:
+        slot = s.slots + 2 * h
+        if slot[1] == EMPTY_K1:
+            break
+        if slot[0] == a and (slot[1] & keyed) == (b & keyed):
+            if b > slot[1]:
+                slot[1] = b
+            return 0
+        h = (h + 1) & s.mask
+    slot[0] = a
+    slot[1] = b
+    s.size += 1
+    if 2 * s.size > s.mask + 1:
+        grown = keyset_grow(s, keyed)
+        if grown != CHAIN_OK:
+            return grown
+    return 1
+
+
+cdef inline KeySet* queue_table(InsertQueue* q, int which, uint64_t h) noexcept nogil:
+    if which == 0:
+        return q.layer
+    return &q.parts[which].part[(h >> PART_SHIFT) & q.part_mask]
+
+
+cdef inline void queue_push(InsertQueue* q, uint64_t a, uint64_t b, int which) noexcept nogil:
+    """Queue the key (a, b) for table ``which``."""
+    queue_push_hashed(q, a, b, which, key_hash(a, b & (LOW32 if which == 0 else EMPTY_K1)))
+
+
+cdef inline void queue_push_hashed(InsertQueue* q, uint64_t a, uint64_t b, int which,
+                                   uint64_t h) noexcept nogil:
+    """queue_push with the key's hash given. Outcomes outside this pass's
+    parts are dropped."""
+    cdef int j = q.n
+    cdef KeySet* t
+    q.pushed += 1
+    if which == 2 and not (q.keep_lo <= <int>(h >> PART_SHIFT) < q.keep_hi):
+        return
+    t = queue_table(q, which, h)
+    q.k0[j] = a
+    q.k1[j] = b
+    q.hashed[j] = h
+    q.which[j] = <uint8_t>which
+    if t.slots != NULL:
+        prefetch(t.slots + 2 * <Py_ssize_t>(h & <uint64_t>t.mask))
+    q.n = j + 1
+    if j + 1 == BATCH:
+        queue_flush(q)

@@ -1,0 +1,317 @@
+# cython: language_level=3
+"""The chains' utility tables (declared, with their inline hot path, in
+``_tables.pxd``): a hash set's allocation, growth, compaction and release,
+the merge of two sets, the sort of a set's keys by hash, the insert queue's
+flush, and the thread runner.
+"""
+
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.string cimport memcpy
+
+from gulbara._keys cimport key_hash
+
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
+    /* A big table: 2 MiB aligned and, where the kernel offers it, backed by
+       huge pages (fewer page faults and TLB misses in random probing). */
+    static void* gulbara_big_alloc(size_t size) {
+    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        if (size >= ((size_t)4 << 20)) {
+            void* p = NULL;
+            size_t rounded = (size + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+            if (posix_memalign(&p, (size_t)2 << 20, rounded) == 0) {
+                madvise(p, rounded, MADV_HUGEPAGE);
+                return p;
+            }
+            return NULL;
+        }
+    #endif
+        return malloc(size);
+    }
+    """
+    void* big_alloc "gulbara_big_alloc"(size_t size) noexcept nogil
+
+cdef extern from *:
+    """
+    /* Run fn(arg, t) on n threads: t = 0 on the calling thread, 1..n-1 on
+       threads started for the call and joined before it returns. A thread
+       that cannot be started leaves its share to the others (the tasks take
+       their work from a shared counter). Returns the threads that ran. */
+    #include <pthread.h>
+    typedef void (*gulbara_task)(void*, int);
+    typedef struct { gulbara_task fn; void* arg; int t; } gulbara_thread_arg;
+    static void* gulbara_thread_main(void* p) {
+        gulbara_thread_arg* a = (gulbara_thread_arg*)p;
+        a->fn(a->arg, a->t);
+        return NULL;
+    }
+    static int gulbara_run_threads(int n, gulbara_task fn, void* arg) {
+        pthread_t ids[64];
+        gulbara_thread_arg args[64];
+        int started = 0, t;
+        if (n > 64) n = 64;
+        for (t = 1; t < n; t++) {
+            args[t].fn = fn; args[t].arg = arg; args[t].t = t;
+            if (pthread_create(&ids[started + 1], NULL, gulbara_thread_main, &args[t]) != 0)
+                break;
+            started++;
+        }
+        fn(arg, 0);
+        for (t = 1; t <= started; t++)
+            pthread_join(ids[t], NULL);
+        return started + 1;
+    }
+    """
+    int c_run_threads "gulbara_run_threads"(int n, task_fn fn, void* arg) noexcept nogil
+
+
+cdef int run_threads(int n, task_fn fn, void* arg) noexcept nogil:
+    return c_run_threads(n, fn, arg)
+
+
+cdef int keyset_init(KeySet* s, Py_ssize_t room, Meter* meter) noexcept nogil:
+    """An empty table with room for ``room`` keys: CHAIN_OK, or
+    CHAIN_NO_MEMORY / CHAIN_TOO_MANY (``meter``'s budget) with no table."""
+    cdef Py_ssize_t slots = 16, i
+    while slots < 2 * room:
+        slots *= 2
+    keyset_clear(s, meter)
+    s.mask = slots - 1
+    if meter_take(meter, table_bytes(slots)) != CHAIN_OK:
+        s.mask = 0
+        return CHAIN_TOO_MANY
+    s.slots = <uint64_t*>big_alloc(table_bytes(slots))
+    if s.slots == NULL:
+        meter_sub(meter, table_bytes(slots))
+        s.mask = 0
+        return CHAIN_NO_MEMORY
+    for i in range(slots):
+        s.slots[2 * i + 1] = EMPTY_K1
+    return CHAIN_OK
+
+
+cdef void keyset_free(KeySet* s) noexcept nogil:
+    if s.slots != NULL:
+        meter_sub(s.meter, table_bytes(s.mask + 1))
+    if s.dense != NULL:
+        meter_sub(s.meter, table_bytes(s.size + 1))
+    free(s.slots)
+    free(s.dense)
+    s.slots = NULL
+    s.dense = NULL
+    s.size = 0
+    s.mask = 0
+
+
+cdef inline void keyset_place(uint64_t* slots, Py_ssize_t mask, uint64_t a, uint64_t b,
+                              uint64_t hashed) noexcept nogil:
+    cdef Py_ssize_t h = <Py_ssize_t>(key_hash(a, b & hashed) & <uint64_t>mask)
+    while slots[2 * h + 1] != EMPTY_K1:
+        h = (h + 1) & mask
+    slots[2 * h] = a
+    slots[2 * h + 1] = b
+
+
+cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil:
+    """Double the table (CHAIN_OK, or a failure code of keyset_init, the
+    table kept); ``hashed``: the bits of k1 the table hashes (see keyset_add_keyed)."""
+    cdef Py_ssize_t old_slots = s.mask + 1, slots = 2 * old_slots, i
+    cdef uint64_t* fresh
+    if meter_take(s.meter, table_bytes(slots)) != CHAIN_OK:  # both held for a while
+        return CHAIN_TOO_MANY
+    fresh = <uint64_t*>big_alloc(table_bytes(slots))
+    if fresh == NULL:
+        meter_sub(s.meter, table_bytes(slots))
+        return CHAIN_NO_MEMORY
+    for i in range(slots):
+        fresh[2 * i + 1] = EMPTY_K1
+    for i in range(old_slots):
+        if s.slots[2 * i + 1] != EMPTY_K1:
+            keyset_place(fresh, slots - 1, s.slots[2 * i], s.slots[2 * i + 1], hashed)
+    free(s.slots)
+    meter_sub(s.meter, table_bytes(old_slots))
+    s.slots = fresh
+    s.mask = slots - 1
+    return CHAIN_OK
+
+
+cdef void keyset_compact(KeySet* s) noexcept nogil:
+    """Turn the table into its keys, dense (``s.dense``), in place: no
+    second copy is held at any time."""
+    cdef Py_ssize_t i, n = 0
+    cdef uint64_t* shrunk
+    if s.slots == NULL:
+        return
+    for i in range(s.mask + 1):
+        if s.slots[2 * i + 1] != EMPTY_K1:
+            s.slots[2 * n] = s.slots[2 * i]
+            s.slots[2 * n + 1] = s.slots[2 * i + 1]
+            n += 1
+    shrunk = <uint64_t*>realloc(s.slots, table_bytes(n + 1))
+    meter_sub(s.meter, table_bytes(s.mask + 1) - table_bytes(n + 1))
+    if shrunk == NULL:
+        # (the meter counts the dense keys, not the rest of the old table)
+        shrunk = s.slots
+    s.dense = shrunk
+    s.slots = NULL
+    s.mask = 0
+
+
+cdef void partset_clear(PartSet* ps, Meter* meter) noexcept nogil:
+    cdef int p
+    for p in range(N_PARTS):
+        keyset_clear(&ps.part[p], meter)
+
+
+cdef Py_ssize_t partset_size(const PartSet* ps) noexcept nogil:
+    cdef Py_ssize_t n = 0
+    cdef int p
+    for p in range(N_PARTS):
+        n += ps.part[p].size
+    return n
+
+
+cdef void keyset_release(KeySet* s, Shared* sh) noexcept nogil:
+    """Free a table, its positions no longer held."""
+    atomic_add(&sh.held, -s.size)
+    keyset_free(s)
+
+
+cdef void partset_release(PartSet* ps, Shared* sh) noexcept nogil:
+    cdef int p
+    for p in range(N_PARTS):
+        keyset_release(&ps.part[p], sh)
+
+
+cdef void queue_flush(InsertQueue* q) noexcept nogil:
+    """Insert the queued keys; count them into the positions held (CHAIN_TOO_MANY
+    past max_ends); take on another thread's failure."""
+    cdef int j, added
+    cdef Py_ssize_t held
+    cdef int other = atomic_load(&q.shared.err)
+    if q.err == CHAIN_OK and other != CHAIN_OK:
+        q.err = other
+    if q.err == CHAIN_OK:
+        for j in range(q.n):
+            if q.which[j] == 0:
+                # a step layer of chain_layers: the value is the step's source
+                added = keyset_add_max(q.layer, q.k0[j], q.k1[j], q.hashed[j])
+            else:
+                added = keyset_add_keyed(queue_table(q, q.which[j], q.hashed[j]), q.k0[j],
+                                         q.k1[j], q.hashed[j], EMPTY_K1)
+            if added < 0:
+                q.err = added
+                break
+            q.added += added
+        held = atomic_add(&q.shared.held, q.added)
+        q.added = 0
+        if q.err == CHAIN_OK and held > q.shared.max_held:
+            q.err = CHAIN_TOO_MANY
+        if q.err != CHAIN_OK:
+            shared_fail(q.shared, q.err)
+    q.n = 0
+
+
+cdef int merge_into(KeySet* dst, KeySet* src, Shared* sh) noexcept nogil:
+    """Insert every key of ``src`` into ``dst`` (frees ``src``)."""
+    cdef Py_ssize_t i, added = 0
+    cdef int err = CHAIN_OK, r
+    if src.slots != NULL:
+        for i in range(src.mask + 1):
+            if src.slots[2 * i + 1] == EMPTY_K1:
+                continue
+            r = keyset_add(dst, src.slots[2 * i], src.slots[2 * i + 1])
+            if r < 0:
+                err = r
+                break
+            added += r
+    atomic_add(&sh.held, added)
+    keyset_release(src, sh)
+    return err
+
+
+cdef inline uint64_t sort_hash(const uint64_t* pair) noexcept nogil:
+    return key_hash(pair[0], pair[1])
+
+
+cdef inline bint pair_before_values(uint64_t a0, uint64_t a1, uint64_t ha, uint64_t b0,
+                                    uint64_t b1, uint64_t hb) noexcept nogil:
+    """Whether key (a0, a1) with hash ha sorts before (b0, b1) with hash hb."""
+    if ha != hb:
+        return ha < hb
+    if a1 != b1:
+        return a1 < b1
+    return a0 < b0
+
+
+cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) noexcept nogil:
+    """Sort ``n`` (k0, k1) pairs by their hash (ties by key): a counting sort
+    on the hash bits below the ``part_bits`` that chose the part, then
+    insertion sort in each bucket."""
+    cdef int bits = 1, shift
+    cdef Py_ssize_t i, j, k, nb, start, end
+    cdef uint64_t h, x0, x1
+    cdef uint64_t* tmp
+    cdef uint64_t* hashes
+    cdef Py_ssize_t* counts
+    cdef size_t nbytes
+    if n < 2:
+        return CHAIN_OK
+    while bits < 22 and ((<Py_ssize_t>1) << (bits + 1)) <= n:
+        bits += 1
+    nb = (<Py_ssize_t>1) << bits
+    shift = 64 - part_bits - bits
+    nbytes = <size_t>n * 3 * sizeof(uint64_t) + <size_t>(nb + 1) * sizeof(Py_ssize_t)
+    if meter_take(meter, nbytes) != CHAIN_OK:
+        return CHAIN_TOO_MANY
+    tmp = <uint64_t*>malloc(<size_t>n * 3 * sizeof(uint64_t))
+    counts = <Py_ssize_t*>calloc(nb + 1, sizeof(Py_ssize_t))
+    if tmp == NULL or counts == NULL:
+        free(tmp)
+        free(counts)
+        meter_sub(meter, nbytes)
+        return CHAIN_NO_MEMORY
+    hashes = tmp + 2 * n
+    for i in range(n):
+        h = sort_hash(keys + 2 * i)
+        counts[((h >> shift) & (nb - 1)) + 1] += 1
+    for i in range(nb):
+        counts[i + 1] += counts[i]
+    for i in range(n):
+        h = sort_hash(keys + 2 * i)
+        j = counts[(h >> shift) & (nb - 1)]
+        counts[(h >> shift) & (nb - 1)] += 1
+        tmp[2 * j] = keys[2 * i]
+        tmp[2 * j + 1] = keys[2 * i + 1]
+        hashes[j] = h
+    # counts[b] is now the end of bucket b: insertion sort each bucket
+    start = 0
+    for i in range(nb):
+        end = counts[i]
+        for j in range(start + 1, end):
+            x0 = tmp[2 * j]
+            x1 = tmp[2 * j + 1]
+            h = hashes[j]
+            k = j
+            while k > start:
+                if not pair_before_values(x0, x1, h, tmp[2 * k - 2], tmp[2 * k - 1],
+                                          hashes[k - 1]):
+                    break
+                tmp[2 * k] = tmp[2 * k - 2]
+                tmp[2 * k + 1] = tmp[2 * k - 1]
+                hashes[k] = hashes[k - 1]
+                k -= 1
+            tmp[2 * k] = x0
+            tmp[2 * k + 1] = x1
+            hashes[k] = h
+        start = end
+    memcpy(keys, tmp, <size_t>n * 2 * sizeof(uint64_t))
+    free(tmp)
+    free(counts)
+    meter_sub(meter, nbytes)
+    return CHAIN_OK
