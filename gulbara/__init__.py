@@ -26,7 +26,7 @@ from gulbara.play import (BLACK, WHITE, Play, StageEnds, format_steps,
 from gulbara.rules import DEFAULT_RULES, PRESETS, Rules
 from gulbara.record import read_record, write_record
 from gulbara.bots import GreedyBot, RandomBot
-from gulbara.perft import divide, perft
+from gulbara.perft_count import divide, perft
 from gulbara import encoding
 
 __version__ = "0.1.0"

@@ -19,6 +19,7 @@ from typing import Callable, Optional, Protocol, Sequence, Tuple, runtime_checka
 
 import numpy as np
 
+from gulbara.conventions import other_point
 from gulbara.play import Play
 
 __all__ = ["Bot", "RandomBot", "FirstBot", "GreedyBot", "ExpectimaxBot", "greedy_score",
@@ -58,8 +59,8 @@ def own_counts(position, seat: int) -> Tuple[int, ...]:
     points = position.points()                       # White's numbering, signed
     if seat == 0:
         return (0,) + tuple(max(n, 0) for n in points)
-    # Black's own point p is White's point ((p + 11) mod 24) + 1 (RULES §1.3)
-    return (0,) + tuple(max(-points[(p + 11) % 24], 0) for p in range(1, 25))
+    # Black's own point p is White's point other_point(p) (RULES §1.3)
+    return (0,) + tuple(max(-points[other_point(p) - 1], 0) for p in range(1, 25))
 
 
 def greedy_score(position, seat: int, ends_game: bool = False) -> int:
@@ -88,9 +89,9 @@ def greedy_score(position, seat: int, ends_game: bool = False) -> int:
     held = sum(1 for p in range(1, 25) if mine[p])
     home = position.borne_off(seat) + sum(mine[1:7])
     back = max((p for p in range(1, 25) if theirs[p]), default=0)
-    # my point p is the opponent's point ((p + 11) mod 24) + 1; "ahead" of its
+    # my point p is the opponent's point other_point(p) (RULES §1.3); "ahead" of its
     # rearmost checker means a lower number than ``back`` in its numbering
-    ahead = sorted(((p + 11) % 24) + 1 for p in range(1, 25) if mine[p])
+    ahead = sorted(other_point(p) for p in range(1, 25) if mine[p])
     ahead = [q for q in ahead if q < back]
     prime = run = 0
     for i, q in enumerate(ahead):

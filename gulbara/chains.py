@@ -24,6 +24,7 @@ import numpy as np
 
 from gulbara._backend import Position, backend
 from gulbara import errors as gulbara_errors
+from gulbara.conventions import OTHER_POINT
 from gulbara.errors import InvalidDiceError
 from gulbara.rules import DEFAULT_RULES, Rules
 
@@ -404,9 +405,9 @@ def chain_count(code, seat: int, first: int, *, threads: Optional[int] = None,
     return sum(len(result) for result in _passes(run))
 
 
-# RULES §1.3: own point p of Black is White's point ((p + 11) mod 24) + 1,
-# and the map is its own inverse; as 0-based columns of a White-numbered board.
-_OTHER_FRAME = np.array([(p + 11) % 24 for p in range(1, 25)])
+# RULES §1.3: own point p of Black is White's point OTHER_POINT[p - 1], and the map
+# is its own inverse; as 0-based columns of a White-numbered board.
+_OTHER_FRAME = np.array(OTHER_POINT) - 1
 
 
 def greedy_scores(chain: "ChainEnds") -> np.ndarray:

@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Sequence
 
 import gulbara
-from gulbara.cli import answer_request
-from gulbara.protocol import EngineProcess, stage_request
+from gulbara.protocol import EngineProcess, answer_request, stage_request
 from gulbara.suites import DOUBLE_JOBS, DOUBLE_TOTAL, NONDOUBLE_JOBS, NONDOUBLE_TOTAL
 
 __all__ = ["bench_engine", "format_engine_table", "GULBARA_ENDS"]

@@ -34,6 +34,7 @@ import numpy as np
 import gulbara
 from gulbara import _net
 from gulbara.bots import own_counts
+from gulbara.conventions import other_point
 from gulbara.errors import GulBaraError
 
 __all__ = [
@@ -247,7 +248,7 @@ def _ahead(mine: Sequence[int], theirs: Sequence[int]) -> Tuple[int, int]:
     """Points ``mine`` holds ahead of ``theirs``' rearmost checker (in their numbering),
     and the longest run of them."""
     back = max((q for q in range(1, 25) if theirs[q]), default=0)
-    held = [mine[(q + 11) % 24 + 1] > 0 for q in range(1, back)]
+    held = [mine[other_point(q)] > 0 for q in range(1, back)]
     best = run = 0
     for h in held:
         run = run + 1 if h else 0
@@ -271,7 +272,7 @@ def inputs(game) -> np.ndarray:
     mine, theirs = own_counts(pos, me), own_counts(pos, op)
     x = np.zeros(N_INPUTS)
     x[0:96] = _point_units(mine)
-    x[96:192] = _point_units([0] + [theirs[(q + 11) % 24 + 1] for q in range(1, 25)])
+    x[96:192] = _point_units([0] + [theirs[other_point(q)] for q in range(1, 25)])
     x[192], x[193] = pos.borne_off(me) / 15.0, pos.borne_off(op) / 15.0
     x[194] = sum(q * mine[q] for q in range(1, 25)) / 360.0
     x[195] = sum(q * theirs[q] for q in range(1, 25)) / 360.0

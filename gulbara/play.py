@@ -16,6 +16,7 @@ import re
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 from gulbara._backend import START_CODE, Position, raw_stage_ends
+from gulbara.conventions import white_point
 from gulbara.errors import IllegalPlayError, InvalidNotationError, InvalidPositionError, shown
 
 __all__ = [
@@ -136,6 +137,17 @@ class StageEnds(Sequence[Play]):
 
     def __init__(self, raw) -> None:
         self._raw = raw
+
+    @property
+    def raw(self):
+        """The backend's result this sequence reads (``Position.stage_ends``): its arrays and
+        codes, for the batch encoders (:mod:`gulbara.encoding`) and the protocol."""
+        return self._raw
+
+    @property
+    def start(self):
+        """The position the stage starts from (a backend ``Position``)."""
+        return self._raw.start()
 
     @property
     def seat(self) -> int:
@@ -259,11 +271,11 @@ class StageEnds(Sequence[Play]):
         sign = 1 if seat == WHITE else -1
         hops = []
         for path in paths:
-            points[_white_point(seat, path[0]) - 1] -= sign
+            points[white_point(seat, path[0]) - 1] -= sign
             if path[-1] == 0:
                 off[seat] += 1
             else:
-                points[_white_point(seat, path[-1]) - 1] += sign
+                points[white_point(seat, path[-1]) - 1] += sign
             hops.extend(zip(path, path[1:]))
         before = start.points()
         for q in range(24):
@@ -283,11 +295,6 @@ class StageEnds(Sequence[Play]):
     def __repr__(self) -> str:
         return (f"<StageEnds seat={self.seat} dice={self.dice} "
                 f"playable_dice={self.playable_dice} ends={len(self)}>")
-
-
-def _white_point(seat: int, point: int) -> int:
-    """A seat's own point in White's numbering (RULES §1.3)."""
-    return point if seat == WHITE else ((point + 11) % 24) + 1
 
 
 def _dice_cover(hops, dice) -> bool:

@@ -43,6 +43,7 @@ from typing import Callable, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from gulbara.batch import stage_ends_batch
+from gulbara.conventions import OTHER_POINT, ROLL_PROBABILITIES
 from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
 from gulbara.errors import GulBaraError, checked_scores
 from gulbara.play import Play, StageEnds
@@ -55,8 +56,7 @@ __all__ = ["expectimax", "SearchResult", "heuristic_evaluator", "HeuristicWeight
 Evaluator = Callable[[np.ndarray], np.ndarray]
 
 _WHITE_OPENING = tuple(((w, b), 1 / 30) for w in range(1, 7) for b in range(1, 7) if w != b)
-_ROLLS = tuple(((a, b), (1 if a == b else 2) / 36) for a in range(6, 0, -1)
-               for b in range(a, 0, -1))
+_ROLLS = ROLL_PROBABILITIES
 # The first stage of each roll (RULES §3.1, §4.1) as stage_ends_batch rows, and its weight.
 _ROLL_DICE = np.array([(a, b, 0, 0) if a != b else (a,) * 4 for (a, b), _ in _ROLLS], np.uint8)
 _ROLL_WEIGHTS = np.array([p for _, p in _ROLLS])
@@ -144,8 +144,8 @@ def race_evaluator(features: np.ndarray) -> np.ndarray:
 
 
 _POINTS = np.arange(1, 25, dtype=np.float32)
-# Column q - 1 of a side's 24 points read in the other side's numbering.
-_OTHER = np.array([(q + 11) % 24 for q in range(1, 25)])
+# Column q - 1 of a side's 24 points read in the other side's numbering (RULES §1.3).
+_OTHER = np.array(OTHER_POINT) - 1
 
 
 @dataclass(frozen=True)
@@ -470,7 +470,7 @@ class _Searcher:
         if order is None:       # move ordering: the evaluator's best first (for the mover)
             order = np.argsort(-sign * scores, kind="stable").tolist()
         pairs = []
-        raw = ends._raw
+        raw = ends.raw
         for i in order:
             if raw.ends_game(i):
                 pairs.append((i, float(scores[i])))

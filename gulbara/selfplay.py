@@ -31,6 +31,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from gulbara.conventions import OPENING_ROLLS, Z95, wilson_interval
 from gulbara.errors import InvalidPolicyError, checked_int
 from gulbara.game import Game
 from gulbara.rules import Rules
@@ -70,7 +71,6 @@ CHUNK_GAMES = 2000
 #: The most games one call plays (its rows alone take 72 bytes a game).
 MAX_GAMES = 10**9
 
-_Z95 = 1.959963984540054
 _MASK64 = (1 << 64) - 1
 
 Policy = Union[str, Callable[[np.ndarray], np.ndarray]]
@@ -260,11 +260,7 @@ class Estimate:
     def proportion(cls, hits: int, n: int) -> "Estimate":
         if n <= 0:
             return cls(math.nan, math.nan, math.nan)
-        p = hits / n
-        z2 = _Z95 * _Z95
-        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-        half = _Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-        return cls(p, max(0.0, centre - half), min(1.0, centre + half))
+        return cls(hits / n, *wilson_interval(hits, n))
 
     @classmethod
     def mean(cls, values: np.ndarray) -> "Estimate":
@@ -273,7 +269,7 @@ class Estimate:
             return cls(math.nan, math.nan, math.nan)
         values = np.asarray(values, dtype=np.float64)
         m = float(values.mean())
-        half = _Z95 * float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+        half = Z95 * float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
         return cls(m, m - half, m + half)
 
     @classmethod
@@ -288,7 +284,7 @@ class Estimate:
         if n < 2:
             return cls(r, -math.inf, math.inf)
         residual = x - r * y
-        half = _Z95 * math.sqrt(float((residual ** 2).sum()) * n / (n - 1)) / total
+        half = Z95 * math.sqrt(float((residual ** 2).sum()) * n / (n - 1)) / total
         return cls(r, r - half, r + half)
 
     def __float__(self) -> float:
@@ -831,10 +827,6 @@ def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = "ran
                 trace.append((len(ends), i))
             game.play(ends[i])
     return game
-
-
-#: The 15 opening rolls (RULES §6: never a double), larger die first.
-OPENING_ROLLS = tuple((a, b) for a in range(6, 0, -1) for b in range(a - 1, 0, -1))
 
 
 def opening_table(games_per_roll: int, policy: Union[Policy, Sequence[Policy]] = "greedy", *,

@@ -8,7 +8,8 @@ import pytest
 
 import gulbara
 from gulbara import Game
-from gulbara.arena import ArenaResult, arena, make_bot, mean_interval, run, wilson_interval
+from gulbara.arena import ArenaResult, arena, make_bot, mean_interval, wilson_interval
+from gulbara.cli.arena import run
 from gulbara.bots import BOTS, Bot, ExpectimaxBot, GreedyBot, RandomBot, play_out
 from gulbara.cli import build_parser, main
 from gulbara.errors import GulBaraError

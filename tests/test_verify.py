@@ -327,13 +327,12 @@ def test_engine_process_reports_what_went_wrong(monkeypatch):
 def test_perft_answers_match_the_tables():
     """Every line of the golden tables under 200,000 nodes, through the protocol, with
     its rules sent as the request's options."""
-    from gulbara.perft import _rules_from_words
     rows = [row for name in ("start.perft", "states.perft")
             for row in read_perft_table(DATA / name)
             if not row["slow"] and row["nodes"] < 200_000]
     assert len(rows) >= 30
     for row in rows:
-        rules = _rules_from_words(row["rules"])
+        rules = gulbara.Rules.from_text(row["rules"])
         answer = json.loads(answer_request(perft_request(row["state"], row["depth"], rules)))
         assert answer["nodes"] == row["nodes"], row
         if answer["divide"]:

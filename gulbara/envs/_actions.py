@@ -36,6 +36,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from gulbara.conventions import white_point
 from gulbara.errors import IllegalPlayError, checked_int
 from gulbara.play import Play, Step, StageEnds
 
@@ -105,13 +106,8 @@ def action_to_string(action: int) -> str:
     return f"{frm}/{'off' if frm - die <= 0 else frm - die}"
 
 
-def _own_to_white(seat: int, point: int) -> int:
-    """A seat's own point in White's numbering (RULES §1.3)."""
-    return point if seat == 0 else ((point + 11) % 24) + 1
-
-
 #: Black's own points 1..24 as indices (0-based) of White's numbering (RULES §1.3).
-_BLACK_TO_WHITE_INDEX = tuple(_own_to_white(1, p) - 1 for p in range(1, 25))
+_BLACK_TO_WHITE_INDEX = tuple(white_point(1, p) - 1 for p in range(1, 25))
 
 
 class StepStage:
@@ -135,7 +131,7 @@ class StepStage:
         self._seat = ends.seat
         self._dice = tuple(ends.dice)
         self._need = ends.playable_dice            # RULES §3.4: the greatest effective length
-        self._start = ends._raw.start()
+        self._start = ends.start
         self._position = self._start
         self._steps: Tuple[Step, ...] = ()
         self._left = self._dice
