@@ -348,6 +348,26 @@ def stage_ends_batch(boards, borne_off, seats, dice, *, steps: bool = True) -> B
 
 def _check_row(board, off, seat: int, dice_row) -> Optional[Tuple[str, int]]:
     """The first problem of one request row, as the compiled loop reports it, or None."""
+    problem = check_board_row(board, off, seat)
+    if problem is not None:
+        return problem
+    n = 0
+    for k, die in enumerate(dice_row):
+        if die > 6:
+            return ("die", k)
+        if die:
+            if n != k:
+                return ("gap", k)
+            n += 1
+    if n == 0:
+        return ("no_dice", 0)
+    if n != 2 and len(set(dice_row[:n])) != 1:
+        return ("unequal", 0)
+    return None
+
+
+def check_board_row(board, off, seat: int) -> Optional[Tuple[str, int]]:
+    """The first problem of one board row (``off`` None: derived), as ``_rows.pxd`` reports it."""
     if seat not in (0, 1):
         return ("seat", 0)
     board = [int(v) for v in board]
@@ -366,18 +386,6 @@ def _check_row(board, off, seat: int, dice_row) -> Optional[Tuple[str, int]]:
         for side in (0, 1):
             if on_board[side] + off[side] != N_CHECKERS:
                 return ("total", side)
-    n = 0
-    for k, die in enumerate(dice_row):
-        if die > 6:
-            return ("die", k)
-        if die:
-            if n != k:
-                return ("gap", k)
-            n += 1
-    if n == 0:
-        return ("no_dice", 0)
-    if n != 2 and len(set(dice_row[:n])) != 1:
-        return ("unequal", 0)
     return None
 
 

@@ -63,6 +63,13 @@ def own_counts(position, seat: int) -> Tuple[int, ...]:
     return (0,) + tuple(max(-points[other_point(p) - 1], 0) for p in range(1, 25))
 
 
+#: The greedy heuristic's weights (:func:`greedy_score`; its numpy batch form is
+#: :func:`gulbara.chains.greedy_scores`, the native one ``_greedy.pxd``).
+GREEDY_WEIGHTS = dict(pips=-4, held=3, blocks=4, prime=6, home=2)
+#: The greedy score of a play that ends the game.
+GREEDY_WIN = 1_000_000
+
+
 def greedy_score(position, seat: int, ends_game: bool = False) -> int:
     """The greedy heuristic: the score of an end ``position`` for the side ``seat`` that moved.
 
@@ -84,7 +91,7 @@ def greedy_score(position, seat: int, ends_game: bool = False) -> int:
     mine = own_counts(position, seat)
     theirs = own_counts(position, 1 - seat)
     if ends_game:
-        return 1_000_000
+        return GREEDY_WIN
     pips = sum(p * mine[p] for p in range(1, 25))
     held = sum(1 for p in range(1, 25) if mine[p])
     home = position.borne_off(seat) + sum(mine[1:7])
@@ -97,7 +104,9 @@ def greedy_score(position, seat: int, ends_game: bool = False) -> int:
     for i, q in enumerate(ahead):
         run = run + 1 if i and q == ahead[i - 1] + 1 else 1
         prime = max(prime, run)
-    return -4 * pips + 3 * held + 4 * len(ahead) + 6 * prime + 2 * home
+    w = GREEDY_WEIGHTS
+    return (w["pips"] * pips + w["held"] * held + w["blocks"] * len(ahead) + w["prime"] * prime
+            + w["home"] * home)
 
 
 class FirstBot(Bot):

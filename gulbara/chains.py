@@ -135,19 +135,25 @@ class ChainEnds:
         return self._arrays
 
     def _remainder_counts(self, stop, number, played) -> np.ndarray:
-        """Dice passed to the opponent per number (RULES §5.1-5.2 and the rules' options)."""
-        counts = np.zeros((len(stop), 6), dtype=np.uint8)
-        if self._first is None:
-            return counts          # a remainder never produces a remainder (RULES §5.4)
-        later = np.arange(1, 7)[None, :] > number[:, None]
-        if self._rules.remainder == "to_opponent":
-            stalled = stop == STOP_STALLED
-            counts[stalled] = later[stalled] * np.uint8(4)     # no wider temporaries
-            rows = np.nonzero(stalled)[0]
-            counts[rows, number[rows].astype(np.intp) - 1] = 4 - played[rows]
-        if self._rules.unstarted_chain == "to_opponent":
-            unstarted = stop == STOP_UNSTARTED
-            counts[unstarted, self._first - 1:] = 4
+        """Dice passed to the opponent per number: the game's one remainder rule
+        (:func:`gulbara.state_codes.remainder_stages`, RULES §5.1-5.2) for each kind
+        of stop, then looked up per outcome."""
+        if self._first is None:    # a remainder never produces a remainder (RULES §5.4)
+            return np.zeros((len(stop), 6), dtype=np.uint8)
+        from gulbara.state_codes import CHAIN, Stage, remainder_stages
+        # table[stop, number, played]: the dice of each number passed on
+        table = np.zeros((4, 7, 5, 6), dtype=np.uint8)
+        for n in range(self._first, 7):
+            stage = Stage(CHAIN, (n,) * 4, n - self._first, tuple((k, 4) for k in range(n + 1, 7)))
+            for p in range(4):
+                kind = STOP_UNSTARTED if (n == self._first and p == 0) else STOP_STALLED
+                for k, count in remainder_stages(self._rules, stage, p):
+                    table[kind, n, p, k - 1] = count
+        # one small key per outcome, looked up in slices: no index arrays wider than a slice
+        key = (stop.astype(np.uint16) * 7 + number) * 5 + played
+        flat, counts = table.reshape(-1, 6), np.empty((len(stop), 6), dtype=np.uint8)
+        for at in range(0, len(stop), 1 << 20):
+            np.take(flat, key[at:at + (1 << 20)], axis=0, out=counts[at:at + (1 << 20)])
         return counts
 
     @property
@@ -181,6 +187,10 @@ class ChainEnds:
     def stop_reasons(self) -> list:
         """The stop reasons as names (:data:`STOP_NAMES`)."""
         return [STOP_NAMES[k] for k in self.stop]
+
+    def position(self, i: int):
+        """Outcome ``i``'s end position (a backend ``Position``)."""
+        return self._raw.position(self._index(i))
 
     def code(self, i: int) -> str:
         """The end position code of outcome ``i``."""
@@ -418,9 +428,11 @@ def greedy_scores(chain: "ChainEnds") -> np.ndarray:
     >>> chain = chain_ends(START_CODE, 0, 5)
     >>> from gulbara.bots import greedy_score
     >>> scores = greedy_scores(chain)
-    >>> int(scores[7]) == greedy_score(chain._raw.position(7), 0)
+    >>> int(scores[7]) == greedy_score(chain.position(7), 0)
     True
     """
+    from gulbara.bots import GREEDY_WEIGHTS as w, GREEDY_WIN
+
     boards = chain.boards.astype(np.int64)
     seat = chain.seat
     if seat == 0:
@@ -440,8 +452,9 @@ def greedy_scores(chain: "ChainEnds") -> np.ndarray:
     for q in range(24):
         run = (run + 1) * ahead[:, q]
         np.maximum(prime, run, out=prime)
-    scores = -4 * pips + 3 * held + 4 * ahead.sum(axis=1) + 6 * prime + 2 * home
-    return np.where(chain.ends_game, 1_000_000, scores)
+    scores = (w["pips"] * pips + w["held"] * held + w["blocks"] * ahead.sum(axis=1)
+              + w["prime"] * prime + w["home"] * home)
+    return np.where(chain.ends_game, GREEDY_WIN, scores)
 
 
 class BestOutcome(NamedTuple):

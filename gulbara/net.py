@@ -36,6 +36,7 @@ from gulbara import _net
 from gulbara.bots import own_counts
 from gulbara.conventions import other_point
 from gulbara.errors import GulBaraError
+from gulbara.state_codes import escalates
 
 __all__ = [
     "ValueNet", "inputs", "equity", "default_net", "load", "DEFAULT_NET_PATH",
@@ -229,13 +230,6 @@ class ValueNet:
         return f"ValueNet(hidden={self.hidden}, sha256={self.sha256()[:12]})"
 
 
-def _escalates(rules, own: int, game_count: int) -> bool:
-    if not rules.escalation:
-        return False
-    count = own if rules.exempt_counting == "per_player" else game_count
-    return count > rules.exempt_rolls
-
-
 def _point_units(counts: Sequence[int]) -> np.ndarray:
     out = np.zeros(96)
     for q in range(1, 25):
@@ -283,8 +277,8 @@ def inputs(game) -> np.ndarray:
     chain = d is not None and d.is_chain
     rolls = game.rolls_made
     total = rolls[0] + rolls[1]
-    x[200] = _escalates(game.rules, rolls[me] + 1, total + (2 if chain else 1))
-    x[201] = _escalates(game.rules, rolls[op] + 1, total + (1 if chain else 2))
+    x[200] = escalates(game.rules, rolls[me] + 1, total + (2 if chain else 1))
+    x[201] = escalates(game.rules, rolls[op] + 1, total + (1 if chain else 2))
     if d is not None:
         counts = [0] * 7
         counts[d.dice[0]] += len(d.dice)
