@@ -30,7 +30,7 @@ from typing import Optional, TextIO, Tuple, Union
 
 from gulbara.bots import BOTS, Bot, RandomBot, play_out
 from gulbara.conventions import Z95, mean_interval, wilson_interval
-from gulbara.errors import GulBaraError
+from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
 from gulbara.rules import DEFAULT_RULES, Rules
 
@@ -164,12 +164,8 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
         from gulbara.arena_workers import parallel_arena
         return parallel_arena(bot_a, bot_b, games, seed, rules=rules, progress=progress,
                               duplicate=duplicate, workers=workers)
-    if isinstance(games, bool) or not isinstance(games, int):
-        raise TypeError(f"games must be an int, not {type(games).__name__}")
-    if games < 1:
-        raise GulBaraError(f"games must be >= 1, got {games}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    games = checked_int(games, "games", 1)
+    seed = checked_int(seed, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
     rules = DEFAULT_RULES if rules is None else rules
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")

@@ -36,7 +36,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from gulbara._backend import BACKEND_NAME, START_CODE, Position, backend  # noqa: F401 (doctests)
-from gulbara.errors import InvalidDiceError, InvalidPositionError, InvalidSeatError
+from gulbara.errors import GulBaraError, InvalidDiceError, InvalidPositionError, InvalidSeatError
 from gulbara.play import Play
 
 if BACKEND_NAME == "core":
@@ -162,7 +162,7 @@ class BatchEnds:
         Equal to ``list(gulbara.stage_ends(code, seat, dice))`` for the same request.
         """
         if self.end_steps is None:
-            raise ValueError("this batch was built with steps=False: it has no steps")
+            raise GulBaraError("this batch was built with steps=False: it has no steps")
         part = self.ends_of(i)
         plays = []
         for k, code in zip(range(part.start, part.stop), self.codes(i)):

@@ -20,6 +20,7 @@ from typing import Callable, Optional, Protocol, Sequence, Tuple, runtime_checka
 import numpy as np
 
 from gulbara.conventions import other_point
+from gulbara.errors import GameStateError
 from gulbara.play import Play
 
 __all__ = ["Bot", "RandomBot", "FirstBot", "GreedyBot", "ExpectimaxBot", "greedy_score",
@@ -230,7 +231,7 @@ def play_out(game, white: Bot, black: Bot, max_plies: Optional[int] = None):
             break
         decision = game.decision
         if decision is None:
-            raise ValueError("play_out needs a game that rolls by itself (auto_roll=True)")
+            raise GameStateError("play_out needs a game that rolls by itself (auto_roll=True)")
         game.play(bots[decision.seat].choose(game))
         plies += 1
     return game.result()

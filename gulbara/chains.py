@@ -481,10 +481,7 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
     >>> [b.outcome.code for b in best]
     ['G:1,,,,,,,,,,,-15,,1,,,,1,1,,,,,11|0,0|0,0', 'G:,1,,,,,,,,,,-15,1,,,,,1,1,,,,,11|0,0|0,0']
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"k must be an int, not {type(k).__name__}")
-    if k < 1:
-        raise gulbara_errors.GulBaraError(f"k must be at least 1, got {k}")
+    k = gulbara_errors.checked_int(k, "k", 1)
     best_scores = np.zeros(0)
     best = []           # (score, order, outcome, steps), at most k
     order = 0
@@ -492,9 +489,9 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
                                 memory=memory):
         scores = np.asarray(evaluate(part), dtype=np.float64)
         if scores.shape != (len(part),):
-            raise ValueError(f"evaluate must return {len(part)} scores, got shape {scores.shape}")
+            raise gulbara_errors.GulBaraError(f"evaluate must return {len(part)} scores, got shape {scores.shape}")
         if not np.isfinite(scores).all():
-            raise ValueError("evaluate returned a score that is not finite")
+            raise gulbara_errors.GulBaraError("evaluate returned a score that is not finite")
         threshold = best_scores.min() if len(best) == k else -np.inf
         candidates = np.flatnonzero(scores >= threshold)
         if len(candidates) > k:

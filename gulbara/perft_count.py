@@ -32,7 +32,7 @@ and the full state (RULES §10.6), so each checks the other.
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from gulbara._backend import BACKEND_NAME
-from gulbara.errors import checked_int
+from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
 from gulbara.play import format_steps
 
@@ -56,9 +56,9 @@ def _engine(engine: Optional[str]) -> str:
     if engine is None:
         return "native" if NATIVE else "python"
     if engine not in ENGINES:
-        raise ValueError(f"perft engine must be 'native' or 'python', got {engine!r}")
+        raise GulBaraError(f"perft engine must be 'native' or 'python', got {engine!r}")
     if engine == "native" and not NATIVE:
-        raise ValueError(f"the native perft needs the compiled core (backend {BACKEND_NAME!r})")
+        raise GulBaraError(f"the native perft needs the compiled core (backend {BACKEND_NAME!r})")
     return engine
 
 

@@ -33,7 +33,7 @@ import threading
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Union
 
 from gulbara._backend import START_CODE, raw_stage_ends
-from gulbara.errors import GameStateError, GulBaraError
+from gulbara.errors import GameStateError, GulBaraError, checked_int
 from gulbara.game import Game
 from gulbara.perft_count import perft, perft_python
 from gulbara.play import Play, StageEnds
@@ -164,9 +164,9 @@ class EngineProcess:
                  cwd: Optional[str] = None) -> None:
         argv = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
         if not argv:
-            raise ValueError("the engine command is empty")
+            raise GulBaraError("the engine command is empty")
         if not timeout > 0:
-            raise ValueError(f"the timeout must be a positive number of seconds, got {timeout!r}")
+            raise GulBaraError(f"the timeout must be a positive number of seconds, got {timeout!r}")
         self.command = command if isinstance(command, str) else shlex.join(argv)
         self.timeout = float(timeout)
         self.startup = float(startup)
@@ -378,8 +378,7 @@ def perft_answer(request: Dict, plays: Optional[Callable[[Game], Sequence[Play]]
     ``TypeError``) for a bad request. ``plays`` as for :func:`divide_choices`.
     """
     depth = request.get("perft")
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-        raise GulBaraError(f"perft must be a depth, an integer >= 0; got {depth!r}")
+    depth = checked_int(depth, "perft (a depth)", 0, type_error=GulBaraError)
     state, options = request.get("state"), request.get("rules", {})
     if state is not None and not isinstance(state, str):
         raise TypeError("state must be a state code string (Game.state_code)")

@@ -770,7 +770,7 @@ def write_record(obj: Union[Game, Match], format: str = "text") -> str:
         return data_to_text(data)
     if format == "json":
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
-    raise ValueError(f"record format must be 'text' or 'json', got {shown(format)}")
+    raise GulBaraError(f"record format must be 'text' or 'json', got {shown(format)}")
 
 
 def read_record(record: Union[str, Dict[str, Any]]) -> Union[Game, Match]:

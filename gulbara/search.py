@@ -45,7 +45,7 @@ import numpy as np
 from gulbara.batch import stage_ends_batch
 from gulbara.conventions import OTHER_POINT, ROLL_PROBABILITIES
 from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
-from gulbara.errors import GulBaraError, checked_scores
+from gulbara.errors import GulBaraError, checked_int, checked_scores
 from gulbara.play import Play, StageEnds
 
 __all__ = ["expectimax", "SearchResult", "heuristic_evaluator", "HeuristicWeights",
@@ -132,7 +132,7 @@ def race_evaluator(features: np.ndarray) -> np.ndarray:
     """
     x = np.asarray(features, dtype=np.float32)
     if x.ndim != 2 or x.shape[1] < BOARD_FEATURES:
-        raise ValueError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
+        raise GulBaraError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
     lead = (x[:, 195] - x[:, 194]) * 360.0
     mine, theirs = x[:, 0:96:4], x[:, 96:192:4]          # points held, own numberings
     mine_back = (mine * _POINTS).max(axis=1)             # rearmost checkers (0: none left)
@@ -299,7 +299,7 @@ def heuristic_evaluator(features: np.ndarray,
     """
     x = np.asarray(features, dtype=np.float32)
     if x.ndim != 2 or x.shape[1] < BOARD_FEATURES:
-        raise ValueError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
+        raise GulBaraError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
     w = _DEFAULT_WEIGHTS if weights is None else weights
     if not isinstance(w, HeuristicWeights):
         raise TypeError(f"weights must be a HeuristicWeights, not {type(w).__name__}")
@@ -486,10 +486,7 @@ class _Searcher:
 
 def _check_budget(budget_nodes, budget_seconds):
     if budget_nodes is not None:
-        if isinstance(budget_nodes, bool) or not isinstance(budget_nodes, int):
-            raise TypeError(f"budget_nodes must be an int or None, not {type(budget_nodes).__name__}")
-        if budget_nodes < 1:
-            raise GulBaraError(f"budget_nodes must be >= 1, got {budget_nodes}")
+        checked_int(budget_nodes, "budget_nodes", 1)
     if budget_seconds is not None:
         if isinstance(budget_seconds, bool) or not isinstance(budget_seconds, (int, float)):
             raise TypeError("budget_seconds must be a number or None, "
@@ -522,10 +519,7 @@ def expectimax(game, depth: int, evaluate: Optional[Evaluator] = None, *,
         game = game.game
     if not isinstance(game, Game):
         raise TypeError(f"game must be a gulbara.Game, not {type(game).__name__}")
-    if isinstance(depth, bool) or not isinstance(depth, int):
-        raise TypeError(f"depth must be an int, not {type(depth).__name__}")
-    if depth < 1:
-        raise GulBaraError(f"depth must be >= 1, got {depth}")
+    depth = checked_int(depth, "depth", 1)
     if evaluate is None:
         evaluate = heuristic_evaluator
     if not callable(evaluate):

@@ -32,7 +32,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from gulbara.conventions import OPENING_ROLLS, Z95, wilson_interval
-from gulbara.errors import InvalidPolicyError, checked_int
+from gulbara.errors import GulBaraError, InvalidPolicyError, checked_int
 from gulbara.game import Game
 from gulbara.rules import Rules
 
@@ -667,7 +667,7 @@ def _run(job: _Job, n: int, workers: int, backend: str,
 
 def _check_backend(backend: str, workers) -> Tuple[str, int]:
     if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+        raise GulBaraError(f"backend must be 'local' or 'ray', got {backend!r}")
     if workers is None:
         workers = os.cpu_count() or 1
     workers = checked_int(workers, "workers", 1, 4096)
@@ -717,7 +717,7 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
     seed = _check_seed(seed)
     max_rolls = _check_count(max_rolls, "max_rolls")
     if max_rolls > 1_000_000:
-        raise ValueError(f"max_rolls must be at most 1,000,000, got {max_rolls}")
+        raise GulBaraError(f"max_rolls must be at most 1,000,000, got {max_rolls}")
     backend, workers = _check_backend(backend, workers)
     codes, evaluator, names = _policy_pair(policy)
     if start is None:
@@ -727,7 +727,7 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
     elif not isinstance(start, Game):
         raise TypeError(f"start must be a gulbara.Game, not {type(start).__name__}")
     elif rules is not None and rules != start.rules:
-        raise ValueError("give the rules through the start game: they differ")
+        raise GulBaraError("give the rules through the start game: they differ")
     job = _Job(start.state_code(), start.rules, seed, codes, evaluator, max_rolls,
                _net_specs(codes, names))
     began = time.perf_counter()
@@ -775,9 +775,9 @@ def rollout(game_or_code: Union[Game, str], n: int,
                                      rules)
     elif isinstance(game_or_code, Game):
         if rules is not None and rules != game_or_code.rules:
-            raise ValueError("give the rules through the game: they differ")
+            raise GulBaraError("give the rules through the game: they differ")
         if seat is not None or rolls is not None:
-            raise ValueError("seat and rolls go with a position code, not a Game")
+            raise GulBaraError("seat and rolls go with a position code, not a Game")
         start = game_or_code
     else:
         raise TypeError(f"rollout needs a gulbara.Game or a state code, "

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, Optional, Sequence, Tuple, Union
 
 from gulbara._backend import START_CODE, Position
-from gulbara.errors import GameStateError, InvalidSeatError, shown
+from gulbara.errors import GameStateError, InvalidSeatError, checked_int, shown
 from gulbara.rules import DEFAULT_RULES, Rules
 
 __all__ = ["GameState", "Stage", "Roll", "GameResult", "StageSpec", "escalates",
@@ -436,9 +436,9 @@ def state_code(code: str, seat: Union[int, str, None] = None, *,
         exempt = (DEFAULT_RULES if rules is None else rules).exempt_rolls
         rolls = (exempt, exempt)
     rolls = tuple(rolls)
-    if len(rolls) != 2 or not all(isinstance(r, int) and not isinstance(r, bool) and r >= 0
-                                  for r in rolls):
+    if len(rolls) != 2:
         raise GameStateError(f"rolls must be two counts >= 0 (White's, Black's), got {rolls!r}")
-    if isinstance(stuck, bool) or not isinstance(stuck, int) or stuck < 0:
-        raise GameStateError(f"stuck must be a count >= 0, got {stuck!r}")
+    rolls = tuple(checked_int(r, "rolls (White's, Black's)", 0, MAX_STATE_COUNT,
+                              GameStateError, GameStateError) for r in rolls)
+    stuck = checked_int(stuck, "stuck", 0, MAX_STATE_COUNT, GameStateError, GameStateError)
     return f"{position} next=roll:{side} rolls={rolls[0]},{rolls[1]} stuck={stuck}"

@@ -127,7 +127,7 @@ def test_cli_bad_bot_name(capsys):
     err = capsys.readouterr().err
     assert "unknown bot 'nobody'" in err and "expectimax1" in err
     assert main(["arena", "greedy", "greedy", "--games", "0"]) == 2
-    assert "games must be >= 1" in capsys.readouterr().err
+    assert "games must be at least 1, got 0" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------

@@ -359,8 +359,8 @@ def test_perft_answer_divide_and_rules():
 
 
 @pytest.mark.parametrize("request_, says", [
-    ({"perft": -1}, "perft must be a depth"),
-    ({"perft": True}, "perft must be a depth"),
+    ({"perft": -1}, "perft (a depth) must be at least 0, got -1"),
+    ({"perft": True}, "perft (a depth) must be an int at least 0, not bool"),
     ({"perft": 1, "rules": {"remainder": "later"}}, "Rules.remainder"),
     ({"perft": 1, "rules": []}, "rules must be a JSON object"),
     ({"perft": 1, "state": 7}, "state must be a state code"),

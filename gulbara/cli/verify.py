@@ -58,9 +58,9 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     try:
         rules = Rules.from_text(args.rules)
         if args.positions < 0:
-            raise ValueError(f"--positions must be >= 0, got {args.positions}")
+            raise GulBaraError(f"--positions must be >= 0, got {args.positions}")
         if args.perft is not None and args.perft < 0:
-            raise ValueError(f"--perft depth must be >= 0, got {args.perft}")
+            raise GulBaraError(f"--perft depth must be >= 0, got {args.perft}")
         if args.state is not None:
             Game.from_state_code(args.state, rules)
         engine = EngineProcess(args.engine, args.timeout)

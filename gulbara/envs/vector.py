@@ -45,7 +45,7 @@ except ImportError as exc:                          # pragma: no cover - depends
 from gulbara._vector import VecGames
 from gulbara.envs._actions import N_ACTIONS
 from gulbara.envs._observe import STATE_FEATURES
-from gulbara.errors import GulBaraError
+from gulbara.errors import GulBaraError, checked_int
 from gulbara.rules import DEFAULT_RULES, Rules
 
 __all__ = ["GulBaraVectorEnv", "NATIVE_OPPONENTS"]
@@ -61,9 +61,7 @@ class GulBaraVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 1, opponent: str = "random", seat: int = 0,
                  rules: Optional[Rules] = None, illegal_action: str = "lose", **kwargs) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
-                or num_envs < 1:
-            raise GulBaraError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        num_envs = checked_int(num_envs, "num_envs", 1, type_error=GulBaraError)
         if not isinstance(opponent, str) or opponent not in NATIVE_OPPONENTS:
             raise GulBaraError(f"the native vector env plays the opponents "
                                f"{', '.join(NATIVE_OPPONENTS)}; got {opponent!r} (other bots: "
