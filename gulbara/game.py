@@ -237,6 +237,15 @@ class GameEvent(NamedTuple):
 # The game
 # ---------------------------------------------------------------------------
 
+# The first stage of each roll and the record of each roll, made once (they are immutable).
+_PLAIN_STAGES = {(a, b): Stage(PLAIN, (a, b) if a != b else (a,) * 4, 0, ()) for a, b in ROLLS}
+#: RULES §4.2: a chain from n plays n, n+1, ..., 6.
+_CHAIN_STARTS = {(n, n): Stage(CHAIN, (n,) * 4, 0, tuple((k, 4) for k in range(n + 1, 7)))
+                 for n in range(1, 7)}
+_ROLL_EVENTS = {(seat, (a, b), opening): GameEvent("roll", seat, (a, b), opening)
+                for seat in (WHITE, BLACK) for a in range(1, 7) for b in range(1, 7)
+                for opening in (False, True)}
+
 
 class Game:
     """One game of Gul Bara under ``rules`` (RULES §4-7), as a state machine.
@@ -710,13 +719,15 @@ class Game:
         raise GameStateError(f"{what}: {SEAT_NAMES[self._seat]} has to roll")
 
     def _snapshot(self) -> tuple:
-        """(state, dice position, history length): what undo restores."""
+        """The fields of :attr:`state`, the dice position and the history length: what undo
+        restores (a plain tuple: one is taken before every action)."""
         stream_pos = self._stream.position if self._stream is not None else 0
-        return (self.state, stream_pos, len(self._log))
+        return (self._position, self._phase, self._seat, self._rolls, self._stuck, self._roll,
+                self._stage, self._result, stream_pos, len(self._log))
 
     def _restore(self, snapshot: tuple) -> None:
-        state, stream_pos, log_len = snapshot
-        self._set_state(state)
+        (self._position, self._phase, self._seat, self._rolls, self._stuck, self._roll,
+         self._stage, self._result, stream_pos, log_len) = snapshot
         if self._stream is not None:
             self._stream.position = stream_pos
         del self._log[log_len:]
@@ -727,26 +738,22 @@ class Game:
         self._ends = None
 
     def _begin_roll(self, seat: int, dice: Tuple[int, int], opening: bool) -> None:
+        dice = tuple(dice)
         rolls = list(self._rolls)
         rolls[seat] += 1                                # RULES §4.5
         self._rolls = tuple(rolls)
         high, low = max(dice), min(dice)
         escalating = high == low and escalates(self._rules, rolls[seat], sum(rolls))
-        self._roll = Roll(seat, tuple(dice), rolls[seat], escalating, opening)
+        self._roll = Roll(seat, dice, rolls[seat], escalating, opening)
         self._phase, self._seat = STAGE, seat
-        if high != low:
-            self._stage = Stage(PLAIN, (high, low), 0, ())
-        elif escalating:                                # RULES §4.2: n, n+1, ..., 6
-            self._stage = Stage(CHAIN, (high,) * 4, 0, tuple((n, 4) for n in range(high + 1, 7)))
-        else:                                           # RULES §4.1, §4.6
-            self._stage = Stage(PLAIN, (high,) * 4, 0, ())
-        self._log.append(GameEvent("roll", seat, tuple(dice), opening))
+        # a roll's first stage: the plain stage, or a chain's (RULES §4.1-4.2, §4.6)
+        self._stage = (_CHAIN_STARTS if escalating else _PLAIN_STAGES)[high, low]
+        self._log.append(_ROLL_EVENTS[seat, dice, opening])
 
     def _play(self, play: Play) -> None:
         decision = self.decision
         self._push("play")
-        self._log.append(GameEvent("play", decision.seat, decision.dice, decision=decision,
-                                   play=play))
+        self._log.append(GameEvent("play", decision.seat, decision.dice, False, decision, play))
         seat = self._seat
         kind, dice, index, following = stage = self._stage
         self._position = self._position.apply_steps(seat, play.steps)
