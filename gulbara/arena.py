@@ -32,7 +32,7 @@ from gulbara.bots import BOTS, Bot, RandomBot, play_out
 from gulbara.conventions import Z95, mean_interval, wilson_interval
 from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
-from gulbara.rules import DEFAULT_RULES, Rules
+from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 
 __all__ = ["arena", "ArenaResult", "make_bot", "wilson_interval", "mean_interval"]
 
@@ -166,9 +166,7 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
                               duplicate=duplicate, workers=workers)
     games = checked_int(games, "games", 1)
     seed = checked_int(seed, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
-    rules = DEFAULT_RULES if rules is None else rules
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+    rules = checked_rules(rules, DEFAULT_RULES)
     a, a_name = _bot(bot_a, seed)
     b, b_name = _bot(bot_b, seed + 1_000_003)
     stream = sys.stderr if progress is True else (progress or None)

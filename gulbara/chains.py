@@ -16,7 +16,6 @@ back as arrays, not as Python objects.
 ((24, 5), (24, 5), (24, 5), (24, 5))
 """
 
-import operator
 import os
 from typing import Iterator, NamedTuple, Optional, Sequence, Tuple
 
@@ -202,15 +201,8 @@ class ChainEnds:
         return [raw.code(i) for i in range(len(raw))]
 
     def _index(self, i: int) -> int:
-        if isinstance(i, (bool, np.bool_)) or not hasattr(i, "__index__"):
-            raise TypeError(f"outcome indices are ints, not {type(i).__name__}")
-        i = operator.index(i)
-        n = len(self._raw)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(f"outcome index out of range ({n} outcomes)")
-        return i
+        return gulbara_errors.checked_index(i, len(self._raw), "outcome indices are ints",
+                                            "outcomes")
 
     def __getitem__(self, i: int) -> ChainOutcome:
         i = self._index(i)

@@ -39,7 +39,7 @@ from gulbara.conventions import OPENING_ROLLS, ROLLS
 from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError, InvalidDiceError,
                             checked_int, shown)
 from gulbara.play import BLACK, WHITE, Play, StageEnds
-from gulbara.rules import DEFAULT_RULES, Rules
+from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 from gulbara.state_codes import (CHAIN, MAX_STATE_COUNT, OPENING, OVER, PLAIN, REMAINDER, ROLL,
                                  SEAT_NAMES, STAGE, GameResult, GameState, Roll, Stage,
                                  StageSpec, escalates, read_state_code, remainder_stages,
@@ -247,7 +247,35 @@ _ROLL_EVENTS = {(seat, (a, b), opening): GameEvent("roll", seat, (a, b), opening
                 for opening in (False, True)}
 
 
-class Game:
+class _RulesAndDice:
+    """What a :class:`Game` and a :class:`Match` both hold: the rules, the dice and the mode."""
+
+    _rules: Rules
+    _stream: Optional[DiceStream]
+    _auto: bool
+
+    @property
+    def rules(self) -> Rules:
+        return self._rules
+
+    @property
+    def seed(self) -> Optional[int]:
+        """The seed of the dice generator (``None`` with a ``draw`` function or explicit rolls)."""
+        return self._stream.seed if self._stream is not None else None
+
+    @property
+    def auto_roll(self) -> bool:
+        """Whether chance nodes are rolled automatically (from :attr:`dice`)."""
+        return self._auto
+
+    @property
+    def dice(self) -> Optional[DiceStream]:
+        """The source of the dice (a match's games share one), or ``None`` for a game of
+        explicit rolls without one."""
+        return self._stream
+
+
+class Game(_RulesAndDice):
     """One game of Gul Bara under ``rules`` (RULES §4-7), as a state machine.
 
     **State.** A game's full state is:
@@ -302,10 +330,7 @@ class Game:
     def __init__(self, rules: Optional[Rules] = None, seed: Optional[int] = None,
                  draw: Optional[Callable[[], int]] = None, *, auto_roll: bool = True,
                  dice: Optional[DiceStream] = None, _start: bool = True) -> None:
-        if rules is None:
-            rules = DEFAULT_RULES
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+        rules = checked_rules(rules, DEFAULT_RULES)
         self._rules = rules
         self._auto = bool(auto_roll)
         if dice is None:
@@ -400,25 +425,6 @@ class Game:
         self.__dict__.update(state)
 
     # -- reading the state ---------------------------------------------------
-
-    @property
-    def rules(self) -> Rules:
-        return self._rules
-
-    @property
-    def seed(self) -> Optional[int]:
-        """The seed of the dice generator (``None`` with a ``draw`` function or explicit rolls)."""
-        return self._stream.seed if self._stream is not None else None
-
-    @property
-    def auto_roll(self) -> bool:
-        return self._auto
-
-    @property
-    def dice(self) -> Optional[DiceStream]:
-        """The source of the game's dice (shared by the games of a match), or ``None``
-        for a game of explicit rolls without one."""
-        return self._stream
 
     @property
     def dice_start(self) -> int:
@@ -855,7 +861,7 @@ class Game:
 # ---------------------------------------------------------------------------
 
 
-class Match:
+class Match(_RulesAndDice):
     """Games to a target (RULES §7.3), with the decision API of :class:`Game` across them.
 
     ``target`` defaults to ``rules.match_target`` (3 by default). All games
@@ -871,10 +877,7 @@ class Match:
     def __init__(self, rules: Optional[Rules] = None, target: Optional[int] = None,
                  seed: Optional[int] = None, draw: Optional[Callable[[], int]] = None, *,
                  auto_roll: bool = True) -> None:
-        if rules is None:
-            rules = DEFAULT_RULES
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+        rules = checked_rules(rules, DEFAULT_RULES)
         if target is None:
             target = rules.match_target
         target = checked_int(target, "a match target", 1, type_error=GulBaraError)
@@ -905,25 +908,8 @@ class Match:
     # -- reading -------------------------------------------------------------
 
     @property
-    def rules(self) -> Rules:
-        return self._rules
-
-    @property
     def target(self) -> int:
         return self._target
-
-    @property
-    def seed(self) -> Optional[int]:
-        return self._stream.seed if self._stream is not None else None
-
-    @property
-    def auto_roll(self) -> bool:
-        return self._auto
-
-    @property
-    def dice(self) -> Optional[DiceStream]:
-        """The one source of the match's dice, shared by its games."""
-        return self._stream
 
     @property
     def game(self) -> Game:

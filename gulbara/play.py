@@ -11,13 +11,13 @@ True
 '13/7(2)'
 """
 
-import operator
 import re
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 from gulbara._backend import START_CODE, Position, raw_stage_ends
 from gulbara.conventions import white_point
-from gulbara.errors import IllegalPlayError, InvalidNotationError, InvalidPositionError, shown
+from gulbara.errors import (IllegalPlayError, InvalidNotationError, InvalidPositionError,
+                            checked_index, shown)
 
 __all__ = [
     "WHITE", "BLACK", "Step", "Play", "StageEnds", "stage_ends",
@@ -174,16 +174,8 @@ class StageEnds(Sequence[Play]):
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self._play(k) for k in range(*i.indices(len(self._raw)))]
-        if isinstance(i, bool) or not hasattr(type(i), "__index__"):
-            raise TypeError(f"stage ends are indexed by an int or a slice, "
-                            f"not {type(i).__name__}")
-        i = operator.index(i)
-        n = len(self._raw)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(f"stage end index out of range ({n} ends)")
-        return self._play(i)
+        return self._play(checked_index(i, len(self._raw),
+                                        "stage ends are indexed by an int or a slice", "ends"))
 
     def __iter__(self) -> Iterator[Play]:
         for i in range(len(self._raw)):

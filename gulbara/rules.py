@@ -16,7 +16,7 @@ from typing import Any, Dict, Mapping, Optional
 
 from gulbara.errors import InvalidRulesError, shown
 
-__all__ = ["Rules", "DEFAULT_RULES", "PRESETS", "rules_help"]
+__all__ = ["Rules", "DEFAULT_RULES", "PRESETS", "rules_help", "checked_rules"]
 
 _CHOICES = {
     "exempt_counting": ("per_player", "game_wide"),
@@ -223,3 +223,16 @@ def _option_value(name: str, value: str) -> Any:
         raise InvalidRulesError(f"--rules: {name} must be one of "
                                 f"{values.replace('|', ', ')}; got {value!r}")
     return value
+
+
+def checked_rules(rules: Optional[Rules], default: Optional[Rules] = None) -> Optional[Rules]:
+    """``rules``, or ``default`` for ``None``; ``TypeError`` for anything but a :class:`Rules`.
+
+    >>> checked_rules(None, DEFAULT_RULES) is DEFAULT_RULES
+    True
+    """
+    if rules is None:
+        return default
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+    return rules

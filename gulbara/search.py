@@ -130,9 +130,7 @@ def race_evaluator(features: np.ndarray) -> np.ndarray:
     >>> [round(float(v), 3) for v in race_evaluator(x)]
     [-0.38, 1.0]
     """
-    x = np.asarray(features, dtype=np.float32)
-    if x.ndim != 2 or x.shape[1] < BOARD_FEATURES:
-        raise GulBaraError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
+    x = _features(features)
     lead = (x[:, 195] - x[:, 194]) * 360.0
     mine, theirs = x[:, 0:96:4], x[:, 96:192:4]          # points held, own numberings
     mine_back = (mine * _POINTS).max(axis=1)             # rearmost checkers (0: none left)
@@ -141,6 +139,14 @@ def race_evaluator(features: np.ndarray) -> np.ndarray:
     blocks = (mine[:, _OTHER] * (_POINTS < theirs_back[:, None])).sum(axis=1)
     blocked = (theirs[:, _OTHER] * (_POINTS < mine_back[:, None])).sum(axis=1)
     return np.clip(np.tanh((lead - 8.0) / 20.0) + 0.1 * (blocks - blocked), -1.0, 1.0)
+
+
+def _features(features) -> np.ndarray:
+    """An evaluator's input as an ``N x >= BOARD_FEATURES`` float32 array."""
+    x = np.asarray(features, dtype=np.float32)
+    if x.ndim != 2 or x.shape[1] < BOARD_FEATURES:
+        raise GulBaraError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
+    return x
 
 
 _POINTS = np.arange(1, 25, dtype=np.float32)
@@ -297,9 +303,7 @@ def heuristic_evaluator(features: np.ndarray,
     >>> [round(float(v), 3) for v in heuristic_evaluator(x)]
     [-0.423, 1.862]
     """
-    x = np.asarray(features, dtype=np.float32)
-    if x.ndim != 2 or x.shape[1] < BOARD_FEATURES:
-        raise GulBaraError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
+    x = _features(features)
     w = _DEFAULT_WEIGHTS if weights is None else weights
     if not isinstance(w, HeuristicWeights):
         raise TypeError(f"weights must be a HeuristicWeights, not {type(w).__name__}")

@@ -34,7 +34,7 @@ import numpy as np
 from gulbara.conventions import OPENING_ROLLS, Z95, wilson_interval
 from gulbara.errors import GulBaraError, InvalidPolicyError, checked_int
 from gulbara.game import Game
-from gulbara.rules import Rules
+from gulbara.rules import Rules, checked_rules
 
 __all__ = [
     "COLUMNS", "POLICIES", "Rng", "Estimate", "SelfPlayResult", "RolloutResult",
@@ -721,9 +721,7 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
     backend, workers = _check_backend(backend, workers)
     codes, evaluator, names = _policy_pair(policy)
     if start is None:
-        if rules is not None and not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
-        start = Game(rules, auto_roll=False)
+        start = Game(checked_rules(rules), auto_roll=False)
     elif not isinstance(start, Game):
         raise TypeError(f"start must be a gulbara.Game, not {type(start).__name__}")
     elif rules is not None and rules != start.rules:

@@ -147,9 +147,7 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         bar.close()
     data = result.as_dict()
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
+        _write_json(args.out, data)
     if args.json:
         print(json.dumps(data), file=stdout)
     else:
@@ -186,9 +184,7 @@ def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
             else list(names), "seed": args.seed, "seconds": round(seconds, 3),
             "rules": rules.to_dict(), "openings": rows}
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
+        _write_json(args.out, data)
     if args.json:
         print(json.dumps(data), file=stdout)
         return 0
@@ -199,3 +195,10 @@ def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
               f"{row['starter_equity']:+.4f} [{row['starter_equity_low']:+.4f}, "
               f"{row['starter_equity_high']:+.4f}]  {row['mean_rolls']:.1f}", file=stdout)
     return 0
+
+
+def _write_json(path: str, data: dict) -> None:
+    """``--out``: the JSON result, indented, to ``path``."""
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+        handle.write("\n")

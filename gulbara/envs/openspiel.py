@@ -42,7 +42,7 @@ from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render_text
 from gulbara.errors import GulBaraError, InvalidSeatError
 from gulbara.game import ROLLS, Game
-from gulbara.rules import Rules
+from gulbara.rules import Rules, checked_rules
 
 __all__ = ["GulBaraGame", "GulBaraState", "CHANCE_PLAYER_ID", "TERMINAL_PLAYER_ID",
            "roll_action", "opening_action"]
@@ -87,9 +87,7 @@ class GulBaraGame:
     """
 
     def __init__(self, rules: Optional[Rules] = None) -> None:
-        if rules is not None and not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
-        self.rules = rules
+        self.rules = checked_rules(rules)
 
     def new_initial_state(self) -> "GulBaraState":
         """A game at its opening chance node (RULES §6)."""
