@@ -248,7 +248,8 @@ _ROLL_EVENTS = {(seat, (a, b), opening): GameEvent("roll", seat, (a, b), opening
 
 
 class _RulesAndDice:
-    """What a :class:`Game` and a :class:`Match` both hold: the rules, the dice and the mode."""
+    """What a :class:`Game` and a :class:`Match` both hold (the rules, the dice, the rolling
+    mode) and both do the same way."""
 
     _rules: Rules
     _stream: Optional[DiceStream]
@@ -273,6 +274,12 @@ class _RulesAndDice:
         """The source of the dice (a match's games share one), or ``None`` for a game of
         explicit rolls without one."""
         return self._stream
+
+    def play_notation(self, text: str) -> Play:
+        """Play the current stage from notation (RULES §9.3); raises if it is not legal."""
+        if not isinstance(text, str):
+            raise TypeError(f"notation must be a str, not {type(text).__name__}")
+        return self.play(text)
 
 
 class Game(_RulesAndDice):
@@ -604,12 +611,6 @@ class Game(_RulesAndDice):
             del self._history[depth:]
             raise
         return chosen
-
-    def play_notation(self, text: str) -> Play:
-        """Play the current stage from notation (RULES §9.3); raises if it is not legal."""
-        if not isinstance(text, str):
-            raise TypeError(f"notation must be a str, not {type(text).__name__}")
-        return self.play(text)
 
     def roll(self, d1: int, d2: int) -> None:
         """Apply a roll at a chance node (explicit rolls: ``auto_roll=False``).
@@ -987,11 +988,6 @@ class Match(_RulesAndDice):
             game.undo()
             raise
         return chosen
-
-    def play_notation(self, text: str) -> Play:
-        if not isinstance(text, str):
-            raise TypeError(f"notation must be a str, not {type(text).__name__}")
-        return self.play(text)
 
     def roll(self, d1: int, d2: int) -> None:
         self.game.roll(d1, d2)
