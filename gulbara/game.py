@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from gulbara._backend import START_CODE, Position
-from gulbara.conventions import OPENING_ROLLS, ROLLS
+from gulbara.conventions import DICE_36, OPENING_ROLLS, ROLLS
 from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError, InvalidDiceError,
                             checked_int, shown)
 from gulbara.play import BLACK, WHITE, Play, StageEnds
@@ -242,9 +242,8 @@ _PLAIN_STAGES = {(a, b): Stage(PLAIN, (a, b) if a != b else (a,) * 4, 0, ()) for
 #: RULES §4.2: a chain from n plays n, n+1, ..., 6.
 _CHAIN_STARTS = {(n, n): Stage(CHAIN, (n,) * 4, 0, tuple((k, 4) for k in range(n + 1, 7)))
                  for n in range(1, 7)}
-_ROLL_EVENTS = {(seat, (a, b), opening): GameEvent("roll", seat, (a, b), opening)
-                for seat in (WHITE, BLACK) for a in range(1, 7) for b in range(1, 7)
-                for opening in (False, True)}
+_ROLL_EVENTS = {(seat, dice, opening): GameEvent("roll", seat, dice, opening)
+                for seat in (WHITE, BLACK) for dice in DICE_36 for opening in (False, True)}
 
 
 class _RulesAndDice:

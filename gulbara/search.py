@@ -43,7 +43,7 @@ from typing import Callable, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from gulbara.batch import stage_ends_batch
-from gulbara.conventions import OTHER_POINT, ROLL_PROBABILITIES
+from gulbara.conventions import DICE_36, OTHER_POINT, ROLL_PROBABILITIES
 from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
 from gulbara.errors import GulBaraError, checked_int, checked_scores
 from gulbara.play import Play, StageEnds
@@ -55,7 +55,7 @@ __all__ = ["expectimax", "SearchResult", "heuristic_evaluator", "HeuristicWeight
 #: who just played the stage that left the afterstate.
 Evaluator = Callable[[np.ndarray], np.ndarray]
 
-_WHITE_OPENING = tuple(((w, b), 1 / 30) for w in range(1, 7) for b in range(1, 7) if w != b)
+_WHITE_OPENING = tuple(((w, b), 1 / 30) for w, b in DICE_36 if w != b)
 _ROLLS = ROLL_PROBABILITIES
 # The first stage of each roll (RULES §3.1, §4.1) as stage_ends_batch rows, and its weight.
 _ROLL_DICE = np.array([(a, b, 0, 0) if a != b else (a,) * 4 for (a, b), _ in _ROLLS], np.uint8)

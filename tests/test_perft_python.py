@@ -17,7 +17,7 @@ import pytest
 
 from conftest import read_perft_table, DATA
 from gulbara import Game, Rules
-# the Python perft through Game (gulbara.perft.perft and divide are the native core by default;
+# the Python perft through Game (gulbara.perft and gulbara.divide are the native core by default;
 # tests/test_perft_native.py checks them against these)
 from gulbara.perft_count import divide_python as divide
 from gulbara.perft_count import perft_python as perft

@@ -40,8 +40,9 @@ from gulbara.envs._actions import N_ACTIONS, IllegalActionError, action_to_strin
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render_text
+from gulbara.conventions import DICE_36, ROLLS
 from gulbara.errors import GulBaraError, InvalidSeatError
-from gulbara.game import ROLLS, Game
+from gulbara.game import Game
 from gulbara.rules import Rules, checked_rules
 
 __all__ = ["GulBaraGame", "GulBaraState", "CHANCE_PLAYER_ID", "TERMINAL_PLAYER_ID",
@@ -76,7 +77,7 @@ def opening_action(white_die: int, black_die: int) -> int:
 _ROLL_OUTCOMES: Tuple[Tuple[int, float], ...] = tuple(
     (roll_action(a, b), (1 if a == b else 2) / 36) for a, b in sorted(ROLLS, key=lambda r: r[::-1]))
 _OPENING_OUTCOMES: Tuple[Tuple[int, float], ...] = tuple(
-    (opening_action(w, b), 1 / 30) for w in range(1, 7) for b in range(1, 7) if w != b)
+    (opening_action(w, b), 1 / 30) for w, b in DICE_36 if w != b)
 
 
 class GulBaraGame:
