@@ -258,7 +258,10 @@ class StepStage:
     # -- the search ----------------------------------------------------------
 
     def _moves(self, position, left: Tuple[int, ...]):
-        """The single legal steps from ``position`` with a die of ``left`` and where each leads."""
+        """The single legal steps from ``position`` with a die of ``left`` and where each leads.
+
+        The step rule (RULES §2.2-2.3) is the backend's, ``Position.apply_steps``: every
+        point holding a checker of the mover is tried with every die left."""
         seat = self._seat
         points = position.points()
         if seat == 0:
@@ -269,11 +272,8 @@ class StepStage:
         for die in sorted(set(left), reverse=True):
             for frm in range(24, 0, -1):
                 if mine[frm - 1] <= 0:
-                    continue
-                target = frm - die
-                if target >= 1 and mine[target - 1] < 0:
-                    continue                            # RULES §2.2: the opponent holds it
-                try:                                    # RULES §2.2-2.3
+                    continue                            # no checker of the mover there
+                try:
                     after = position.apply_steps(seat, [(frm, die)])
                 except IllegalPlayError:
                     continue
