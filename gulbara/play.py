@@ -172,6 +172,8 @@ class StageEnds(Sequence[Play]):
         return Play(raw.steps(i), raw.code(i), raw.ends_game(i))
 
     def __getitem__(self, i):
+        if type(i) is int and 0 <= i < len(self._raw):      # the common case: a plain index
+            return self._play(i)
         if isinstance(i, slice):
             return [self._play(k) for k in range(*i.indices(len(self._raw)))]
         return self._play(checked_index(i, len(self._raw),
