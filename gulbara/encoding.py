@@ -308,12 +308,9 @@ def encode_game(game, out: Optional[np.ndarray] = None, *, seat: Optional[int] =
     >>> float(encode_game(game, seat=1)[TO_ACT])
     0.0
     """
-    from gulbara.game import Game, Match
+    from gulbara.game import current_game
 
-    if isinstance(game, Match):
-        game = game.game
-    if not isinstance(game, Game):
-        raise TypeError(f"game must be a gulbara.Game, not {type(game).__name__}")
+    game = current_game(game)
     acting = game.to_move
     if game.is_opening():
         acting = 0

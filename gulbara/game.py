@@ -47,6 +47,7 @@ from gulbara.state_codes import (CHAIN, MAX_STATE_COUNT, OPENING, OVER, PLAIN, R
 
 __all__ = [
     "Game", "Match", "Decision", "GameResult", "MatchResult", "DiceStream", "GameEvent",
+    "current_game",
     "ROLLS", "OPENING_ROLLS", "SEAT_NAMES", "MAX_STATE_COUNT",
 ]
 
@@ -1016,3 +1017,12 @@ class Match(_RulesAndDice):
     def __repr__(self) -> str:
         return (f"<Match target={self._target} game={self.game_number} "
                 f"scores={self.scores[0]}-{self.scores[1]}>")
+
+
+def current_game(game: Union[Game, Match]) -> Game:
+    """``game`` itself, or a match's current game; ``TypeError`` for anything else."""
+    if isinstance(game, Match):
+        return game.game
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a gulbara.Game, not {type(game).__name__}")
+    return game

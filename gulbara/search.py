@@ -517,12 +517,9 @@ def expectimax(game, depth: int, evaluate: Optional[Evaluator] = None, *,
 
     The game is not changed (the search works on a copy with explicit rolls).
     """
-    from gulbara.game import Game, Match
+    from gulbara.game import current_game
 
-    if isinstance(game, Match):
-        game = game.game
-    if not isinstance(game, Game):
-        raise TypeError(f"game must be a gulbara.Game, not {type(game).__name__}")
+    game = current_game(game)
     depth = checked_int(depth, "depth", 1)
     if evaluate is None:
         evaluate = heuristic_evaluator
