@@ -41,7 +41,7 @@ import random
 import time
 from typing import Any, Dict, Iterator, Optional, TextIO
 
-from gulbara.errors import GulBaraError
+from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
 
 __all__ = ["Session", "answer_line", "COMMANDS", "MAX_CHUNK"]
@@ -288,9 +288,7 @@ def _rules(value):
 def _seed(value) -> Optional[int]:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"seed must be an int, not {type(value).__name__}")
-    return value
+    return checked_int(value, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
 
 
 def answer_line(session: Session, line: str) -> str:
