@@ -24,7 +24,6 @@ is its work. The last line checks the count of chains played in full against
 """
 
 import argparse
-import time
 
 import numpy as np
 
@@ -32,6 +31,7 @@ import gulbara
 from gulbara.batch import boards_from_codes, stage_ends_batch
 from gulbara.chains import STOP_COMPLETE
 from gulbara.suites import MID_GAME_11
+from gulbara.timing import time_call
 
 N_DICE = 4
 
@@ -84,9 +84,8 @@ def main(argv=None):
     print("|---|---|" + "---:|" * (len(columns) + 1))
     totals = dict.fromkeys(columns, 0)
     for entry in entries:
-        start = time.perf_counter()
-        rows, complete = profile_chain(entry.code, entry.seat, args.first)
-        seconds = time.perf_counter() - start
+        timing = time_call(lambda: profile_chain(entry.code, entry.seat, args.first))
+        (rows, complete), seconds = timing.result, timing.best
         for row in rows:
             ratio = row["generated"] / row["distinct"] if row["distinct"] else 0.0
             print(f"| {entry.name} | {row['stage']} | "

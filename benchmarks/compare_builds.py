@@ -9,7 +9,9 @@ gulbara from its DIR and enumerates the eight chains of
 ``gulbara.suites.MID_GAME_11`` from 1 ``--runs`` times, checking every
 outcome count. A chain's time is its best over all runs and alternations
 (the machine's noise only ever adds time); the table gives each build's mean
-over the eight chains and each chain's time, in milliseconds.
+over the eight chains and each chain's time, in milliseconds. Every build is
+timed by the same loop, this checkout's ``gulbara/timing.py``, loaded by path
+(it needs only the standard library), so builds older than it are timed alike.
 """
 
 import argparse
@@ -19,28 +21,30 @@ import statistics
 import subprocess
 import sys
 
+TIMING = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "gulbara",
+                      "timing.py")
+
 CHILD = r"""
-import json, sys, time
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("shared_timing", sys.argv[2])
+timing = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(timing)
 import gulbara
 from gulbara import suites
 runs = int(sys.argv[1])
 best = {}
 for entry in suites.MID_GAME_11:
-    for _ in range(runs):
-        start = time.perf_counter()
-        outcomes = gulbara.chain_ends(entry.code, entry.seat, 1)
-        seconds = time.perf_counter() - start
-        if len(outcomes) != entry.outcomes[0]:
-            sys.exit(f"{entry.name}: {len(outcomes)} outcomes, expected {entry.outcomes[0]}")
-        best[entry.name] = min(best.get(entry.name, seconds), seconds)
+    result = timing.time_call(lambda: len(gulbara.chain_ends(entry.code, entry.seat, 1)), runs,
+                              expected=entry.outcomes[0], what=entry.name)
+    best[entry.name] = result.best
 print(json.dumps({"file": gulbara.__file__, "best": best}))
 """
 
 
 def run_build(directory, runs):
     env = dict(os.environ, PYTHONPATH=os.path.abspath(directory), OPENBLAS_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, "-c", CHILD, str(runs)], cwd=directory, env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", CHILD, str(runs), os.path.abspath(TIMING)],
+                          cwd=directory, env=env, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"{directory}: {done.stderr.strip() or done.stdout.strip()}")
     result = json.loads(done.stdout)

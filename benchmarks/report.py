@@ -14,7 +14,7 @@ returns the hard-coded totals, then times, round by round and side by side:
 Each figure is the median over the rounds of (pass time / stage calls per
 pass), in microseconds per call, including the loop and ``len()``. The
 ratio is reference / core (public API). Absolute times move with the machine;
-the ratios are the signal (PERFORMANCE.md).
+the ratios are the signal (docs/performance.md).
 """
 
 import argparse
@@ -23,7 +23,6 @@ import os
 import platform
 import statistics
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -35,6 +34,7 @@ if importlib.util.find_spec("gulbara") is None:
 
 import gulbara  # noqa: E402
 from gulbara import _movegen, _reference  # noqa: E402
+from gulbara.timing import calibrate, time_call  # noqa: E402
 from bench_chains import MID_GAME_11  # noqa: E402
 from bench_positions import (count_boards, count_with, DOUBLE_JOBS, DOUBLE_STAGES, DOUBLE_TOTAL,  # noqa: E402
                        NONDOUBLE_JOBS, NONDOUBLE_ROLLS, NONDOUBLE_TOTAL, SUITE)
@@ -43,30 +43,14 @@ TARGET_US_PER_CALL = 5.0     # non-double stage, public API
 TARGET_SPEEDUP = 50.0        # reference / core (public API), non-double
 
 
-
-
-
-
 def board_jobs(stages):
     boards = [gulbara.Board.from_code(entry.code, entry.seat) for entry in SUITE]
     return tuple((board, dice) for board in boards for dice in stages)
 
 
 def time_pass(func, number):
-    """Seconds per call of ``func()``, over ``number`` back-to-back calls."""
-    start = time.perf_counter()
-    for _ in range(number):
-        func()
-    return (time.perf_counter() - start) / number
-
-
-def calibrate(func, target=0.05):
-    """How many passes make about ``target`` seconds."""
-    number = 1
-    while True:
-        if time_pass(func, number) * number >= target:
-            return number
-        number *= 2
+    """Seconds per call of ``func()``, over ``number`` back-to-back calls (one round)."""
+    return time_call(func, 1, number).seconds[0]
 
 
 def measure(kind, jobs, bjobs, total, rounds):

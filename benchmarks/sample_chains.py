@@ -13,10 +13,10 @@ time taken. ``gulbara.suites.REAL_GAME_CHAINS`` was made by
 """
 
 import argparse
-import time
 
 import gulbara
 from gulbara.suites import chain_decisions
+from gulbara.timing import time_call
 
 
 def main(argv=None):
@@ -29,9 +29,9 @@ def main(argv=None):
         if not args.count:
             print(decision)
             continue
-        start = time.perf_counter()
-        outcomes = gulbara.chain_count(decision.code, decision.seat, decision.first, threads=1)
-        seconds = time.perf_counter() - start
+        timing = time_call(lambda: gulbara.chain_count(decision.code, decision.seat,
+                                                       decision.first, threads=1))
+        outcomes, seconds = timing.result, timing.best
         print(f"    ChainDecision({decision.seed}, {decision.ply}, {decision.code!r}, "
               f"{decision.seat}, {decision.first}, {outcomes}),   # {seconds:.2f} s", flush=True)
 

@@ -12,6 +12,7 @@ except ImportError as _error:  # the source tree, unbuilt: say so (gulbara/_unbu
     from gulbara._unbuilt import unbuilt_error
     raise unbuilt_error(__path__[0], _error) from None
 from gulbara.batch import BatchEnds, stage_ends_batch
+from gulbara.conventions import ROLLS
 from gulbara.board import Board
 from gulbara.chains import (ChainEnds, ChainOutcome, chain_best, chain_count, chain_ends,
                             chain_ends_iter, remainder_ends, remainder_ends_iter)
@@ -26,13 +27,12 @@ from gulbara.play import (BLACK, WHITE, Play, StageEnds, format_steps,
 from gulbara.rules import DEFAULT_RULES, PRESETS, Rules
 from gulbara.record import read_record, write_record
 from gulbara.bots import GreedyBot, RandomBot
-from gulbara.perft import divide, perft
+from gulbara.perft_count import divide, perft
 from gulbara import encoding
 
 __version__ = "0.1.0"
 
 #: The 21 distinct rolls, non-doubles larger die first (RULES §10.2).
-ROLLS = tuple((a, b) for a in range(6, 0, -1) for b in range(a, 0, -1))
 
 __all__ = [
     "BACKEND_NAME", "START_CODE", "WHITE", "BLACK", "ROLLS",

@@ -2,8 +2,8 @@
 
 This module is the oracle of gulbara. The compiled backend (``gulbara._movegen``)
 must agree with it on every stage of every position; where they differ, this
-module is meant to be the one that is easy to check against ``RULES.md`` by
-reading it. It therefore has no cleverness and no speed tricks:
+module is meant to be the one that is easy to check against the rules
+(docs/rules.md) by reading it. It therefore has no cleverness and no speed tricks:
 
 * a position is a plain tuple of 24 signed counts in White's numbering plus the
   two borne-off counts (RULES §9.1);

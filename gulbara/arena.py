@@ -21,7 +21,6 @@ True
 ['a', 'a_points_per_game', 'a_points_per_game_high', 'a_points_per_game_low']
 """
 
-import argparse
 import json
 import math
 import sys
@@ -30,54 +29,12 @@ from dataclasses import dataclass
 from typing import Optional, TextIO, Tuple, Union
 
 from gulbara.bots import BOTS, Bot, RandomBot, play_out
-from gulbara.errors import GulBaraError
+from gulbara.conventions import Z95, mean_interval, wilson_interval
+from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
-from gulbara.rules import DEFAULT_RULES, Rules
+from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 
-__all__ = ["arena", "ArenaResult", "make_bot", "wilson_interval", "mean_interval",
-           "add_arguments", "run"]
-
-#: The normal quantile of a two-sided 95% interval.
-Z95 = 1.959963984540054
-
-
-def wilson_interval(successes: int, n: int, z: float = Z95) -> Tuple[float, float]:
-    """The Wilson score interval of a proportion ``successes / n``.
-
-    >>> [round(v, 4) for v in wilson_interval(60, 100)]
-    [0.502, 0.6906]
-    >>> wilson_interval(0, 0)
-    (0.0, 1.0)
-    """
-    if n <= 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
-
-
-def mean_interval(values, z: float = Z95, bounds: Tuple[float, float] = (-2.0, 2.0)
-                  ) -> Tuple[float, float, float]:
-    """``(mean, low, high)``: the normal-approximation interval of a mean, clipped to ``bounds``.
-
-    With fewer than two values the interval is the whole of ``bounds``.
-
-    >>> [round(v, 3) for v in mean_interval([1, -1, 2, 1])]
-    [0.75, -0.483, 1.983]
-    """
-    values = list(values)
-    n = len(values)
-    if n == 0:
-        return (0.0, bounds[0], bounds[1])
-    mean = sum(values) / n
-    if n < 2:
-        return (mean, bounds[0], bounds[1])
-    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
-    half = z * math.sqrt(variance / n)
-    return (mean, max(bounds[0], mean - half), min(bounds[1], mean + half))
-
+__all__ = ["arena", "ArenaResult", "make_bot", "wilson_interval", "mean_interval"]
 
 @dataclass(frozen=True)
 class ArenaResult:
@@ -207,15 +164,9 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
         from gulbara.arena_workers import parallel_arena
         return parallel_arena(bot_a, bot_b, games, seed, rules=rules, progress=progress,
                               duplicate=duplicate, workers=workers)
-    if isinstance(games, bool) or not isinstance(games, int):
-        raise TypeError(f"games must be an int, not {type(games).__name__}")
-    if games < 1:
-        raise GulBaraError(f"games must be >= 1, got {games}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    rules = DEFAULT_RULES if rules is None else rules
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+    games = checked_int(games, "games", 1)
+    seed = checked_int(seed, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
+    rules = checked_rules(rules, DEFAULT_RULES)
     a, a_name = _bot(bot_a, seed)
     b, b_name = _bot(bot_b, seed + 1_000_003)
     stream = sys.stderr if progress is True else (progress or None)
@@ -245,55 +196,3 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
     mean, p_low, p_high = mean_interval(points)
     return ArenaResult(a_name, b_name, seed, games, wins, losses, draws, wins / games, low, high,
                        mean, p_low, p_high, seconds, tuple(seats), tuple(points))
-
-
-# ---------------------------------------------------------------------------
-# gulbara arena
-# ---------------------------------------------------------------------------
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``gulbara arena``."""
-    names = ", ".join(sorted(BOTS))
-    parser.add_argument("a", help=f"bot A ({names})")
-    parser.add_argument("b", help=f"bot B ({names})")
-    parser.add_argument("--games", "-n", type=int, default=100,
-                        help="games to play, A White in the even ones (default 100)")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="game i uses dice seed SEED + i (default 0)")
-    from gulbara.cli_args import add_rules_argument
-    add_rules_argument(parser)
-    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
-    parser.add_argument("--duplicate", action="store_true",
-                        help="each pair of games on the same dice, seats swapped")
-    parser.add_argument("--workers", "-w", type=int, default=1,
-                        help="processes playing blocks of games (default 1)")
-    parser.add_argument("--native", action="store_true",
-                        help="play natively (random, first, greedy, net), on the self-play dice")
-
-
-def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
-    from gulbara.cli_args import parse_rules as _parse_rules
-
-    try:
-        a, b = make_bot(args.a, args.seed), make_bot(args.b, args.seed + 1_000_003)
-        rules = _parse_rules(args.rules)
-        if args.workers != 1 or args.native:
-            a, b = args.a, args.b                  # built by name in each worker, or native
-        result = arena(a, b, args.games, args.seed, rules=rules,
-                       progress=False if args.quiet else sys.stderr,
-                       duplicate=args.duplicate, workers=args.workers, native=args.native)
-    except (GulBaraError, TypeError) as exc:
-        print(f"gulbara arena: {exc}", file=sys.stderr)
-        return 2
-    result = _renamed(result, args.a, args.b)
-    if args.json:
-        print(json.dumps(result.as_dict()), file=stdout)
-    else:
-        print(result.describe(), file=stdout)
-    return 0
-
-
-def _renamed(result: ArenaResult, a: str, b: str) -> ArenaResult:
-    from dataclasses import replace
-    return replace(result, a=a, b=b)

@@ -36,7 +36,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from gulbara._backend import BACKEND_NAME, START_CODE, Position, backend  # noqa: F401 (doctests)
-from gulbara.errors import InvalidDiceError, InvalidPositionError, InvalidSeatError
+from gulbara.errors import GulBaraError, InvalidDiceError, InvalidPositionError, InvalidSeatError
 from gulbara.play import Play
 
 if BACKEND_NAME == "core":
@@ -162,7 +162,7 @@ class BatchEnds:
         Equal to ``list(gulbara.stage_ends(code, seat, dice))`` for the same request.
         """
         if self.end_steps is None:
-            raise ValueError("this batch was built with steps=False: it has no steps")
+            raise GulBaraError("this batch was built with steps=False: it has no steps")
         part = self.ends_of(i)
         plays = []
         for k, code in zip(range(part.start, part.stop), self.codes(i)):
@@ -348,6 +348,26 @@ def stage_ends_batch(boards, borne_off, seats, dice, *, steps: bool = True) -> B
 
 def _check_row(board, off, seat: int, dice_row) -> Optional[Tuple[str, int]]:
     """The first problem of one request row, as the compiled loop reports it, or None."""
+    problem = check_board_row(board, off, seat)
+    if problem is not None:
+        return problem
+    n = 0
+    for k, die in enumerate(dice_row):
+        if die > 6:
+            return ("die", k)
+        if die:
+            if n != k:
+                return ("gap", k)
+            n += 1
+    if n == 0:
+        return ("no_dice", 0)
+    if n != 2 and len(set(dice_row[:n])) != 1:
+        return ("unequal", 0)
+    return None
+
+
+def check_board_row(board, off, seat: int) -> Optional[Tuple[str, int]]:
+    """The first problem of one board row (``off`` None: derived), as ``_rows.pxd`` reports it."""
     if seat not in (0, 1):
         return ("seat", 0)
     board = [int(v) for v in board]
@@ -366,18 +386,6 @@ def _check_row(board, off, seat: int, dice_row) -> Optional[Tuple[str, int]]:
         for side in (0, 1):
             if on_board[side] + off[side] != N_CHECKERS:
                 return ("total", side)
-    n = 0
-    for k, die in enumerate(dice_row):
-        if die > 6:
-            return ("die", k)
-        if die:
-            if n != k:
-                return ("gap", k)
-            n += 1
-    if n == 0:
-        return ("no_dice", 0)
-    if n != 2 and len(set(dice_row[:n])) != 1:
-        return ("unequal", 0)
     return None
 
 

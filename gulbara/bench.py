@@ -1,4 +1,4 @@
-"""``gulbara bench``: the headline measurements, in one process, as one table.
+"""The headline measurements of ``gulbara bench``, in one process, as one table.
 
 Every figure is a median over a few timed rounds, and every measurement first
 checks its result against the hard-coded counts of :mod:`gulbara.suites`.
@@ -11,33 +11,24 @@ Ratios are measured in the same run: the core against the naive reference
                                         # (gulbara.engine_bench)
 """
 
-import argparse
 import importlib.util
-import json
 import os
 import platform
 import statistics
-import sys
-import time
 from typing import Callable, Dict, List, Optional
 
 import gulbara
 from gulbara import _movegen, _reference
 from gulbara.suites import (count_with, DOUBLE_JOBS, DOUBLE_TOTAL, MID_GAME_11, NONDOUBLE_JOBS,
                             NONDOUBLE_TOTAL)
+from gulbara.timing import time_call
 
-__all__ = ["run_benchmarks", "main", "add_arguments", "run", "time_chain_decisions",
-           "chain_time_summary"]
+__all__ = ["run_benchmarks", "format_table", "time_chain_decisions", "chain_time_summary",
+           "perft_rows"]
 
 
 def _median_seconds(func: Callable[[], object], rounds: int, number: int = 1) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(number):
-            func()
-        times.append((time.perf_counter() - start) / number)
-    return statistics.median(times)
+    return time_call(func, rounds, number).median
 
 
 def _stage_rows(rounds: int) -> List[Dict]:
@@ -96,15 +87,11 @@ def _chain_rows(rounds: int) -> List[Dict]:
 def time_chain_decisions(decisions, threads: int) -> List[float]:
     """Seconds to enumerate each whole chain of ``decisions`` (suite entries
     with ``code``, ``seat``, ``first``, ``outcomes``), each count checked."""
-    seconds = []
-    for entry in decisions:
-        start = time.perf_counter()
-        outcomes = len(gulbara.chain_ends(entry.code, entry.seat, entry.first, threads=threads))
-        seconds.append(time.perf_counter() - start)
-        if outcomes != entry.outcomes:
-            raise AssertionError(f"chain from {entry.code} ({entry.seat}, {entry.first}): "
-                                 f"{outcomes} outcomes, expected {entry.outcomes}")
-    return seconds
+    return [time_call(lambda: len(gulbara.chain_ends(entry.code, entry.seat, entry.first,
+                                                     threads=threads)),
+                      expected=entry.outcomes,
+                      what=f"chain from {entry.code} ({entry.seat}, {entry.first})").seconds[0]
+            for entry in decisions]
 
 
 def chain_time_summary(decisions, seconds: List[float]) -> Dict:
@@ -190,13 +177,47 @@ def _selfplay_rows(rounds: int) -> List[Dict]:
     return rows
 
 
+#: Named states for :func:`perft_rows` (values from tests/data/start.perft and states.perft).
+_PERFT_STATES = (
+    ("start", "G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0 next=opening rolls=0,0 stuck=0",
+     ((3, 262_810), (4, 43_508_585))),
+    ("mid-game", "G:1,,,,2,-4,,,,,1,-8,,1,,1,-1,2,2,,-1,-1,,5|0,0|0,0 next=roll:W rolls=8,8 "
+                 "stuck=0", ((3, 53_173_422),)),
+)
+
+
+def perft_rows(rounds: int = 5) -> List[Dict]:
+    """The perft rows: million leaves per second of the native perft (median of ``rounds``),
+    each count checked; the reference column is the Python perft through :class:`gulbara.Game`
+    on the same work, where it takes well under a second. Empty without the native perft."""
+    from gulbara.perft_count import NATIVE, perft, perft_python
+
+    def rate(func, nodes: int, n_rounds: int) -> float:
+        timing = time_call(func, n_rounds, expected=nodes, what="perft")
+        return nodes / timing.median / 1e6
+
+    if not NATIVE:
+        return []
+    rows = []
+    for name, code, lines in _PERFT_STATES:
+        game = gulbara.Game.from_state_code(code)
+        for depth, nodes in lines:
+            core = rate(lambda: perft(game, depth), nodes, rounds)
+            python = None
+            if name == "start" and depth == 3:
+                python = rate(lambda: perft_python(game, depth), nodes, max(1, rounds // 2))
+            rows.append(dict(measure=f"perft, {name} depth {depth}, M leaves/s", core=core,
+                             reference=python, ratio=None if python is None else core / python,
+                             work=f"{nodes:,} leaves" + ("; reference column: the Python "
+                                                          "perft through Game" if python else "")))
+    return rows
+
+
 def _optional_rows(rounds: int) -> List[Dict]:
     """Measurements of modules that may not be built in every version."""
-    rows = []
-    if importlib.util.find_spec("gulbara._perft") is not None:
-        perft_module = importlib.import_module("gulbara.perft")
-        rows.extend(getattr(perft_module, "bench_rows", lambda rounds: [])(rounds))
-    return rows
+    if importlib.util.find_spec("gulbara._perft") is None:
+        return []
+    return perft_rows(rounds)
 
 
 def run_benchmarks(rounds: int = 5, chain_limit: int = 200_000) -> Dict:
@@ -210,7 +231,8 @@ def run_benchmarks(rounds: int = 5, chain_limit: int = 200_000) -> Dict:
                 machine=platform.machine(), cpus=os.cpu_count(), rounds=rounds, rows=rows)
 
 
-def _format_table(result: Dict) -> str:
+def format_table(result: Dict) -> str:
+    """The result of :func:`run_benchmarks` as a Markdown table."""
     lines = [f"gulbara {result['gulbara']}, Python {result['python']} on {result['machine']}, "
              f"{result['cpus']} CPUs, medians of {result['rounds']} rounds", "",
              "| measure | core | reference | reference / core | work |",
@@ -227,41 +249,3 @@ def _format_table(result: Dict) -> str:
         lines.append(f"| {row['measure']} | {number(row['core'])} | {number(row['reference'])} "
                      f"| {ratio} | {row['work']} |")
     return "\n".join(lines)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rounds", type=int, default=5, help="timed rounds per figure (default 5)")
-    parser.add_argument("--json", action="store_true", help="print the table as one JSON object")
-    parser.add_argument("--chain-limit", type=int, default=200_000, metavar="N",
-                        help="time the real-game chains of at most N outcomes (default 200,000; "
-                             "0: all of them, several minutes)")
-    parser.add_argument("--engine", metavar="CMD",
-                        help="instead: time this engine (it speaks the gulbara ends protocol) "
-                             "next to gulbara's own gulbara ends, both over a pipe")
-    parser.add_argument("--timeout", type=float, default=10.0,
-                        help="with --engine: seconds to wait for each answer (default 10)")
-
-
-def run(args, stdin=None, stdout=sys.stdout) -> int:
-    if args.rounds < 1:
-        print(f"gulbara bench: --rounds must be >= 1, got {args.rounds}", file=sys.stderr)
-        return 2
-    if getattr(args, "engine", None):
-        from gulbara.verify_cli import run_bench_engine
-        return run_bench_engine(args, stdout)
-    result = run_benchmarks(args.rounds, args.chain_limit)
-    if args.json:
-        print(json.dumps(result), file=stdout)
-    else:
-        print(_format_table(result), file=stdout)
-    return 0
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="gulbara bench", description=__doc__.split("\n")[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

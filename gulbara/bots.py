@@ -19,6 +19,8 @@ from typing import Callable, Optional, Protocol, Sequence, Tuple, runtime_checka
 
 import numpy as np
 
+from gulbara.conventions import other_point
+from gulbara.errors import GameStateError
 from gulbara.play import Play
 
 __all__ = ["Bot", "RandomBot", "FirstBot", "GreedyBot", "ExpectimaxBot", "greedy_score",
@@ -58,8 +60,15 @@ def own_counts(position, seat: int) -> Tuple[int, ...]:
     points = position.points()                       # White's numbering, signed
     if seat == 0:
         return (0,) + tuple(max(n, 0) for n in points)
-    # Black's own point p is White's point ((p + 11) mod 24) + 1 (RULES §1.3)
-    return (0,) + tuple(max(-points[(p + 11) % 24], 0) for p in range(1, 25))
+    # Black's own point p is White's point other_point(p) (RULES §1.3)
+    return (0,) + tuple(max(-points[other_point(p) - 1], 0) for p in range(1, 25))
+
+
+#: The greedy heuristic's weights (:func:`greedy_score`; its numpy batch form is
+#: :func:`gulbara.chains.greedy_scores`, the native one ``_greedy.pxd``).
+GREEDY_WEIGHTS = dict(pips=-4, held=3, blocks=4, prime=6, home=2)
+#: The greedy score of a play that ends the game.
+GREEDY_WIN = 1_000_000
 
 
 def greedy_score(position, seat: int, ends_game: bool = False) -> int:
@@ -83,20 +92,22 @@ def greedy_score(position, seat: int, ends_game: bool = False) -> int:
     mine = own_counts(position, seat)
     theirs = own_counts(position, 1 - seat)
     if ends_game:
-        return 1_000_000
+        return GREEDY_WIN
     pips = sum(p * mine[p] for p in range(1, 25))
     held = sum(1 for p in range(1, 25) if mine[p])
     home = position.borne_off(seat) + sum(mine[1:7])
     back = max((p for p in range(1, 25) if theirs[p]), default=0)
-    # my point p is the opponent's point ((p + 11) mod 24) + 1; "ahead" of its
+    # my point p is the opponent's point other_point(p) (RULES §1.3); "ahead" of its
     # rearmost checker means a lower number than ``back`` in its numbering
-    ahead = sorted(((p + 11) % 24) + 1 for p in range(1, 25) if mine[p])
+    ahead = sorted(other_point(p) for p in range(1, 25) if mine[p])
     ahead = [q for q in ahead if q < back]
     prime = run = 0
     for i, q in enumerate(ahead):
         run = run + 1 if i and q == ahead[i - 1] + 1 else 1
         prime = max(prime, run)
-    return -4 * pips + 3 * held + 4 * len(ahead) + 6 * prime + 2 * home
+    w = GREEDY_WEIGHTS
+    return (w["pips"] * pips + w["held"] * held + w["blocks"] * len(ahead) + w["prime"] * prime
+            + w["home"] * home)
 
 
 class FirstBot(Bot):
@@ -220,7 +231,7 @@ def play_out(game, white: Bot, black: Bot, max_plies: Optional[int] = None):
             break
         decision = game.decision
         if decision is None:
-            raise ValueError("play_out needs a game that rolls by itself (auto_roll=True)")
+            raise GameStateError("play_out needs a game that rolls by itself (auto_roll=True)")
         game.play(bots[decision.seat].choose(game))
         plies += 1
     return game.result()

@@ -16,7 +16,6 @@ back as arrays, not as Python objects.
 ((24, 5), (24, 5), (24, 5), (24, 5))
 """
 
-import operator
 import os
 from typing import Iterator, NamedTuple, Optional, Sequence, Tuple
 
@@ -24,6 +23,7 @@ import numpy as np
 
 from gulbara._backend import Position, chain_backend as backend
 from gulbara import errors as gulbara_errors
+from gulbara.conventions import OTHER_POINT
 from gulbara.errors import InvalidDiceError
 from gulbara.rules import DEFAULT_RULES, Rules
 
@@ -134,19 +134,25 @@ class ChainEnds:
         return self._arrays
 
     def _remainder_counts(self, stop, number, played) -> np.ndarray:
-        """Dice passed to the opponent per number (RULES §5.1-5.2 and the rules' options)."""
-        counts = np.zeros((len(stop), 6), dtype=np.uint8)
-        if self._first is None:
-            return counts          # a remainder never produces a remainder (RULES §5.4)
-        later = np.arange(1, 7)[None, :] > number[:, None]
-        if self._rules.remainder == "to_opponent":
-            stalled = stop == STOP_STALLED
-            counts[stalled] = later[stalled] * np.uint8(4)     # no wider temporaries
-            rows = np.nonzero(stalled)[0]
-            counts[rows, number[rows].astype(np.intp) - 1] = 4 - played[rows]
-        if self._rules.unstarted_chain == "to_opponent":
-            unstarted = stop == STOP_UNSTARTED
-            counts[unstarted, self._first - 1:] = 4
+        """Dice passed to the opponent per number: the game's one remainder rule
+        (:func:`gulbara.state_codes.remainder_stages`, RULES §5.1-5.2) for each kind
+        of stop, then looked up per outcome."""
+        if self._first is None:    # a remainder never produces a remainder (RULES §5.4)
+            return np.zeros((len(stop), 6), dtype=np.uint8)
+        from gulbara.state_codes import CHAIN, Stage, remainder_stages
+        # table[stop, number, played]: the dice of each number passed on
+        table = np.zeros((4, 7, 5, 6), dtype=np.uint8)
+        for n in range(self._first, 7):
+            stage = Stage(CHAIN, (n,) * 4, n - self._first, tuple((k, 4) for k in range(n + 1, 7)))
+            for p in range(4):
+                kind = STOP_UNSTARTED if (n == self._first and p == 0) else STOP_STALLED
+                for k, count in remainder_stages(self._rules, stage, p):
+                    table[kind, n, p, k - 1] = count
+        # one small key per outcome, looked up in slices: no index arrays wider than a slice
+        key = (stop.astype(np.uint16) * 7 + number) * 5 + played
+        flat, counts = table.reshape(-1, 6), np.empty((len(stop), 6), dtype=np.uint8)
+        for at in range(0, len(stop), 1 << 20):
+            np.take(flat, key[at:at + (1 << 20)], axis=0, out=counts[at:at + (1 << 20)])
         return counts
 
     @property
@@ -181,6 +187,10 @@ class ChainEnds:
         """The stop reasons as names (:data:`STOP_NAMES`)."""
         return [STOP_NAMES[k] for k in self.stop]
 
+    def position(self, i: int):
+        """Outcome ``i``'s end position (a backend ``Position``)."""
+        return self._raw.position(self._index(i))
+
     def code(self, i: int) -> str:
         """The end position code of outcome ``i``."""
         return self._raw.code(self._index(i))
@@ -191,15 +201,8 @@ class ChainEnds:
         return [raw.code(i) for i in range(len(raw))]
 
     def _index(self, i: int) -> int:
-        if isinstance(i, (bool, np.bool_)) or not hasattr(i, "__index__"):
-            raise TypeError(f"outcome indices are ints, not {type(i).__name__}")
-        i = operator.index(i)
-        n = len(self._raw)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(f"outcome index out of range ({n} outcomes)")
-        return i
+        return gulbara_errors.checked_index(i, len(self._raw), "outcome indices are ints",
+                                            "outcomes")
 
     def __getitem__(self, i: int) -> ChainOutcome:
         i = self._index(i)
@@ -404,9 +407,9 @@ def chain_count(code, seat: int, first: int, *, threads: Optional[int] = None,
     return sum(len(result) for result in _passes(run))
 
 
-# RULES §1.3: own point p of Black is White's point ((p + 11) mod 24) + 1,
-# and the map is its own inverse; as 0-based columns of a White-numbered board.
-_OTHER_FRAME = np.array([(p + 11) % 24 for p in range(1, 25)])
+# RULES §1.3: own point p of Black is White's point OTHER_POINT[p - 1], and the map
+# is its own inverse; as 0-based columns of a White-numbered board.
+_OTHER_FRAME = np.array(OTHER_POINT) - 1
 
 
 def greedy_scores(chain: "ChainEnds") -> np.ndarray:
@@ -417,9 +420,11 @@ def greedy_scores(chain: "ChainEnds") -> np.ndarray:
     >>> chain = chain_ends(START_CODE, 0, 5)
     >>> from gulbara.bots import greedy_score
     >>> scores = greedy_scores(chain)
-    >>> int(scores[7]) == greedy_score(chain._raw.position(7), 0)
+    >>> int(scores[7]) == greedy_score(chain.position(7), 0)
     True
     """
+    from gulbara.bots import GREEDY_WEIGHTS as w, GREEDY_WIN
+
     boards = chain.boards.astype(np.int64)
     seat = chain.seat
     if seat == 0:
@@ -439,8 +444,9 @@ def greedy_scores(chain: "ChainEnds") -> np.ndarray:
     for q in range(24):
         run = (run + 1) * ahead[:, q]
         np.maximum(prime, run, out=prime)
-    scores = -4 * pips + 3 * held + 4 * ahead.sum(axis=1) + 6 * prime + 2 * home
-    return np.where(chain.ends_game, 1_000_000, scores)
+    scores = (w["pips"] * pips + w["held"] * held + w["blocks"] * ahead.sum(axis=1)
+              + w["prime"] * prime + w["home"] * home)
+    return np.where(chain.ends_game, GREEDY_WIN, scores)
 
 
 class BestOutcome(NamedTuple):
@@ -467,10 +473,7 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
     >>> [b.outcome.code for b in best]
     ['G:1,,,,,,,,,,,-15,,1,,,,1,1,,,,,11|0,0|0,0', 'G:,1,,,,,,,,,,-15,1,,,,,1,1,,,,,11|0,0|0,0']
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"k must be an int, not {type(k).__name__}")
-    if k < 1:
-        raise gulbara_errors.GulBaraError(f"k must be at least 1, got {k}")
+    k = gulbara_errors.checked_int(k, "k", 1)
     best_scores = np.zeros(0)
     best = []           # (score, order, outcome, steps), at most k
     order = 0
@@ -478,9 +481,9 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
                                 memory=memory):
         scores = np.asarray(evaluate(part), dtype=np.float64)
         if scores.shape != (len(part),):
-            raise ValueError(f"evaluate must return {len(part)} scores, got shape {scores.shape}")
+            raise gulbara_errors.GulBaraError(f"evaluate must return {len(part)} scores, got shape {scores.shape}")
         if not np.isfinite(scores).all():
-            raise ValueError("evaluate returned a score that is not finite")
+            raise gulbara_errors.GulBaraError("evaluate returned a score that is not finite")
         threshold = best_scores.min() if len(best) == k else -np.inf
         candidates = np.flatnonzero(scores >= threshold)
         if len(candidates) > k:

@@ -57,10 +57,15 @@ from typing import Optional
 
 import numpy as np
 
-from gulbara import _encode
-from gulbara._movegen import EndSet as _EndSet
-from gulbara._movegen import Position as _CorePosition
-from gulbara.errors import InvalidSeatError, OutputBufferError, checked_int
+from gulbara._backend import BACKEND_NAME, Position as _Position, backend
+from gulbara.errors import GulBaraError, InvalidSeatError, OutputBufferError, checked_int
+
+if BACKEND_NAME == "core":
+    from gulbara import _encode
+    _EndSet = backend.EndSet
+else:       # GULBARA_BACKEND=reference: the numpy twin, no compiled code
+    from gulbara import _encode_py as _encode
+    _EndSet = backend.Ends
 
 __all__ = [
     "BOARD_FEATURES", "STATE_FEATURES", "OutputBufferError",
@@ -142,15 +147,15 @@ def _seat(seat) -> int:
     return checked_int(seat, "seat", 0, 1, InvalidSeatError, bounds="0 (White) or 1 (Black)")
 
 
-def _core_position(position) -> _CorePosition:
-    """A compiled ``Position`` for a code, a backend ``Position``, a ``Board`` or a ``Game``."""
-    if isinstance(position, _CorePosition):
+def _core_position(position) -> _Position:
+    """The backend's ``Position`` for a code, a ``Position``, a ``Board`` or a ``Game``."""
+    if isinstance(position, _Position):
         return position
     if isinstance(position, str):
-        return _CorePosition.from_code(position)
+        return _Position.from_code(position)
     code = getattr(position, "code", None)
     if callable(code):
-        return _CorePosition.from_code(code())
+        return _Position.from_code(code())
     raise TypeError("expected a position code, a Position, a Board or a Game, "
                     f"not {type(position).__name__}")
 
@@ -201,14 +206,14 @@ def encode_boards(boards, seats, out: Optional[np.ndarray] = None, *,
             np.zeros((0, 24), np.int8), np.zeros((0, 2), np.uint8))
     boards = np.asarray(boards)
     if boards.dtype != _INT8 or boards.ndim != 2 or boards.shape[1] != 24:
-        raise ValueError("boards must be position codes or an int8 array of shape (N, 24), "
+        raise GulBaraError("boards must be position codes or an int8 array of shape (N, 24), "
                          f"got {boards.dtype.name} {boards.shape}")
     boards = np.ascontiguousarray(boards)
     n = boards.shape[0]
     if borne_off is not None:
         borne_off = np.asarray(borne_off)
         if borne_off.dtype != _UINT8 or borne_off.shape != (n, 2):
-            raise ValueError(f"borne_off must be a uint8 array of shape ({n}, 2), "
+            raise GulBaraError(f"borne_off must be a uint8 array of shape ({n}, 2), "
                              f"got {borne_off.dtype.name} {borne_off.shape}")
         borne_off = np.ascontiguousarray(borne_off)
     seats_arr = np.asarray(seats)
@@ -216,7 +221,7 @@ def encode_boards(boards, seats, out: Optional[np.ndarray] = None, *,
         raise TypeError(f"seats must be an int or an int array, got {seats_arr.dtype.name}")
     one_seat = seats_arr.ndim == 0
     if not one_seat and seats_arr.shape != (n,):
-        raise ValueError(f"seats must be one int or an array of shape ({n},), "
+        raise GulBaraError(f"seats must be one int or an array of shape ({n},), "
                          f"got {seats_arr.shape}")
     if seats_arr.size and (seats_arr.min() < 0 or seats_arr.max() > 1):
         flat = seats_arr.reshape(-1)
@@ -271,7 +276,8 @@ def encode_afterstates(ends, out: Optional[np.ndarray] = None) -> np.ndarray:
 
 
 def _raw_ends(ends):
-    raw = getattr(ends, "_raw", ends)
+    from gulbara.play import StageEnds
+    raw = ends.raw if isinstance(ends, StageEnds) else ends
     if not (hasattr(raw, "seat") and hasattr(raw, "code") and hasattr(raw, "__len__")):
         raise TypeError(f"ends must be a gulbara.StageEnds, not {type(ends).__name__}")
     return raw
@@ -283,7 +289,7 @@ def _encode_raw(raw, out: np.ndarray) -> None:
         return
     seat = raw.seat                       # the reference backend: through the codes
     for i in range(len(raw)):
-        _encode._py_encode_position(_CorePosition.from_code(raw.code(i)), seat, out[i])
+        _encode._py_encode_position(_Position.from_code(raw.code(i)), seat, out[i])
 
 
 def encode_game(game, out: Optional[np.ndarray] = None, *, seat: Optional[int] = None
@@ -302,12 +308,9 @@ def encode_game(game, out: Optional[np.ndarray] = None, *, seat: Optional[int] =
     >>> float(encode_game(game, seat=1)[TO_ACT])
     0.0
     """
-    from gulbara.game import Game, Match
+    from gulbara.game import current_game
 
-    if isinstance(game, Match):
-        game = game.game
-    if not isinstance(game, Game):
-        raise TypeError(f"game must be a gulbara.Game, not {type(game).__name__}")
+    game = current_game(game)
     acting = game.to_move
     if game.is_opening():
         acting = 0

@@ -22,7 +22,7 @@ echoed when it has one. The commands (docs/engine.md has a transcript):
   search bots, within a node or time budget; the game is not changed;
 * ``quit``.
 
-``rules`` is the ``--rules`` grammar (:func:`gulbara.cli_args.parse_rules`), or a dict of
+``rules`` is the ``--rules`` grammar (:meth:`gulbara.Rules.from_text`), or a dict of
 options. Every answer after a change carries the new ``state``.
 
 >>> session = Session()
@@ -38,14 +38,13 @@ options. Every answer after a change carries the new ``state``.
 
 import json
 import random
-import sys
 import time
 from typing import Any, Dict, Iterator, Optional, TextIO
 
-from gulbara.errors import GulBaraError
+from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
 
-__all__ = ["Session", "answer_line", "add_arguments", "run", "COMMANDS", "MAX_CHUNK"]
+__all__ = ["Session", "answer_line", "COMMANDS", "MAX_CHUNK"]
 
 #: The largest ``chunk`` of chain outcomes one answer carries.
 MAX_CHUNK = 100_000
@@ -276,47 +275,22 @@ def _play(play) -> Dict[str, Any]:
 
 
 def _rules(value):
-    from gulbara.cli_args import parse_rules
     from gulbara.rules import Rules
     if value is None:
         return None
     if isinstance(value, dict):
         return Rules.from_dict(value)
     if isinstance(value, str):
-        return parse_rules(value)
+        return Rules.from_text(value)
     raise TypeError("rules is a --rules string or a dict of options")
 
 
 def _seed(value) -> Optional[int]:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"seed must be an int, not {type(value).__name__}")
-    return value
+    return checked_int(value, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
 
 
 def answer_line(session: Session, line: str) -> str:
     """One answer as a JSON line (no newline)."""
     return json.dumps(session.answer(line), separators=(",", ":"), ensure_ascii=False)
-
-
-def add_arguments(parser) -> None:
-    """``gulbara engine`` has no options: it reads requests on stdin."""
-
-
-def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None) -> int:
-    """Answer requests from ``stdin`` until it ends or ``{"cmd": "quit"}``."""
-    stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
-    session = Session()
-    for line in stdin:
-        if not line.strip():
-            text = json.dumps({"ok": False, "error": "empty line: a request is one JSON "
-                                                     "object per line"})
-        else:
-            text = answer_line(session, line)
-        stdout.write(text + "\n")
-        stdout.flush()
-        if session.done:
-            break
-    return 0

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Callable, Dict, List, Sequence
 
 import gulbara
-from gulbara.cli import answer_request
-from gulbara.protocol import EngineProcess, stage_request
+from gulbara.errors import GulBaraError
+from gulbara.protocol import EngineProcess, answer_request, stage_request
 from gulbara.suites import DOUBLE_JOBS, DOUBLE_TOTAL, NONDOUBLE_JOBS, NONDOUBLE_TOTAL
 
 __all__ = ["bench_engine", "format_engine_table", "GULBARA_ENDS"]
@@ -79,7 +79,7 @@ def bench_engine(command: str, rounds: int = 5, timeout: float = 10.0) -> Dict:
     if gulbara.BACKEND_NAME != "core":
         raise RuntimeError("gulbara bench times the compiled core: unset GULBARA_BACKEND")
     if rounds < 1:
-        raise ValueError(f"rounds must be >= 1, got {rounds}")
+        raise GulBaraError(f"rounds must be >= 1, got {rounds}")
     jobs = NONDOUBLE_JOBS + DOUBLE_JOBS
     total = NONDOUBLE_TOTAL + DOUBLE_TOTAL
     lines = [stage_request(code, seat, dice) for code, seat, dice in jobs]

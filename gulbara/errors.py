@@ -136,6 +136,25 @@ def checked_int(value, what: str, low: int, high=None, error=GulBaraError,
 
 
 
+def checked_index(i, n: int, kinds: str, items: str) -> int:
+    """``i`` as an index into ``n`` items, negative ones counting from the end.
+
+    A bool or a non-integer raises ``TypeError`` (``kinds`` says what indices
+    are); an index out of range ``IndexError`` (``items`` names the items).
+
+    >>> checked_index(-1, 5, "indices are ints", "ends")
+    4
+    """
+    if isinstance(i, bool) or type(i).__name__ == "bool_" or not hasattr(type(i), "__index__"):
+        raise TypeError(f"{kinds}, not {type(i).__name__}")
+    i = operator.index(i)
+    if i < 0:
+        i += n
+    if not 0 <= i < n:
+        raise IndexError(f"index out of range ({n} {items})")
+    return i
+
+
 def checked_scores(values, n: int, what: str = "the evaluator"):
     """The ``n`` scores an evaluator returned (one per end), as a float64 array.
 

@@ -30,49 +30,26 @@ the dice come from a seeded generator (``seed``) or from the caller's
 (RULES §10).
 """
 
-import operator
 import random
-import re
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from gulbara._backend import START_CODE, Position
+from gulbara.conventions import DICE_36, OPENING_ROLLS, ROLLS
 from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError, InvalidDiceError,
                             checked_int, shown)
 from gulbara.play import BLACK, WHITE, Play, StageEnds
-from gulbara.rules import DEFAULT_RULES, Rules
+from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
+from gulbara.state_codes import (CHAIN, MAX_STATE_COUNT, OPENING, OVER, PLAIN, REMAINDER, ROLL,
+                                 SEAT_NAMES, STAGE, GameResult, GameState, Roll, Stage,
+                                 StageSpec, escalates, read_state_code, remainder_stages,
+                                 write_state_code)
 
 __all__ = [
-    "Game", "Match", "Decision", "GameResult", "MatchResult", "DiceStream",
-    "ROLLS", "OPENING_ROLLS", "SEAT_NAMES",
+    "Game", "Match", "Decision", "GameResult", "MatchResult", "DiceStream", "GameEvent",
+    "current_game",
+    "ROLLS", "OPENING_ROLLS", "SEAT_NAMES", "MAX_STATE_COUNT",
 ]
-
-#: The 21 distinct rolls (RULES §10.2), larger die first.
-ROLLS: Tuple[Tuple[int, int], ...] = tuple(
-    (a, b) for a in range(6, 0, -1) for b in range(a, 0, -1))
-#: The 15 non-double rolls: the opening chance node under the default opening (RULES §10.5).
-OPENING_ROLLS: Tuple[Tuple[int, int], ...] = tuple((a, b) for a, b in ROLLS if a != b)
-
-SEAT_NAMES = ("White", "Black")
-_SEAT_LETTERS = ("W", "B")
-
-# Phases of a game.
-_OPENING = "opening"      # chance node: the opening (RULES §6)
-_ROLL = "roll"            # chance node: a side to roll
-_STAGE = "stage"          # decision: a stage to play
-_OVER = "over"            # finished
-
-# Kinds of stage.
-_PLAIN = "plain"          # the one stage of a roll that does not escalate (non-double, exempt double)
-_CHAIN = "chain"          # a stage of an escalation chain (RULES §4.2)
-_REMAINDER = "remainder"  # a stage of a remainder (RULES §5.3)
-
-StageSpec = Tuple[int, int]  # (number, how many dice)
-
-#: The largest roll or stuck count a state code may hold (the native structs count in
-#: 32 bits; two seats' rolls and a long game after them stay far below 2**31).
-MAX_STATE_COUNT = 1_000_000_000
-_COUNT = re.compile(r"[0-9]{1,10}")     # ASCII digits only: no "١", no "1_0", no sign
 
 
 # ---------------------------------------------------------------------------
@@ -129,34 +106,6 @@ class Decision:
         if self.is_escalating:
             return f"{name}: {what} ({roll}), chain stage {self.stage + 1}: {dice}"
         return f"{name}: {what}: {dice}"
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """How a game ended (RULES §7.1-7.2).
-
-    ``winner`` is the winning seat or ``None`` for a draw; ``points`` what the
-    winner scores (2 for a mars, 0 for a draw); ``kind`` is ``"single"``,
-    ``"mars"`` or ``"stuck"`` (the stuck rule's draw).
-    """
-
-    winner: Optional[int]
-    points: int
-    kind: str
-
-    @property
-    def score(self) -> Tuple[int, int]:
-        """The points per seat, ``(White's, Black's)``."""
-        if self.winner is None:
-            return (0, 0)
-        return (self.points, 0) if self.winner == WHITE else (0, self.points)
-
-    def describe(self) -> str:
-        if self.winner is None:
-            return "draw (stuck rule)"
-        mars = " (mars)" if self.kind == "mars" else ""
-        unit = "point" if self.points == 1 else "points"
-        return f"{SEAT_NAMES[self.winner]} wins {self.points} {unit}{mars}"
 
 
 @dataclass(frozen=True)
@@ -226,6 +175,11 @@ class DiceStream:
         self.position = i + 1
         return value
 
+    @property
+    def draw_function(self) -> Optional[Callable[[], int]]:
+        """The caller's draw function, or ``None`` for the seeded generator."""
+        return self._draw
+
     def drawn(self) -> List[Tuple[str, int]]:
         """The draws up to the current position, as ``(purpose, value)``."""
         return list(zip(self._purposes[:self.position], self._values[:self.position]))
@@ -252,7 +206,7 @@ MAX_OPENING_TIES = 1000
 
 def _draw_name(stream: "DiceStream") -> str:
     """How an error names the source of a stream's dice."""
-    draw = stream._draw
+    draw = stream.draw_function
     if draw is None:
         return f"the generator seeded {stream.seed}"
     name = getattr(draw, "__qualname__", None) or type(draw).__name__
@@ -263,12 +217,72 @@ def _check_die(value, what: str) -> int:
     return checked_int(value, what, 1, 6, InvalidDiceError)
 
 
+class GameEvent(NamedTuple):
+    """One entry of a game's history (:attr:`Game.events`), oldest first.
+
+    * ``"opening"``: an opening pair, ``dice`` = (White's die, Black's die) (RULES §6);
+    * ``"start"``: ``seat`` starts the game;
+    * ``"roll"``: ``seat`` rolled ``dice`` (as rolled; ``opening``: the opening roll);
+    * ``"play"``: ``play`` was played at ``decision``.
+    """
+
+    kind: str
+    seat: Optional[int] = None
+    dice: Tuple[int, ...] = ()
+    opening: bool = False
+    decision: Optional["Decision"] = None
+    play: Optional[Play] = None
+
+
 # ---------------------------------------------------------------------------
 # The game
 # ---------------------------------------------------------------------------
 
+# The first stage of each roll and the record of each roll, made once (they are immutable).
+_PLAIN_STAGES = {(a, b): Stage(PLAIN, (a, b) if a != b else (a,) * 4, 0, ()) for a, b in ROLLS}
+#: RULES §4.2: a chain from n plays n, n+1, ..., 6.
+_CHAIN_STARTS = {(n, n): Stage(CHAIN, (n,) * 4, 0, tuple((k, 4) for k in range(n + 1, 7)))
+                 for n in range(1, 7)}
+_ROLL_EVENTS = {(seat, dice, opening): GameEvent("roll", seat, dice, opening)
+                for seat in (WHITE, BLACK) for dice in DICE_36 for opening in (False, True)}
 
-class Game:
+
+class _RulesAndDice:
+    """What a :class:`Game` and a :class:`Match` both hold (the rules, the dice, the rolling
+    mode) and both do the same way."""
+
+    _rules: Rules
+    _stream: Optional[DiceStream]
+    _auto: bool
+
+    @property
+    def rules(self) -> Rules:
+        return self._rules
+
+    @property
+    def seed(self) -> Optional[int]:
+        """The seed of the dice generator (``None`` with a ``draw`` function or explicit rolls)."""
+        return self._stream.seed if self._stream is not None else None
+
+    @property
+    def auto_roll(self) -> bool:
+        """Whether chance nodes are rolled automatically (from :attr:`dice`)."""
+        return self._auto
+
+    @property
+    def dice(self) -> Optional[DiceStream]:
+        """The source of the dice (a match's games share one), or ``None`` for a game of
+        explicit rolls without one."""
+        return self._stream
+
+    def play_notation(self, text: str) -> Play:
+        """Play the current stage from notation (RULES §9.3); raises if it is not legal."""
+        if not isinstance(text, str):
+            raise TypeError(f"notation must be a str, not {type(text).__name__}")
+        return self.play(text)
+
+
+class Game(_RulesAndDice):
     """One game of Gul Bara under ``rules`` (RULES §4-7), as a state machine.
 
     **State.** A game's full state is:
@@ -322,30 +336,27 @@ class Game:
 
     def __init__(self, rules: Optional[Rules] = None, seed: Optional[int] = None,
                  draw: Optional[Callable[[], int]] = None, *, auto_roll: bool = True,
-                 _stream: Optional[DiceStream] = None, _start: bool = True) -> None:
-        if rules is None:
-            rules = DEFAULT_RULES
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+                 dice: Optional[DiceStream] = None, _start: bool = True) -> None:
+        rules = checked_rules(rules, DEFAULT_RULES)
         self._rules = rules
         self._auto = bool(auto_roll)
-        if _stream is None:
-            _stream = DiceStream(seed, draw) if (self._auto or seed is not None
-                                                 or draw is not None) else None
-        self._stream = _stream
-        self._stream_start = _stream.position if _stream is not None else 0
+        if dice is None:
+            dice = DiceStream(seed, draw) if (self._auto or seed is not None
+                                              or draw is not None) else None
+        elif not isinstance(dice, DiceStream):
+            raise TypeError(f"dice must be a gulbara.DiceStream, not {type(dice).__name__}")
+        self._stream = dice
+        self._stream_start = dice.position if dice is not None else 0
         # the state
         self._position = Position.from_code(START_CODE)
-        self._phase = _OPENING
+        self._phase = OPENING
         self._seat: Optional[int] = None
         self._rolls = (0, 0)
         self._stuck = 0
-        self._roll: Optional[Tuple[int, Tuple[int, int], int, bool, bool]] = None
-        self._stage: Optional[Tuple[str, Tuple[int, ...], int, Tuple[StageSpec, ...]]] = None
+        self._roll: Optional[Roll] = None
+        self._stage: Optional[Stage] = None
         self._result: Optional[GameResult] = None
-        # the record: ("opening", w, b), ("start", seat), ("roll", seat, dice, opening),
-        # ("play", Decision, Play)
-        self._log: list = []
+        self._log: List[GameEvent] = []     # the record (Game.events)
         self._history: list = []  # (snapshot, action kind) before each action
         self._from_state = False  # rebuilt by from_state_code: no history before it
         self._ends: Optional[StageEnds] = None
@@ -378,36 +389,35 @@ class Game:
         (True, 1, True)
         """
         game = cls(rules, auto_roll=False, _start=False)
-        game._set_state_code(code)
+        game._set_state(read_state_code(code, game._rules))
         game._from_state = True
         return game
 
-    def copy(self, auto_roll: Optional[bool] = None) -> "Game":
+    def copy(self, auto_roll: Optional[bool] = None, *,
+             dice: Optional[DiceStream] = None) -> "Game":
         """An independent copy of the game with its history (undo works on it too).
 
-        The dice stream is copied (a caller's ``draw`` function is shared).
+        The dice stream is copied (a caller's ``draw`` function is shared), or
+        the copy draws from ``dice`` (a copied match's games share one stream).
         ``auto_roll`` switches the copy's rolling mode; ``copy(auto_roll=False)``
-        is what :func:`gulbara.perft.perft` works on. ``copy.copy(game)`` is
+        is what :func:`gulbara.perft` works on. ``copy.copy(game)`` is
         ``game.copy()``; ``copy.deepcopy`` and ``pickle`` work too (the legal
         plays are not kept: they are worked out again when asked for).
         """
-        game = self._copy_on(self._stream.copy() if self._stream is not None else None)
+        if dice is None and self._stream is not None:
+            dice = self._stream.copy()
+        game = Game.__new__(Game)
+        game.__dict__.update(self.__dict__)
+        game._stream = dice
+        game._log = list(self._log)
+        game._history = list(self._history)
+        game._ends = None
         if auto_roll is not None:
             game._auto = bool(auto_roll)
             if game._auto:
                 if game._stream is None:
                     game._stream = DiceStream()
                 game._advance()
-        return game
-
-    def _copy_on(self, stream: Optional[DiceStream]) -> "Game":
-        """A copy of the game drawing from ``stream`` (a Match's games share one)."""
-        game = Game.__new__(Game)
-        game.__dict__.update(self.__dict__)
-        game._stream = stream
-        game._log = list(self._log)
-        game._history = list(self._history)
-        game._ends = None
         return game
 
     def __copy__(self) -> "Game":
@@ -424,17 +434,29 @@ class Game:
     # -- reading the state ---------------------------------------------------
 
     @property
-    def rules(self) -> Rules:
-        return self._rules
+    def dice_start(self) -> int:
+        """The position in :attr:`dice` of this game's first draw (0 but in a match)."""
+        return self._stream_start
 
     @property
-    def seed(self) -> Optional[int]:
-        """The seed of the dice generator (``None`` with a ``draw`` function or explicit rolls)."""
-        return self._stream.seed if self._stream is not None else None
+    def events(self) -> Tuple[GameEvent, ...]:
+        """The game's history, oldest first (what a record holds; undone events are gone)."""
+        return tuple(self._log)
 
     @property
-    def auto_roll(self) -> bool:
-        return self._auto
+    def from_state(self) -> bool:
+        """Whether the game was rebuilt by :meth:`from_state_code` (no history before that)."""
+        return self._from_state
+
+    @property
+    def state(self) -> GameState:
+        """The full state, named (:class:`gulbara.state_codes.GameState`)."""
+        return GameState(self._position, self._phase, self._seat, self._rolls, self._stuck,
+                         self._roll, self._stage, self._result)
+
+    def _set_state(self, state: GameState) -> None:
+        (self._position, self._phase, self._seat, self._rolls, self._stuck, self._roll,
+         self._stage, self._result) = state
 
     @property
     def position(self):
@@ -474,25 +496,22 @@ class Game:
     @property
     def plies(self) -> int:
         """How many stages have been played (passes included)."""
-        return sum(1 for event in self._log if event[0] == "play")
+        return sum(1 for event in self._log if event.kind == "play")
 
     @property
     def plays(self) -> List[Tuple[Decision, Play]]:
         """Every stage played so far, as ``(decision, play)``, oldest first."""
-        return [(event[1], event[2]) for event in self._log if event[0] == "play"]
+        return [(event.decision, event.play) for event in self._log if event.kind == "play"]
 
     @property
     def openings(self) -> List[Tuple[int, int]]:
         """The opening pairs rolled, ``(White's die, Black's die)``, ties first (RULES §6)."""
-        return [(event[1], event[2]) for event in self._log if event[0] == "opening"]
+        return [event.dice for event in self._log if event.kind == "opening"]
 
     @property
     def starter(self) -> Optional[int]:
         """The side that started (RULES §6), once known."""
-        for event in self._log:
-            if event[0] == "start":
-                return event[1]
-        return None
+        return next((event.seat for event in self._log if event.kind == "start"), None)
 
     @property
     def draws(self) -> List[Tuple[str, int]]:
@@ -503,18 +522,18 @@ class Game:
 
     def is_chance(self) -> bool:
         """Whether the game waits for dice (the opening or a roll; RULES §10.2)."""
-        return self._phase in (_OPENING, _ROLL)
+        return self._phase in (OPENING, ROLL)
 
     def is_opening(self) -> bool:
         """Whether the game waits for its opening (RULES §6)."""
-        return self._phase == _OPENING
+        return self._phase == OPENING
 
     def is_decision(self) -> bool:
         """Whether a stage waits to be played."""
-        return self._phase == _STAGE
+        return self._phase == STAGE
 
     def is_over(self) -> bool:
-        return self._phase == _OVER
+        return self._phase == OVER
 
     def result(self) -> Optional[GameResult]:
         """How the game ended, or ``None`` while it goes on."""
@@ -523,33 +542,33 @@ class Game:
     @property
     def decision(self) -> Optional[Decision]:
         """The stage waiting to be played, or ``None`` at a chance node or at the end."""
-        if self._phase != _STAGE:
+        if self._phase != STAGE:
             return None
-        kind, dice, index, following = self._stage
-        roller, roll, number, escalating, opening = self._roll
+        stage, roll = self._stage, self._roll
         return Decision(
-            seat=self._seat, dice=dice, is_remainder=kind == _REMAINDER, stage=index,
-            following=following, roller=roller, roll=roll, roll_number=number,
-            game_roll_number=self.game_rolls, is_escalating=escalating, is_opening=opening)
+            seat=self._seat, dice=stage.dice, is_remainder=stage.kind == REMAINDER,
+            stage=stage.index, following=stage.following, roller=roll.roller, roll=roll.dice,
+            roll_number=roll.number, game_roll_number=self.game_rolls,
+            is_escalating=roll.escalating, is_opening=roll.opening)
 
     def legal_plays(self) -> StageEnds:
         """The legal plays of the current stage: its distinct ends in canonical order (RULES §3)."""
-        self._need(_STAGE, "there are legal plays only at a decision")
+        self._need(STAGE, "there are legal plays only at a decision")
         if self._ends is None:
-            self._ends = StageEnds(self._position.stage_ends(self._seat, self._stage[1]))
+            self._ends = StageEnds(self._position.stage_ends(self._seat, self._stage.dice))
         return self._ends
 
     def next_roll_escalates(self, seat: int) -> bool:
         """Whether a double that ``seat`` rolled next would escalate (RULES §4.2, §4.5)."""
         rolls = list(self._rolls)
         rolls[seat] += 1
-        return self._escalates(rolls[seat], sum(rolls))
+        return escalates(self._rules, rolls[seat], sum(rolls))
 
     def chance_rolls(self) -> Tuple[Tuple[int, int], ...]:
         """The rolls of the current chance node for perft (RULES §10.2, §10.5)."""
-        if self._phase == _OPENING and self._rules.opening == "starter_plays_opening_pair":
+        if self._phase == OPENING and self._rules.opening == "starter_plays_opening_pair":
             return OPENING_ROLLS
-        self._need((_OPENING, _ROLL), "there are rolls only at a chance node")
+        self._need((OPENING, ROLL), "there are rolls only at a chance node")
         return ROLLS
 
     # -- actions -------------------------------------------------------------
@@ -563,7 +582,7 @@ class Game:
         next decision; if the draw function raises, the play is taken back and
         the error passes through.
         """
-        self._need(_STAGE, "nothing to play")
+        self._need(STAGE, "nothing to play")
         ends = self.legal_plays()
         if isinstance(play, str):
             chosen = ends.parse(play)
@@ -593,12 +612,6 @@ class Game:
             raise
         return chosen
 
-    def play_notation(self, text: str) -> Play:
-        """Play the current stage from notation (RULES §9.3); raises if it is not legal."""
-        if not isinstance(text, str):
-            raise TypeError(f"notation must be a str, not {type(text).__name__}")
-        return self.play(text)
-
     def roll(self, d1: int, d2: int) -> None:
         """Apply a roll at a chance node (explicit rolls: ``auto_roll=False``).
 
@@ -607,14 +620,14 @@ class Game:
         its roll 1 (never a double under the default opening); use
         :meth:`roll_opening` for the real opening of RULES §6.
         """
-        self._need((_OPENING, _ROLL), "the dice are rolled only at a chance node")
+        self._need((OPENING, ROLL), "the dice are rolled only at a chance node")
         d1, d2 = _check_die(d1, "d1"), _check_die(d2, "d2")
-        if self._phase == _OPENING:
+        if self._phase == OPENING:
             if self._rules.opening == "starter_plays_opening_pair" and d1 == d2:
                 raise InvalidDiceError(
                     f"the opening roll cannot be a double (RULES §6), got {d1}-{d2}")
             self._push("roll")
-            self._log.append(("start", WHITE))
+            self._log.append(GameEvent("start", WHITE))
             self._begin_roll(WHITE, (d1, d2),
                              opening=self._rules.opening == "starter_plays_opening_pair")
         else:
@@ -628,19 +641,19 @@ class Game:
         Under the default opening the starter then plays the pair as its roll
         1; under ``opening="starter_rerolls"`` the starter is next to roll.
         """
-        self._need(_OPENING, "the opening is rolled only at the start")
+        self._need(OPENING, "the opening is rolled only at the start")
         white_die, black_die = _check_die(white_die, "white_die"), _check_die(black_die, "black_die")
         self._push("opening")
-        self._log.append(("opening", white_die, black_die))
+        self._log.append(GameEvent("opening", dice=(white_die, black_die)))
         if white_die == black_die:
             self._advance()
             return None
         starter = WHITE if white_die > black_die else BLACK
-        self._log.append(("start", starter))
+        self._log.append(GameEvent("start", starter))
         if self._rules.opening == "starter_plays_opening_pair":
             self._begin_roll(starter, (white_die, black_die), opening=True)
         else:
-            self._phase, self._seat = _ROLL, starter
+            self._phase, self._seat = ROLL, starter
         self._advance()
         return starter
 
@@ -652,7 +665,7 @@ class Game:
         action (a play or a roll) is undone. Returns the undone play (or the
         undone roll). Raises ``IndexError`` when there is nothing to undo.
         """
-        if not self._can_undo():
+        if not self.can_undo():
             raise IndexError("nothing to undo")
         while True:
             snapshot, kind = self._history.pop()
@@ -661,15 +674,14 @@ class Game:
             if not self._auto or kind == "play":
                 break
         for event in events:
-            if event[0] == "play":
-                return event[2]
-            if event[0] == "roll":
-                return event[2]
-            if event[0] == "opening":
-                return (event[1], event[2])
+            if event.kind == "play":
+                return event.play
+            if event.kind in ("roll", "opening"):
+                return event.dice
         return None
 
-    def _can_undo(self) -> bool:
+    def can_undo(self) -> bool:
+        """Whether :meth:`undo` has something to undo (with ``auto_roll``: a play)."""
         if self._auto:
             return any(kind == "play" for _, kind in self._history)
         return bool(self._history)
@@ -679,10 +691,10 @@ class Game:
     def state_key(self) -> tuple:
         """The full state as a hashable tuple (equal keys: equal futures; for perft tables)."""
         stage = None
-        if self._phase == _STAGE:
+        if self._phase == STAGE:
             kind, dice, index, following = self._stage
             # only the first stage of a roll is special (RULES §5.2, §7.2)
-            stage = (kind, dice, index == 0 if kind != _REMAINDER else None, following)
+            stage = (kind, dice, index == 0 if kind != REMAINDER else None, following)
         result = None
         if self._result is not None:
             result = (self._result.winner, self._result.points, self._result.kind)
@@ -690,194 +702,13 @@ class Game:
                 self._rolls, self._stuck, stage, result)
 
     def state_code(self) -> str:
-        """The full state as text: the position code, then ``key=value`` fields.
-
-        * ``next=opening``: the opening chance node (RULES §6);
-        * ``next=roll:W`` / ``roll:B``: that side to roll;
-        * ``next=play:W stage=6-4``: the one stage of a roll that does not
-          escalate; ``next=chain:W stage=4-4-4-4 index=1``: a chain stage
-          (numbers up to 6 follow if it is played in full); ``next=remainder:B
-          stage=4-4 then=5x4,6x4``: a remainder stage and the stages after it;
-          a decision also names the ``roll`` that produced it (``roll=3-3``);
-        * ``next=over result=W:2:mars`` (or ``result=draw``);
-        * then always ``rolls=<White's>,<Black's> stuck=<count>``.
+        """The full state as text: the position code, then ``key=value`` fields
+        (:func:`gulbara.state_codes.write_state_code`, docs/state-codes.md).
 
         >>> Game.new_perft_root().state_code()
         'G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0 next=opening rolls=0,0 stuck=0'
         """
-        words = [self._position.code()]
-        if self._phase == _OPENING:
-            words.append("next=opening")
-        elif self._phase == _ROLL:
-            words.append(f"next=roll:{_SEAT_LETTERS[self._seat]}")
-        elif self._phase == _STAGE:
-            kind, dice, index, following = self._stage
-            words.append(f"next={'play' if kind == _PLAIN else kind}:{_SEAT_LETTERS[self._seat]}")
-            words.append("stage=" + "-".join(map(str, dice)))
-            if kind == _CHAIN:
-                words.append(f"index={index}")
-            if kind == _REMAINDER:
-                words.append(f"index={index}")
-                if following:
-                    words.append("then=" + ",".join(f"{n}x{c}" for n, c in following))
-            roller, roll, _, _, _ = self._roll
-            words.append(f"roll={roll[0]}-{roll[1]}")
-            if kind == _REMAINDER:
-                words.append(f"roller={_SEAT_LETTERS[roller]}")
-        else:
-            words.append("next=over")
-            r = self._result
-            words.append("result=draw" if r.winner is None
-                         else f"result={_SEAT_LETTERS[r.winner]}:{r.points}:{r.kind}")
-        words.append(f"rolls={self._rolls[0]},{self._rolls[1]}")
-        words.append(f"stuck={self._stuck}")
-        return " ".join(words)
-
-    def _set_state_code(self, text: str) -> None:
-        """Read a state code (see :meth:`state_code`), every field bounded and checked
-        against the others and the rules; ``GameStateError`` names what is wrong."""
-        if not isinstance(text, str):
-            raise TypeError(f"a state code is a str, not {type(text).__name__}")
-
-        def bad(problem: str):
-            return GameStateError(f"{problem} in state code {shown(text)}")
-
-        words = text.split()
-        if not words:
-            raise GameStateError("empty state code")
-        fields = {}
-        for word in words[1:]:
-            key, sep, value = word.partition("=")
-            if not sep or key in fields:
-                raise bad(f"cannot read {shown(word)}")
-            fields[key] = value
-
-        def need(key):
-            if key not in fields:
-                raise bad(f"no {key}=")
-            return fields.pop(key)
-
-        def seat_of(letter):
-            if letter not in _SEAT_LETTERS:
-                raise bad(f"{shown(letter)} is not W or B")
-            return _SEAT_LETTERS.index(letter)
-
-        def ints(value, sep, what, count=None, high=MAX_STATE_COUNT):
-            parts = value.split(sep)
-            if (count is not None and len(parts) != count) or \
-                    not all(_COUNT.fullmatch(part) for part in parts):
-                raise bad(f"cannot read {what} {shown(value)}")
-            numbers = tuple(int(part) for part in parts)
-            if max(numbers) > high:
-                raise bad(f"{what} must be at most {high:,}, got {shown(value)}")
-            return numbers
-
-        rules = self._rules
-        self._position = Position.from_code(words[0])
-        rolls = ints(need("rolls"), ",", "rolls", 2)
-        stuck = ints(need("stuck"), ",", "stuck", 1)[0]
-        self._rolls, self._stuck = rolls, stuck
-        off = (self._position.borne_off(WHITE), self._position.borne_off(BLACK))
-        if off == (15, 15):
-            raise bad("both sides have borne off 15")
-        winner = next((s for s in (WHITE, BLACK) if off[s] == 15), None)
-        what, _, who = need("next").partition(":")
-        if (what == "over") != (winner is not None) and not (what == "over" and
-                                                           fields.get("result") == "draw"):
-            raise bad("the position and next= disagree about the end of the game")
-        limit = rules.stuck_limit
-        draw = what == "over" and fields.get("result") == "draw"
-        if limit is not None and not draw and stuck >= limit:
-            raise bad(f"stuck={stuck} reaches the stuck limit {limit}: the game would be over")
-        if what == "opening":
-            if rolls != (0, 0):
-                raise bad("no roll is made before the opening (RULES §6)")
-            self._phase, self._seat = _OPENING, None
-        elif what == "roll":
-            self._phase, self._seat = _ROLL, seat_of(who)
-        elif what in ("play", "chain", "remainder"):
-            self._phase, self._seat = _STAGE, seat_of(who)
-            kind = _PLAIN if what == "play" else what
-            dice = ints(need("stage"), "-", "stage", high=6)
-            roll = ints(need("roll"), "-", "roll", 2, high=6)
-            index = ints(fields.pop("index", "0"), ",", "index", 1, high=6)[0]
-            then = fields.pop("then", "")
-            roller = seat_of(fields.pop("roller", "")) if kind == _REMAINDER else self._seat
-            following = ()
-            if not all(1 <= d <= 6 for d in roll):
-                raise bad("roll= needs two dice 1..6")
-            if not dice or len(dice) > 4 or not all(1 <= d <= 6 for d in dice):
-                raise bad("stage= needs one to four dice 1..6")
-            if rolls[roller] < 1:
-                raise bad("the roller has made no roll")
-            escalating = roll[0] == roll[1] and self._escalates(rolls[roller], sum(rolls))
-            n = dice[0]
-            if kind == _PLAIN:
-                expected = ((max(roll), min(roll)) if roll[0] != roll[1] else (roll[0],) * 4)
-                if dice != expected or index != 0:
-                    raise bad(f"a roll of {roll[0]}-{roll[1]} is the stage "
-                              f"{'-'.join(map(str, expected))}")
-                if escalating:
-                    raise bad(f"roll {rolls[roller]} of the roller escalates (RULES §4.2): "
-                              "its stages are next=chain")
-            elif kind == _CHAIN:
-                if roll[0] != roll[1] or dice != (n,) * 4 or index != n - roll[0] or index < 0:
-                    raise bad("a chain stage is four equal dice from a double, "
-                              "index = its number - the double's")
-                if not escalating:
-                    raise bad(f"roll {rolls[roller]} of the roller does not escalate "
-                              "(RULES §4.2, §4.5)")
-                following = tuple((k, 4) for k in range(n + 1, 7))
-            else:
-                first = n - index                       # the number the remainder began with
-                if roller == self._seat or roll[0] != roll[1] or dice != (n,) * len(dice) \
-                        or first < roll[0] or (index > 0 and len(dice) != 4):
-                    raise bad("a remainder stage is one to four equal dice of the roller's "
-                              "double, for the other side, index = its number - the first's")
-                if not escalating:
-                    raise bad(f"roll {rolls[roller]} of the roller does not escalate, "
-                              "so it leaves no remainder (RULES §4.2, §5.1)")
-                unstarted = first == roll[0] and (index > 0 or len(dice) == 4)
-                if rules.remainder != "to_opponent" and not (
-                        unstarted and rules.unstarted_chain == "to_opponent"):
-                    raise bad("under these rules no remainder passes to the opponent "
-                              "(RULES §5.1-5.2, §8)")
-                specs = [ints(spec, "x", "then", 2, high=6) for spec in then.split(",")] \
-                    if then else []
-                if [tuple(spec) for spec in specs] != [(k, 4) for k in range(n + 1, 7)]:
-                    raise bad("then= lists the later numbers up to 6 as <number>x4 "
-                              "(RULES §5.1)")
-                following = tuple(tuple(spec) for spec in specs)
-            self._stage = (kind, dice, index, following)
-            opening = (rules.opening == "starter_plays_opening_pair"
-                       and sum(rolls) == 1 and kind != _REMAINDER)
-            self._roll = (roller, roll, rolls[roller], kind != _PLAIN, opening)
-        elif what == "over":
-            self._phase, self._seat = _OVER, None
-            result = need("result")
-            if result == "draw":
-                if winner is not None:
-                    raise bad("a draw, but a side has borne off 15")
-                if limit is None or stuck != limit:
-                    raise bad("a draw comes only from the stuck rule: stuck= must be the "
-                              "stuck limit (RULES §7.2)")
-                self._result = GameResult(None, 0, "stuck")
-            else:
-                parts = result.split(":")
-                if len(parts) != 3 or parts[2] not in ("single", "mars") or \
-                        parts[1] != ("2" if parts[2] == "mars" else "1"):
-                    raise bad(f"cannot read result={shown(result)}")
-                if seat_of(parts[0]) != winner:
-                    raise bad("the winner has not borne off 15")
-                mars = rules.mars and off[1 - winner] == 0        # RULES §7.1
-                if (parts[2] == "mars") != mars:
-                    raise bad(f"the result is {'a mars' if mars else 'single'} here "
-                              f"(the loser has borne off {off[1 - winner]}; RULES §7.1)")
-                self._result = GameResult(winner, int(parts[1]), parts[2])
-        else:
-            raise bad(f"cannot read next={shown(what)}")
-        if fields:
-            raise bad(f"unknown fields {shown(sorted(fields))}")
+        return write_state_code(self.state)
 
     # -- the state machine ---------------------------------------------------
 
@@ -886,15 +717,17 @@ class Game:
             phases = (phases,)
         if self._phase in phases:
             return
-        if self._phase == _OVER:
+        if self._phase == OVER:
             raise GameStateError(f"{what}: the game is over ({self._result.describe()})")
-        if self._phase == _STAGE:
+        if self._phase == STAGE:
             raise GameStateError(f"{what}: {SEAT_NAMES[self._seat]} has a stage to play")
-        if self._phase == _OPENING:
+        if self._phase == OPENING:
             raise GameStateError(f"{what}: the game waits for its opening roll")
         raise GameStateError(f"{what}: {SEAT_NAMES[self._seat]} has to roll")
 
     def _snapshot(self) -> tuple:
+        """The fields of :attr:`state`, the dice position and the history length: what undo
+        restores (a plain tuple: one is taken before every action)."""
         stream_pos = self._stream.position if self._stream is not None else 0
         return (self._position, self._phase, self._seat, self._rolls, self._stuck, self._roll,
                 self._stage, self._result, stream_pos, len(self._log))
@@ -911,36 +744,25 @@ class Game:
         self._history.append((self._snapshot(), kind))
         self._ends = None
 
-    def _escalates(self, own_count: int, game_count: int) -> bool:
-        """Whether a double that is roll ``own_count`` of its roller, ``game_count`` of the game, escalates."""
-        rules = self._rules
-        if not rules.escalation:
-            return False
-        count = own_count if rules.exempt_counting == "per_player" else game_count
-        return count > rules.exempt_rolls          # RULES §4.2, §4.5
-
     def _begin_roll(self, seat: int, dice: Tuple[int, int], opening: bool) -> None:
+        dice = tuple(dice)
         rolls = list(self._rolls)
         rolls[seat] += 1                                # RULES §4.5
         self._rolls = tuple(rolls)
         high, low = max(dice), min(dice)
-        escalating = high == low and self._escalates(rolls[seat], sum(rolls))
-        self._roll = (seat, tuple(dice), rolls[seat], escalating, opening)
-        self._phase, self._seat = _STAGE, seat
-        if high != low:
-            self._stage = (_PLAIN, (high, low), 0, ())
-        elif escalating:                                # RULES §4.2: n, n+1, ..., 6
-            self._stage = (_CHAIN, (high,) * 4, 0, tuple((n, 4) for n in range(high + 1, 7)))
-        else:                                           # RULES §4.1, §4.6
-            self._stage = (_PLAIN, (high,) * 4, 0, ())
-        self._log.append(("roll", seat, tuple(dice), opening))
+        escalating = high == low and escalates(self._rules, rolls[seat], sum(rolls))
+        self._roll = Roll(seat, dice, rolls[seat], escalating, opening)
+        self._phase, self._seat = STAGE, seat
+        # a roll's first stage: the plain stage, or a chain's (RULES §4.1-4.2, §4.6)
+        self._stage = (_CHAIN_STARTS if escalating else _PLAIN_STAGES)[high, low]
+        self._log.append(_ROLL_EVENTS[seat, dice, opening])
 
     def _play(self, play: Play) -> None:
         decision = self.decision
         self._push("play")
-        self._log.append(("play", decision, play))
+        self._log.append(GameEvent("play", decision.seat, decision.dice, False, decision, play))
         seat = self._seat
-        kind, dice, index, following = self._stage
+        kind, dice, index, following = stage = self._stage
         self._position = self._position.apply_steps(seat, play.steps)
         moved = bool(play.steps)
         if moved:
@@ -950,53 +772,47 @@ class Game:
             mars = self._rules.mars and self._position.borne_off(loser) == 0
             self._finish(GameResult(seat, 2 if mars else 1, "mars" if mars else "single"))
             return
-        if kind != _REMAINDER and index == 0 and not moved:
+        if kind != REMAINDER and index == 0 and not moved:
             self._stuck += 1                            # a roll in which no checker moved
             limit = self._rules.stuck_limit
             if limit is not None and self._stuck >= limit:
                 self._finish(GameResult(None, 0, "stuck"))
                 return
-        if kind == _PLAIN:                              # unplayable dice are lost (RULES §4.6)
+        if kind == PLAIN:                              # unplayable dice are lost (RULES §4.6)
             self._next_roll(1 - seat)
-        elif kind == _CHAIN:
+        elif kind == CHAIN:
             played = len(play.steps)
-            number = dice[0]
             if played == len(dice):                     # in full: the next number (RULES §4.4)
                 if following:
                     n, count = following[0]
-                    self._stage = (_CHAIN, (n,) * count, index + 1, following[1:])
+                    self._stage = Stage(CHAIN, (n,) * count, index + 1, following[1:])
                 else:
                     self._next_roll(1 - seat)
-            elif index == 0 and not moved:              # RULES §5.2: the unstarted chain
-                if self._rules.unstarted_chain == "to_opponent":
-                    self._hand_over(1 - seat, ((number, len(dice)),) + following)
-                else:
-                    self._next_roll(1 - seat)
-            else:                                       # RULES §5.1: the remainder
-                rest = ((number, len(dice) - played),) + following
-                if self._rules.remainder == "to_opponent":
+            else:                                       # RULES §5.1-5.2: stopped
+                rest = remainder_stages(self._rules, stage, played)
+                if rest:
                     self._hand_over(1 - seat, rest)
                 else:
                     self._next_roll(1 - seat)
         else:                                           # a remainder stage (RULES §5.3-5.4)
             if following:
                 n, count = following[0]
-                self._stage = (_REMAINDER, (n,) * count, index + 1, following[1:])
+                self._stage = Stage(REMAINDER, (n,) * count, index + 1, following[1:])
             else:
                 self._next_roll(seat)
 
     def _hand_over(self, receiver: int, stages: Tuple[StageSpec, ...]) -> None:
         n, count = stages[0]
-        self._phase, self._seat = _STAGE, receiver
-        self._stage = (_REMAINDER, (n,) * count, 0, stages[1:])
+        self._phase, self._seat = STAGE, receiver
+        self._stage = Stage(REMAINDER, (n,) * count, 0, stages[1:])
 
     def _next_roll(self, seat: int) -> None:
-        self._phase, self._seat = _ROLL, seat
+        self._phase, self._seat = ROLL, seat
         self._stage = None
         self._roll = None
 
     def _finish(self, result: GameResult) -> None:
-        self._phase, self._seat = _OVER, None
+        self._phase, self._seat = OVER, None
         self._stage = None
         self._roll = None
         self._result = result
@@ -1007,14 +823,14 @@ class Game:
             return
         stream = self._stream
         ties = 0
-        while self._phase in (_OPENING, _ROLL):
+        while self._phase in (OPENING, ROLL):
             mark = stream.position                  # a failing draw leaves the game as it was
             try:
                 self._auto_roll_once(stream)
             except BaseException:
                 stream.position = mark
                 raise
-            if self._phase == _OPENING:             # a tie: rolled again (RULES §6)
+            if self._phase == OPENING:             # a tie: rolled again (RULES §6)
                 ties += 1
                 if ties >= MAX_OPENING_TIES:
                     raise GulBaraError(
@@ -1023,7 +839,7 @@ class Game:
 
     def _auto_roll_once(self, stream: DiceStream) -> None:
         """Draw and apply one opening pair or one roll (RULES §6, §4)."""
-        purpose = "opening" if self._phase == _OPENING else "dice"
+        purpose = "opening" if self._phase == OPENING else "dice"
         first = stream.next(purpose) + 1
         second = stream.next(purpose) + 1
         self._auto = False                      # one step at a time inside the loop
@@ -1046,7 +862,7 @@ class Game:
 # ---------------------------------------------------------------------------
 
 
-class Match:
+class Match(_RulesAndDice):
     """Games to a target (RULES §7.3), with the decision API of :class:`Game` across them.
 
     ``target`` defaults to ``rules.match_target`` (3 by default). All games
@@ -1062,10 +878,7 @@ class Match:
     def __init__(self, rules: Optional[Rules] = None, target: Optional[int] = None,
                  seed: Optional[int] = None, draw: Optional[Callable[[], int]] = None, *,
                  auto_roll: bool = True) -> None:
-        if rules is None:
-            rules = DEFAULT_RULES
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+        rules = checked_rules(rules, DEFAULT_RULES)
         if target is None:
             target = rules.match_target
         target = checked_int(target, "a match target", 1, type_error=GulBaraError)
@@ -1078,7 +891,7 @@ class Match:
         self._new_game()
 
     def _new_game(self) -> None:
-        self._games.append(Game(self._rules, auto_roll=self._auto, _stream=self._stream))
+        self._games.append(Game(self._rules, auto_roll=self._auto, dice=self._stream))
 
     def copy(self) -> "Match":
         """An independent copy of the match: its games and their one dice stream (a
@@ -1087,7 +900,7 @@ class Match:
         other = Match.__new__(Match)
         other.__dict__.update(self.__dict__)
         other._stream = self._stream.copy() if self._stream is not None else None
-        other._games = [game._copy_on(other._stream) for game in self._games]
+        other._games = [game.copy(dice=other._stream) for game in self._games]
         return other
 
     def __copy__(self) -> "Match":
@@ -1096,16 +909,8 @@ class Match:
     # -- reading -------------------------------------------------------------
 
     @property
-    def rules(self) -> Rules:
-        return self._rules
-
-    @property
     def target(self) -> int:
         return self._target
-
-    @property
-    def seed(self) -> Optional[int]:
-        return self._stream.seed if self._stream is not None else None
 
     @property
     def game(self) -> Game:
@@ -1184,11 +989,6 @@ class Match:
             raise
         return chosen
 
-    def play_notation(self, text: str) -> Play:
-        if not isinstance(text, str):
-            raise TypeError(f"notation must be a str, not {type(text).__name__}")
-        return self.play(text)
-
     def roll(self, d1: int, d2: int) -> None:
         self.game.roll(d1, d2)
         self._after_action()
@@ -1205,15 +1005,24 @@ class Match:
     def undo(self):
         """Undo the last play of the match, back into the previous game if need be."""
         game = self.game
-        if not game._can_undo():
+        if not game.can_undo():
             if len(self._games) == 1:
                 raise IndexError("nothing to undo")
             self._games.pop()
             if self._stream is not None:
-                self._stream.position = game._stream_start
+                self._stream.position = game.dice_start
             game = self.game
         return game.undo()
 
     def __repr__(self) -> str:
         return (f"<Match target={self._target} game={self.game_number} "
                 f"scores={self.scores[0]}-{self.scores[1]}>")
+
+
+def current_game(game: Union[Game, Match]) -> Game:
+    """``game`` itself, or a match's current game; ``TypeError`` for anything else."""
+    if isinstance(game, Match):
+        return game.game
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a gulbara.Game, not {type(game).__name__}")
+    return game

@@ -34,7 +34,9 @@ import numpy as np
 import gulbara
 from gulbara import _net
 from gulbara.bots import own_counts
+from gulbara.conventions import other_point
 from gulbara.errors import GulBaraError
+from gulbara.state_codes import escalates
 
 __all__ = [
     "ValueNet", "inputs", "equity", "default_net", "load", "DEFAULT_NET_PATH",
@@ -228,13 +230,6 @@ class ValueNet:
         return f"ValueNet(hidden={self.hidden}, sha256={self.sha256()[:12]})"
 
 
-def _escalates(rules, own: int, game_count: int) -> bool:
-    if not rules.escalation:
-        return False
-    count = own if rules.exempt_counting == "per_player" else game_count
-    return count > rules.exempt_rolls
-
-
 def _point_units(counts: Sequence[int]) -> np.ndarray:
     out = np.zeros(96)
     for q in range(1, 25):
@@ -247,7 +242,7 @@ def _ahead(mine: Sequence[int], theirs: Sequence[int]) -> Tuple[int, int]:
     """Points ``mine`` holds ahead of ``theirs``' rearmost checker (in their numbering),
     and the longest run of them."""
     back = max((q for q in range(1, 25) if theirs[q]), default=0)
-    held = [mine[(q + 11) % 24 + 1] > 0 for q in range(1, back)]
+    held = [mine[other_point(q)] > 0 for q in range(1, back)]
     best = run = 0
     for h in held:
         run = run + 1 if h else 0
@@ -271,7 +266,7 @@ def inputs(game) -> np.ndarray:
     mine, theirs = own_counts(pos, me), own_counts(pos, op)
     x = np.zeros(N_INPUTS)
     x[0:96] = _point_units(mine)
-    x[96:192] = _point_units([0] + [theirs[(q + 11) % 24 + 1] for q in range(1, 25)])
+    x[96:192] = _point_units([0] + [theirs[other_point(q)] for q in range(1, 25)])
     x[192], x[193] = pos.borne_off(me) / 15.0, pos.borne_off(op) / 15.0
     x[194] = sum(q * mine[q] for q in range(1, 25)) / 360.0
     x[195] = sum(q * theirs[q] for q in range(1, 25)) / 360.0
@@ -282,8 +277,8 @@ def inputs(game) -> np.ndarray:
     chain = d is not None and d.is_chain
     rolls = game.rolls_made
     total = rolls[0] + rolls[1]
-    x[200] = _escalates(game.rules, rolls[me] + 1, total + (2 if chain else 1))
-    x[201] = _escalates(game.rules, rolls[op] + 1, total + (1 if chain else 2))
+    x[200] = escalates(game.rules, rolls[me] + 1, total + (2 if chain else 1))
+    x[201] = escalates(game.rules, rolls[op] + 1, total + (1 if chain else 2))
     if d is not None:
         counts = [0] * 7
         counts[d.dice[0]] += len(d.dice)

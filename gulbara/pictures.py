@@ -22,14 +22,13 @@ as arrows.
 ``gulbara show CODE -o board.svg`` draws a position from the command line.
 """
 
-import argparse
 import math
-import sys
 from pathlib import Path
 from typing import List, Optional, Tuple, Union
 from xml.sax.saxutils import escape, quoteattr
 
 from gulbara._backend import START_CODE, Position
+from gulbara.conventions import white_point
 from gulbara.errors import GulBaraError, IllegalPlayError, InvalidSeatError, checked_int
 from gulbara.play import BLACK, WHITE, Play
 
@@ -87,11 +86,6 @@ def _element(tag: str, text: Optional[str] = None, **attrs) -> str:
     return f"<{' '.join(parts)}>{escape(text)}</{tag}>"
 
 
-def _white_point(seat: int, point: int) -> int:
-    """A seat's own point in White's numbering (RULES §1.3; the map is its own inverse)."""
-    return point if seat == WHITE else ((point + 11) % 24) + 1
-
-
 class _Layout:
     """Where each point, checker and tray goes, for one orientation."""
 
@@ -119,7 +113,7 @@ class _Layout:
 
     def tray(self, seat: int) -> Tuple[float, bool]:
         """The centre x of ``seat``'s tray column, and whether the tray is in the top row."""
-        column, top = self.slot(_white_point(seat, 1))
+        column, top = self.slot(white_point(seat, 1))
         x = _TRAY_W / 2 if column == 0 else _WIDTH - _TRAY_W / 2
         return x, top
 
@@ -266,7 +260,7 @@ def _draw_board(layout: _Layout, numbering: Optional[str], turn: Optional[int]) 
         out.append(_element("polygon", class_="point", points=corners, fill=fill,
                             data_point=q))
         if numbering is not None:
-            label = q if numbering == "white" or turn != BLACK else _white_point(BLACK, q)
+            label = q if numbering == "white" or turn != BLACK else white_point(BLACK, q)
             y = _STRIP - 6 if top else _HEIGHT - 6
             out.append(_element("text", str(label), class_="coord", x=x + _POINT_W / 2, y=y,
                                 text_anchor="middle", font_family="sans-serif", font_size=13,
@@ -336,7 +330,7 @@ def _draw_play(layout: _Layout, play: Play, seat: int, points, off) -> List[str]
     # the play's bear-offs end on the last slabs of the tray, one each
     slab = off[seat] - sum(1 for start, die in play.steps if start - die <= 0)
     for start, die in play.steps:
-        q = _white_point(seat, start)
+        q = white_point(seat, start)
         here = max(points[q - 1] * sign, 0)
         x1, y1 = layout.checker(q, min(here, STACK_CAP - 1))
         full = here >= STACK_CAP   # no free place: start at the rim of the top checker
@@ -345,7 +339,7 @@ def _draw_play(layout: _Layout, play: Play, seat: int, points, off) -> List[str]
             x2, y2 = layout.slab(seat, min(max(slab, 0), 14))
             slab += 1
         else:
-            q2 = _white_point(seat, target)
+            q2 = white_point(seat, target)
             there = max(points[q2 - 1] * sign, 1)
             x2, y2 = layout.checker(q2, min(there - 1, STACK_CAP - 1))
         out += _arrow(x1, y1, x2, y2, f"{start}/{'off' if target <= 0 else target}", full)
@@ -400,52 +394,3 @@ def save(position_or_board_or_code, path, **options) -> None:
         path.write_text(svg, encoding="utf-8")
     else:
         path.write_bytes(_svg_to_png(svg))
-
-
-# -- gulbara show -------------------------------------------------------------
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("code", help="position code (RULES §9.1), or 'start'")
-    parser.add_argument("-o", "--output", default=None,
-                        help="write to this .svg or .png file (default: SVG on stdout)")
-    from gulbara.cli_args import seat_type
-    parser.add_argument("--turn", "--seat", type=seat_type, default=WHITE,
-                        help="the side to move: white/black or 0/1 (default: white)")
-    parser.add_argument("--play", default=None,
-                        help="a play of the side to move, e.g. '24/18 24/20', drawn as arrows "
-                             "on the position it leaves (needs --dice)")
-    parser.add_argument("--dice", nargs="+", type=int, default=None,
-                        help="the stage's dice for --play, e.g. 6 4")
-    parser.add_argument("--flip", action="store_true", help="Black's home board bottom right")
-    parser.add_argument("--size", type=float, default=480, help="width in pixels (default 480)")
-
-
-def run(args, stdin=None, stdout=None) -> int:
-    """``gulbara show CODE [-o FILE] [--turn T] [--play NOTATION --dice D...] [--flip]``."""
-    from gulbara.board import Board
-
-    out = stdout if stdout is not None else sys.stdout
-    from gulbara.state_codes import position_code
-    code = position_code(args.code)
-    try:
-        if args.output is not None and args.output.lower().endswith(".png"):
-            from gulbara.cli_args import require_extra
-            require_extra("cairosvg", "PNG output")
-        board = Board.from_code(code, turn=args.turn)
-        if (args.play is None) != (args.dice is None):
-            raise GulBaraError("--play and --dice go together")
-        options = dict(flipped=args.flip, size=args.size)
-        if args.play is not None:
-            play = board.push_notation(args.play, args.dice)
-            options.update(last_play=play, play_seat=1 - board.turn)
-        if args.output is None:
-            out.write(board_svg(board, **options))
-        else:
-            save(board, args.output, **options)
-    except (GulBaraError, ImportError) as exc:
-        print(f"gulbara: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"gulbara: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    return 0

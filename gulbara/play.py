@@ -11,12 +11,13 @@ True
 '13/7(2)'
 """
 
-import operator
 import re
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 from gulbara._backend import START_CODE, Position, raw_stage_ends
-from gulbara.errors import IllegalPlayError, InvalidNotationError, InvalidPositionError, shown
+from gulbara.conventions import white_point
+from gulbara.errors import (IllegalPlayError, InvalidNotationError, InvalidPositionError,
+                            checked_index, shown)
 
 __all__ = [
     "WHITE", "BLACK", "Step", "Play", "StageEnds", "stage_ends",
@@ -138,6 +139,17 @@ class StageEnds(Sequence[Play]):
         self._raw = raw
 
     @property
+    def raw(self):
+        """The backend's result this sequence reads (``Position.stage_ends``): its arrays and
+        codes, for the batch encoders (:mod:`gulbara.encoding`) and the protocol."""
+        return self._raw
+
+    @property
+    def start(self):
+        """The position the stage starts from (a backend ``Position``)."""
+        return self._raw.start()
+
+    @property
     def seat(self) -> int:
         """The side that plays the stage."""
         return self._raw.seat
@@ -160,18 +172,12 @@ class StageEnds(Sequence[Play]):
         return Play(raw.steps(i), raw.code(i), raw.ends_game(i))
 
     def __getitem__(self, i):
+        if type(i) is int and 0 <= i < len(self._raw):      # the common case: a plain index
+            return self._play(i)
         if isinstance(i, slice):
             return [self._play(k) for k in range(*i.indices(len(self._raw)))]
-        if isinstance(i, bool) or not hasattr(type(i), "__index__"):
-            raise TypeError(f"stage ends are indexed by an int or a slice, "
-                            f"not {type(i).__name__}")
-        i = operator.index(i)
-        n = len(self._raw)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(f"stage end index out of range ({n} ends)")
-        return self._play(i)
+        return self._play(checked_index(i, len(self._raw),
+                                        "stage ends are indexed by an int or a slice", "ends"))
 
     def __iter__(self) -> Iterator[Play]:
         for i in range(len(self._raw)):
@@ -259,11 +265,11 @@ class StageEnds(Sequence[Play]):
         sign = 1 if seat == WHITE else -1
         hops = []
         for path in paths:
-            points[_white_point(seat, path[0]) - 1] -= sign
+            points[white_point(seat, path[0]) - 1] -= sign
             if path[-1] == 0:
                 off[seat] += 1
             else:
-                points[_white_point(seat, path[-1]) - 1] += sign
+                points[white_point(seat, path[-1]) - 1] += sign
             hops.extend(zip(path, path[1:]))
         before = start.points()
         for q in range(24):
@@ -283,11 +289,6 @@ class StageEnds(Sequence[Play]):
     def __repr__(self) -> str:
         return (f"<StageEnds seat={self.seat} dice={self.dice} "
                 f"playable_dice={self.playable_dice} ends={len(self)}>")
-
-
-def _white_point(seat: int, point: int) -> int:
-    """A seat's own point in White's numbering (RULES §1.3)."""
-    return point if seat == WHITE else ((point + 11) % 24) + 1
 
 
 def _dice_cover(hops, dice) -> bool:

@@ -4,7 +4,8 @@ An *engine* is any program that reads one JSON request per line on stdin and
 writes one JSON answer per line on stdout (docs/verify.md). Two requests:
 
 * a stage, ``{"position": CODE, "seat": S, "dice": [...]}``, answered in the
-  peer vectors' case format (:func:`gulbara.cli.ends_as_case`);
+  peer vectors' case format (:func:`ends_as_case`; gulbara's own answer to a
+  request line is :func:`answer_request`);
 * perft, ``{"perft": DEPTH, "state": STATE}`` (optionally ``"rules": {...}``),
   answered with the node count and the divide: one entry per first choice
   (RULES §10), keyed by its roll (at a chance node) and its end position.
@@ -31,22 +32,88 @@ import subprocess
 import threading
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Union
 
-from gulbara.errors import GameStateError, GulBaraError
+from gulbara._backend import START_CODE, raw_stage_ends
+from gulbara.errors import GameStateError, GulBaraError, checked_int
 from gulbara.game import Game
-from gulbara.perft import perft, perft_python
-from gulbara.play import Play
+from gulbara.perft_count import perft, perft_python
+from gulbara.play import Play, StageEnds
 from gulbara.rules import DEFAULT_RULES, Rules
+from gulbara.state_codes import position_code
 
 __all__ = ["EngineError", "EngineProcess", "Choice", "divide_choices", "perft_answer",
-           "perft_request", "stage_request", "MAX_ANSWER_CHARS"]
+           "perft_request", "stage_request", "ends_as_case", "answer_request",
+           "MAX_ANSWER_CHARS"]
 
 #: The longest answer line read from an engine; a longer one is reported as an error.
 #: (The largest of gulbara's answers to the 44,544 stage requests of
 #: ``verify_cases(2000)`` is 83 KB; its perft 1 answer from the mid-game state of
-#: ``gulbara.perft``'s bench, 911 choices, is 111 KB.)
+#: ``gulbara.bench.perft_rows``, 911 choices, is 111 KB.)
 MAX_ANSWER_CHARS = 16 * 1024 * 1024
 #: How much of an engine's stderr is kept for reports (its tail).
 STDERR_TAIL_CHARS = 4000
+
+
+def ends_as_case(code: str, ends) -> dict:
+    """One stage's result (a :class:`StageEnds` or the backend's) in the vectors' case format.
+
+    >>> from gulbara import stage_ends
+    >>> case = ends_as_case(START_CODE, stage_ends(START_CODE, 0, [6, 5]))
+    >>> case["playableDice"], case["ends"][1]
+    (2, {'position': 'G:,,,,,,,,,,,-15,1,,,,,,,,,,,14|0,0|0,0', 'steps': [[24, 6], [18, 5]], 'end': 'none'})
+    """
+    raw = ends.raw if isinstance(ends, StageEnds) else ends
+    return {
+        "position": code,
+        "seat": raw.seat,
+        "dice": list(raw.dice),
+        "playableDice": raw.playable_dice,
+        "ends": [
+            {
+                "position": raw.code(i),
+                "steps": [list(step) for step in raw.steps(i)],
+                "end": "borneOff" if raw.ends_game(i) else "none",
+            }
+            for i in range(len(raw))
+        ],
+    }
+
+
+def answer_request(line: str) -> str:
+    """gulbara's answer to one line of the engine protocol: one JSON line (no newline).
+
+    >>> answer_request('{"position": "start", "seat": 0, "dice": [6, 5]}')[:61]
+    '{"position":"G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0","seat":0'
+    >>> answer_request('[6, 5]')
+    '{"error": "a request is a JSON object with position, seat and dice"}'
+    """
+    try:
+        request = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        return _error_line(f"invalid JSON: {exc}")
+    if not isinstance(request, dict):
+        return _error_line("a request is a JSON object with position, seat and dice")
+    if "perft" in request:
+        try:
+            return json.dumps(perft_answer(request), separators=(",", ":"), ensure_ascii=False)
+        except (GulBaraError, TypeError) as exc:
+            return _error_line(str(exc))
+    missing = [key for key in ("position", "seat", "dice") if key not in request]
+    if missing:
+        return _error_line(f"missing {', '.join(missing)} in request")
+    code, seat, dice = request["position"], request["seat"], request["dice"]
+    try:
+        code = position_code(code) if isinstance(code, str) else code
+        if not isinstance(dice, list):
+            raise TypeError("dice must be a JSON array of numbers 1..6")
+        ends = raw_stage_ends(code, seat, dice)
+    except (GulBaraError, TypeError) as exc:
+        return _error_line(str(exc))
+    return json.dumps(ends_as_case(code, ends), separators=(",", ":"), ensure_ascii=False)
+
+
+def _error_line(message: str) -> str:
+    """An error answer of the protocol as a JSON line."""
+    return json.dumps({"error": message}, ensure_ascii=False)
 
 
 class EngineError(RuntimeError):
@@ -97,9 +164,9 @@ class EngineProcess:
                  cwd: Optional[str] = None) -> None:
         argv = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
         if not argv:
-            raise ValueError("the engine command is empty")
+            raise GulBaraError("the engine command is empty")
         if not timeout > 0:
-            raise ValueError(f"the timeout must be a positive number of seconds, got {timeout!r}")
+            raise GulBaraError(f"the timeout must be a positive number of seconds, got {timeout!r}")
         self.command = command if isinstance(command, str) else shlex.join(argv)
         self.timeout = float(timeout)
         self.startup = float(startup)
@@ -311,8 +378,7 @@ def perft_answer(request: Dict, plays: Optional[Callable[[Game], Sequence[Play]]
     ``TypeError``) for a bad request. ``plays`` as for :func:`divide_choices`.
     """
     depth = request.get("perft")
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-        raise GulBaraError(f"perft must be a depth, an integer >= 0; got {depth!r}")
+    depth = checked_int(depth, "perft (a depth)", 0, type_error=GulBaraError)
     state, options = request.get("state"), request.get("rules", {})
     if state is not None and not isinstance(state, str):
         raise TypeError("state must be a state code string (Game.state_code)")

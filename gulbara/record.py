@@ -88,34 +88,33 @@ def _dice_data(stream_seed, auto: bool, has_draw: bool) -> Dict[str, Any]:
 
 
 def _game_dice(game: Game) -> Dict[str, Any]:
-    stream = game._stream
+    stream = game.dice
     # a game of a match other than the first does not start at the seed's first draw:
     # its record then holds all its dice instead
-    has_draw = stream is not None and (stream._draw is not None or game._stream_start != 0)
+    has_draw = stream is not None and (stream.draw_function is not None or game.dice_start != 0)
     return _dice_data(game.seed, game.auto_roll, has_draw)
 
 
 def _game_body(game: Game) -> Dict[str, Any]:
     """A game's own part of the record: opening, rolls with their stages, result, state."""
-    if game._from_state:
+    if game.from_state:
         raise RecordError("a game rebuilt from a state code has no history to record")
     openings: List[List[int]] = []
     starter = None
     convention = False
     rolls: List[Dict[str, Any]] = []
-    for event in game._log:
-        kind = event[0]
+    for event in game.events:
+        kind = event.kind
         if kind == "opening":
-            openings.append([event[1], event[2]])
+            openings.append(list(event.dice))
         elif kind == "start":
-            starter = event[1]
+            starter = event.seat
             convention = not openings or openings[-1][0] == openings[-1][1]
         elif kind == "roll":
-            _, seat, dice, opening = event
-            rolls.append({"seat": seat, "number": None, "dice": list(dice), "opening": opening,
-                          "escalating": None, "stages": []})
+            rolls.append({"seat": event.seat, "number": None, "dice": list(event.dice),
+                          "opening": event.opening, "escalating": None, "stages": []})
         else:
-            _, decision, play = event
+            decision, play = event.decision, event.play
             roll = rolls[-1]
             roll["number"] = decision.roll_number
             roll["escalating"] = decision.is_escalating
@@ -148,8 +147,8 @@ def record_data(obj: Union[Game, Match]) -> Dict[str, Any]:
         data.update(_game_body(obj))
         return data
     if isinstance(obj, Match):
-        stream = obj._stream
-        has_draw = stream is not None and stream._draw is not None
+        stream = obj.dice
+        has_draw = stream is not None and stream.draw_function is not None
         games = []
         for game in obj.games:
             body = _game_body(game)
@@ -164,7 +163,7 @@ def record_data(obj: Union[Game, Match]) -> Dict[str, Any]:
         outcome = obj.result()
         return {"format": "gulbara-match", "version": _FORMAT_VERSION,
                 "rules": obj.rules.to_dict(),
-                "dice": _dice_data(obj.seed, obj._auto, has_draw),
+                "dice": _dice_data(obj.seed, obj.auto_roll, has_draw),
                 "target": obj.target, "games": games, "scores": list(obj.scores),
                 "winner": None if outcome is None else outcome.winner}
     raise TypeError(f"a record is made of a Game or a Match, not {type(obj).__name__}")
@@ -771,7 +770,7 @@ def write_record(obj: Union[Game, Match], format: str = "text") -> str:
         return data_to_text(data)
     if format == "json":
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
-    raise ValueError(f"record format must be 'text' or 'json', got {shown(format)}")
+    raise GulBaraError(f"record format must be 'text' or 'json', got {shown(format)}")
 
 
 def read_record(record: Union[str, Dict[str, Any]]) -> Union[Game, Match]:

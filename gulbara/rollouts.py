@@ -30,6 +30,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from gulbara.conventions import DICE_36, Z95
 from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
 from gulbara.selfplay import Estimate, play_games
@@ -37,9 +38,6 @@ from gulbara.selfplay import Estimate, play_games
 __all__ = ["stratified_rollout", "compare_plays", "Candidate", "Comparison", "game_equities",
            "DICE_36"]
 
-#: The 36 ordered first rolls of a stratified rollout.
-DICE_36 = tuple((a, b) for a in range(1, 7) for b in range(1, 7))
-_Z95 = 1.959963984540054
 
 
 def game_equities(rows: np.ndarray, seat: int) -> np.ndarray:
@@ -55,7 +53,7 @@ def _stratified_estimate(per_stratum: np.ndarray) -> Estimate:
     if m < 2:
         return Estimate(mean, -math.inf, math.inf)
     variance = float(per_stratum.var(axis=1, ddof=1).sum()) / (strata * strata * m)
-    half = _Z95 * math.sqrt(variance)
+    half = Z95 * math.sqrt(variance)
     return Estimate(mean, mean - half, mean + half)
 
 

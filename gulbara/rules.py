@@ -16,7 +16,7 @@ from typing import Any, Dict, Mapping, Optional
 
 from gulbara.errors import InvalidRulesError, shown
 
-__all__ = ["Rules", "DEFAULT_RULES", "PRESETS"]
+__all__ = ["Rules", "DEFAULT_RULES", "PRESETS", "rules_help", "checked_rules"]
 
 _CHOICES = {
     "exempt_counting": ("per_player", "game_wide"),
@@ -94,6 +94,48 @@ class Rules:
         return asdict(self)
 
     @classmethod
+    def from_text(cls, text: str) -> "Rules":
+        """Rules from the ``--rules`` grammar of the command line: ``default``, a preset
+        (:data:`PRESETS`), options ``name=value`` separated by commas or spaces, or a preset
+        followed by options; an unknown name is answered with the valid ones (:func:`rules_help`).
+
+        >>> Rules.from_text("bulgarian") == Rules.from_text("default") == DEFAULT_RULES
+        True
+        >>> Rules.from_text("plain-doubles,mars=off") == Rules(escalation=False, mars=False)
+        True
+        >>> Rules.from_text("stuck_limit=none").stuck_limit is None
+        True
+        >>> Rules.from_text("remainder=later")
+        Traceback (most recent call last):
+        ...
+        gulbara.errors.InvalidRulesError: --rules: remainder must be one of to_opponent, lost; got 'later'
+        """
+        if isinstance(text, Rules):
+            return text
+        if not isinstance(text, str):
+            raise TypeError(f"rules text is a str, not {type(text).__name__}")
+        words = [w for w in text.replace(",", " ").split() if w]
+        base = DEFAULT_RULES
+        if words and "=" not in words[0]:
+            name = words.pop(0)
+            if name != "default" and name not in PRESETS:
+                raise InvalidRulesError(f"--rules: unknown preset or option {name!r}; "
+                                        f"valid: {rules_help()}")
+            base = DEFAULT_RULES if name == "default" else PRESETS[name]
+        options = base.to_dict()
+        known = _option_values()
+        for word in words:
+            name, sep, value = word.partition("=")
+            if not sep or name not in known:
+                raise InvalidRulesError(f"--rules: unknown option {word!r} (a preset comes "
+                                        f"first); valid: {rules_help()}")
+            options[name] = _option_value(name, value)
+        try:
+            return cls(**options)
+        except InvalidRulesError as exc:
+            raise InvalidRulesError(f"--rules: {exc}") from None
+
+    @classmethod
     def preset(cls, name: str) -> "Rules":
         """A named rule set: one of :data:`PRESETS`.
 
@@ -132,3 +174,65 @@ PRESETS: Dict[str, Rules] = {
     "remainder-lost": Rules(remainder="lost"),
     "game-wide-exemption": Rules(exempt_counting="game_wide", opening="starter_rerolls"),
 }
+
+
+#: The words an on/off option takes in the ``--rules`` grammar.
+_BOOL_WORDS = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False}
+
+
+def _option_values() -> Dict[str, str]:
+    """Each option with the values it takes in the ``--rules`` grammar, as text."""
+    out = {}
+    for field in fields(Rules):
+        default = getattr(DEFAULT_RULES, field.name)
+        if field.name in _CHOICES:
+            out[field.name] = "|".join(_CHOICES[field.name])
+        elif isinstance(default, bool):
+            out[field.name] = "on|off"
+        elif field.name == "stuck_limit":
+            out[field.name] = "N|none"
+        else:
+            out[field.name] = "N"
+    return out
+
+
+def rules_help() -> str:
+    """The ``--rules`` grammar (:meth:`Rules.from_text`) in one line, for help texts and errors."""
+    options = ", ".join(f"{name}={values}" for name, values in _option_values().items())
+    return (f"'default', a preset ({', '.join(sorted(PRESETS))}), options ({options}) separated "
+            f"by commas, or a preset then options")
+
+
+def _option_value(name: str, value: str) -> Any:
+    default = getattr(DEFAULT_RULES, name)
+    values = _option_values()[name]
+    word = value.strip().lower()
+    if isinstance(default, bool):
+        if word not in _BOOL_WORDS:
+            raise InvalidRulesError(f"--rules: {name} must be on or off; got {value!r}")
+        return _BOOL_WORDS[word]
+    if isinstance(default, int) or default is None:
+        if word == "none" and "none" in values:
+            return None
+        try:
+            return int(word)
+        except ValueError:
+            raise InvalidRulesError(f"--rules: {name} must be {values.replace('|', ' or ')}; "
+                                    f"got {value!r}") from None
+    if value not in values.split("|"):
+        raise InvalidRulesError(f"--rules: {name} must be one of "
+                                f"{values.replace('|', ', ')}; got {value!r}")
+    return value
+
+
+def checked_rules(rules: Optional[Rules], default: Optional[Rules] = None) -> Optional[Rules]:
+    """``rules``, or ``default`` for ``None``; ``TypeError`` for anything but a :class:`Rules`.
+
+    >>> checked_rules(None, DEFAULT_RULES) is DEFAULT_RULES
+    True
+    """
+    if rules is None:
+        return default
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+    return rules

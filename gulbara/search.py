@@ -43,8 +43,9 @@ from typing import Callable, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from gulbara.batch import stage_ends_batch
+from gulbara.conventions import DICE_36, OTHER_POINT, ROLL_PROBABILITIES
 from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
-from gulbara.errors import GulBaraError, checked_scores
+from gulbara.errors import GulBaraError, checked_int, checked_scores
 from gulbara.play import Play, StageEnds
 
 __all__ = ["expectimax", "SearchResult", "heuristic_evaluator", "HeuristicWeights",
@@ -54,9 +55,8 @@ __all__ = ["expectimax", "SearchResult", "heuristic_evaluator", "HeuristicWeight
 #: who just played the stage that left the afterstate.
 Evaluator = Callable[[np.ndarray], np.ndarray]
 
-_WHITE_OPENING = tuple(((w, b), 1 / 30) for w in range(1, 7) for b in range(1, 7) if w != b)
-_ROLLS = tuple(((a, b), (1 if a == b else 2) / 36) for a in range(6, 0, -1)
-               for b in range(a, 0, -1))
+_WHITE_OPENING = tuple(((w, b), 1 / 30) for w, b in DICE_36 if w != b)
+_ROLLS = ROLL_PROBABILITIES
 # The first stage of each roll (RULES §3.1, §4.1) as stage_ends_batch rows, and its weight.
 _ROLL_DICE = np.array([(a, b, 0, 0) if a != b else (a,) * 4 for (a, b), _ in _ROLLS], np.uint8)
 _ROLL_WEIGHTS = np.array([p for _, p in _ROLLS])
@@ -130,9 +130,7 @@ def race_evaluator(features: np.ndarray) -> np.ndarray:
     >>> [round(float(v), 3) for v in race_evaluator(x)]
     [-0.38, 1.0]
     """
-    x = np.asarray(features, dtype=np.float32)
-    if x.ndim != 2 or x.shape[1] < BOARD_FEATURES:
-        raise ValueError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
+    x = _features(features)
     lead = (x[:, 195] - x[:, 194]) * 360.0
     mine, theirs = x[:, 0:96:4], x[:, 96:192:4]          # points held, own numberings
     mine_back = (mine * _POINTS).max(axis=1)             # rearmost checkers (0: none left)
@@ -143,9 +141,17 @@ def race_evaluator(features: np.ndarray) -> np.ndarray:
     return np.clip(np.tanh((lead - 8.0) / 20.0) + 0.1 * (blocks - blocked), -1.0, 1.0)
 
 
+def _features(features) -> np.ndarray:
+    """An evaluator's input as an ``N x >= BOARD_FEATURES`` float32 array."""
+    x = np.asarray(features, dtype=np.float32)
+    if x.ndim != 2 or x.shape[1] < BOARD_FEATURES:
+        raise GulBaraError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
+    return x
+
+
 _POINTS = np.arange(1, 25, dtype=np.float32)
-# Column q - 1 of a side's 24 points read in the other side's numbering.
-_OTHER = np.array([(q + 11) % 24 for q in range(1, 25)])
+# Column q - 1 of a side's 24 points read in the other side's numbering (RULES §1.3).
+_OTHER = np.array(OTHER_POINT) - 1
 
 
 @dataclass(frozen=True)
@@ -297,9 +303,7 @@ def heuristic_evaluator(features: np.ndarray,
     >>> [round(float(v), 3) for v in heuristic_evaluator(x)]
     [-0.423, 1.862]
     """
-    x = np.asarray(features, dtype=np.float32)
-    if x.ndim != 2 or x.shape[1] < BOARD_FEATURES:
-        raise ValueError(f"features must have shape (N, {BOARD_FEATURES}), got {x.shape}")
+    x = _features(features)
     w = _DEFAULT_WEIGHTS if weights is None else weights
     if not isinstance(w, HeuristicWeights):
         raise TypeError(f"weights must be a HeuristicWeights, not {type(w).__name__}")
@@ -470,7 +474,7 @@ class _Searcher:
         if order is None:       # move ordering: the evaluator's best first (for the mover)
             order = np.argsort(-sign * scores, kind="stable").tolist()
         pairs = []
-        raw = ends._raw
+        raw = ends.raw
         for i in order:
             if raw.ends_game(i):
                 pairs.append((i, float(scores[i])))
@@ -486,10 +490,7 @@ class _Searcher:
 
 def _check_budget(budget_nodes, budget_seconds):
     if budget_nodes is not None:
-        if isinstance(budget_nodes, bool) or not isinstance(budget_nodes, int):
-            raise TypeError(f"budget_nodes must be an int or None, not {type(budget_nodes).__name__}")
-        if budget_nodes < 1:
-            raise GulBaraError(f"budget_nodes must be >= 1, got {budget_nodes}")
+        checked_int(budget_nodes, "budget_nodes", 1)
     if budget_seconds is not None:
         if isinstance(budget_seconds, bool) or not isinstance(budget_seconds, (int, float)):
             raise TypeError("budget_seconds must be a number or None, "
@@ -516,16 +517,10 @@ def expectimax(game, depth: int, evaluate: Optional[Evaluator] = None, *,
 
     The game is not changed (the search works on a copy with explicit rolls).
     """
-    from gulbara.game import Game, Match
+    from gulbara.game import current_game
 
-    if isinstance(game, Match):
-        game = game.game
-    if not isinstance(game, Game):
-        raise TypeError(f"game must be a gulbara.Game, not {type(game).__name__}")
-    if isinstance(depth, bool) or not isinstance(depth, int):
-        raise TypeError(f"depth must be an int, not {type(depth).__name__}")
-    if depth < 1:
-        raise GulBaraError(f"depth must be >= 1, got {depth}")
+    game = current_game(game)
+    depth = checked_int(depth, "depth", 1)
     if evaluate is None:
         evaluate = heuristic_evaluator
     if not callable(evaluate):

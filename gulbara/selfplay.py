@@ -31,9 +31,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from gulbara.errors import InvalidPolicyError, checked_int
+from gulbara.conventions import OPENING_ROLLS, Z95, wilson_interval
+from gulbara.errors import GulBaraError, InvalidPolicyError, checked_int
 from gulbara.game import Game
-from gulbara.rules import Rules
+from gulbara.rules import Rules, checked_rules
 
 __all__ = [
     "COLUMNS", "POLICIES", "Rng", "Estimate", "SelfPlayResult", "RolloutResult",
@@ -70,7 +71,6 @@ CHUNK_GAMES = 2000
 #: The most games one call plays (its rows alone take 72 bytes a game).
 MAX_GAMES = 10**9
 
-_Z95 = 1.959963984540054
 _MASK64 = (1 << 64) - 1
 
 Policy = Union[str, Callable[[np.ndarray], np.ndarray]]
@@ -260,11 +260,7 @@ class Estimate:
     def proportion(cls, hits: int, n: int) -> "Estimate":
         if n <= 0:
             return cls(math.nan, math.nan, math.nan)
-        p = hits / n
-        z2 = _Z95 * _Z95
-        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-        half = _Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-        return cls(p, max(0.0, centre - half), min(1.0, centre + half))
+        return cls(hits / n, *wilson_interval(hits, n))
 
     @classmethod
     def mean(cls, values: np.ndarray) -> "Estimate":
@@ -273,7 +269,7 @@ class Estimate:
             return cls(math.nan, math.nan, math.nan)
         values = np.asarray(values, dtype=np.float64)
         m = float(values.mean())
-        half = _Z95 * float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+        half = Z95 * float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
         return cls(m, m - half, m + half)
 
     @classmethod
@@ -288,7 +284,7 @@ class Estimate:
         if n < 2:
             return cls(r, -math.inf, math.inf)
         residual = x - r * y
-        half = _Z95 * math.sqrt(float((residual ** 2).sum()) * n / (n - 1)) / total
+        half = Z95 * math.sqrt(float((residual ** 2).sum()) * n / (n - 1)) / total
         return cls(r, r - half, r + half)
 
     def __float__(self) -> float:
@@ -671,7 +667,7 @@ def _run(job: _Job, n: int, workers: int, backend: str,
 
 def _check_backend(backend: str, workers) -> Tuple[str, int]:
     if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+        raise GulBaraError(f"backend must be 'local' or 'ray', got {backend!r}")
     if workers is None:
         workers = os.cpu_count() or 1
     workers = checked_int(workers, "workers", 1, 4096)
@@ -721,17 +717,15 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
     seed = _check_seed(seed)
     max_rolls = _check_count(max_rolls, "max_rolls")
     if max_rolls > 1_000_000:
-        raise ValueError(f"max_rolls must be at most 1,000,000, got {max_rolls}")
+        raise GulBaraError(f"max_rolls must be at most 1,000,000, got {max_rolls}")
     backend, workers = _check_backend(backend, workers)
     codes, evaluator, names = _policy_pair(policy)
     if start is None:
-        if rules is not None and not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
-        start = Game(rules, auto_roll=False)
+        start = Game(checked_rules(rules), auto_roll=False)
     elif not isinstance(start, Game):
         raise TypeError(f"start must be a gulbara.Game, not {type(start).__name__}")
     elif rules is not None and rules != start.rules:
-        raise ValueError("give the rules through the start game: they differ")
+        raise GulBaraError("give the rules through the start game: they differ")
     job = _Job(start.state_code(), start.rules, seed, codes, evaluator, max_rolls,
                _net_specs(codes, names))
     began = time.perf_counter()
@@ -779,9 +773,9 @@ def rollout(game_or_code: Union[Game, str], n: int,
                                      rules)
     elif isinstance(game_or_code, Game):
         if rules is not None and rules != game_or_code.rules:
-            raise ValueError("give the rules through the game: they differ")
+            raise GulBaraError("give the rules through the game: they differ")
         if seat is not None or rolls is not None:
-            raise ValueError("seat and rolls go with a position code, not a Game")
+            raise GulBaraError("seat and rolls go with a position code, not a Game")
         start = game_or_code
     else:
         raise TypeError(f"rollout needs a gulbara.Game or a state code, "
@@ -831,10 +825,6 @@ def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = "ran
                 trace.append((len(ends), i))
             game.play(ends[i])
     return game
-
-
-#: The 15 opening rolls (RULES §6: never a double), larger die first.
-OPENING_ROLLS = tuple((a, b) for a in range(6, 0, -1) for b in range(a - 1, 0, -1))
 
 
 def opening_table(games_per_roll: int, policy: Union[Policy, Sequence[Policy]] = "greedy", *,

@@ -30,6 +30,8 @@ lists on every roll the vectors cover.
 
 from typing import NamedTuple, Tuple
 
+from gulbara.conventions import DOUBLE_STAGES, OPENING_ROLLS
+
 
 class Entry(NamedTuple):
     name: str
@@ -41,12 +43,7 @@ class Entry(NamedTuple):
 
 
 #: The 15 non-double rolls, larger die first (RULES §10.2).
-NONDOUBLE_ROLLS: Tuple[Tuple[int, int], ...] = tuple(
-    (a, b) for a in range(6, 0, -1) for b in range(a - 1, 0, -1))
-
-#: The 6 doubles, each one stage of four equal dice.
-DOUBLE_STAGES: Tuple[Tuple[int, int, int, int], ...] = tuple(
-    (d,) * 4 for d in range(6, 0, -1))
+NONDOUBLE_ROLLS = OPENING_ROLLS
 
 SUITE: Tuple[Entry, ...] = (
     Entry("start", "G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0", 0, 30, 23,

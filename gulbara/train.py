@@ -20,7 +20,6 @@ to go on, to ``out``'s ``.last.npz`` twin (``resume=True`` picks it up).
 (40, 1)
 """
 
-import argparse
 import math
 import os
 import sys
@@ -32,13 +31,13 @@ from typing import List, Optional, TextIO
 import numpy as np
 
 from gulbara import _net
-from gulbara.arena import wilson_interval, mean_interval
+from gulbara.conventions import mean_interval, wilson_interval
 from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
 from gulbara.net import ValueNet, InvalidNetworkError
 from gulbara.rules import DEFAULT_RULES
 
-__all__ = ["train", "TrainResult", "Checkpoint", "evaluate", "last_path", "add_arguments", "run",
+__all__ = ["train", "TrainResult", "Checkpoint", "evaluate", "last_path", "plot_history",
            "TRAIN_DEFAULTS"]
 
 #: The training arguments that fix the weights, with their defaults.
@@ -290,39 +289,3 @@ def plot_history(history: List[Checkpoint], path: str) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--games", type=int, required=True, help="self-play games to train on")
-    parser.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
-    parser.add_argument("--out", required=True, help="the best network's .npz path")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="threads (the weights do not depend on it)")
-    parser.add_argument("--checkpoint", type=int, default=100_000,
-                        help="games between evaluations against greedy (default 100000)")
-    parser.add_argument("--eval-pairs", type=int, default=1000,
-                        help="duplicate pairs per evaluation (default 1000)")
-    parser.add_argument("--resume", action="store_true", help="continue from OUT's .last.npz")
-    parser.add_argument("--plot", help="draw the learning curve to this image file")
-    for key, value in TRAIN_DEFAULTS.items():
-        parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=value,
-                            help=f"(default {value})")
-
-
-def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
-    options = {key: getattr(args, key) for key in TRAIN_DEFAULTS}
-    try:
-        result = train(args.games, args.seed, args.out, workers=args.workers,
-                       checkpoint=args.checkpoint, eval_pairs=args.eval_pairs,
-                       resume=args.resume, **options)
-    except (GulBaraError, OSError) as exc:
-        print(f"gulbara: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\ngulbara: interrupted; resume with --resume", file=sys.stderr)
-        return 130
-    print(f"trained {result.games:,} games in {result.seconds:.1f} s; best checkpoint "
-          f"{result.best.sha256()} written to {args.out}", file=stdout)
-    if args.plot:
-        plot_history(result.history, args.plot)
-    return 0

@@ -13,7 +13,7 @@ stage of 1-3 equal dice.
 :func:`locate_perft` compares perft divides level by level, down to the first
 subtree where the two engines part, and then checks that stage.
 
-``gulbara verify`` (:mod:`gulbara.verify_cli`) is the command; docs/verify.md
+``gulbara verify`` (:mod:`gulbara.cli.verify`) is the command; docs/verify.md
 describes the protocol and how to read a report.
 
 >>> case = Case("edge", "larger die", LARGER_DIE, 0, (6, 5))
@@ -36,7 +36,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from gulbara._backend import Position, raw_stage_ends
 from gulbara.bots import RandomBot
-from gulbara.cli import ends_as_case
+from gulbara.protocol import ends_as_case
 from gulbara.errors import GulBaraError
 from gulbara.game import Game
 from gulbara.play import format_steps

@@ -8,7 +8,8 @@ import pytest
 
 import gulbara
 from gulbara import Game
-from gulbara.arena import ArenaResult, arena, make_bot, mean_interval, run, wilson_interval
+from gulbara.arena import ArenaResult, arena, make_bot, mean_interval, wilson_interval
+from gulbara.cli.arena import run
 from gulbara.bots import BOTS, Bot, ExpectimaxBot, GreedyBot, RandomBot, play_out
 from gulbara.cli import build_parser, main
 from gulbara.errors import GulBaraError
@@ -126,7 +127,7 @@ def test_cli_bad_bot_name(capsys):
     err = capsys.readouterr().err
     assert "unknown bot 'nobody'" in err and "expectimax1" in err
     assert main(["arena", "greedy", "greedy", "--games", "0"]) == 2
-    assert "games must be >= 1" in capsys.readouterr().err
+    assert "games must be at least 1, got 0" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------

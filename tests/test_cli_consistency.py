@@ -201,7 +201,7 @@ def test_ends_answers_a_blank_line():
 def test_one_set_of_glyphs():
     from gulbara.envs._render import render_text
     from gulbara.envs._driver import StepGame
-    from gulbara.play_cli import render_board
+    from gulbara.cli.play import render_board
     board = gulbara.Board()
     assert "15O" in board.ascii() and "15X" in board.ascii()
     plain = render_board(board.position, unicode=False)

@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 import gulbara
+import gulbara.cli
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 MODULES = sorted(
-    name for _, name, _ in pkgutil.iter_modules(gulbara.__path__, "gulbara.")
+    name for package in (gulbara, gulbara.cli)
+    for _, name, _ in pkgutil.iter_modules(package.__path__, package.__name__ + ".")
     if name not in ("gulbara.__main__",))
 
 

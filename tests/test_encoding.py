@@ -321,3 +321,89 @@ def test_input_errors():
         encode_game(START_CODE)
     with pytest.raises(InvalidSeatError):
         encode_game(Game(seed=1), seat=3)
+
+
+# ---------------------------------------------------------------------------
+# The numpy twin (gulbara._encode_py): the encoders of GULBARA_BACKEND=reference
+# ---------------------------------------------------------------------------
+
+def test_numpy_twin_equals_the_compiled_encoders():
+    """Every encoder of gulbara._encode_py writes exactly what gulbara._encode writes:
+    boards (given and derived borne-off counts, one seat and per-row seats), stage ends
+    and game states over the sampled positions and games."""
+    from gulbara import _encode, _encode_py
+    assert _encode_py.OFFSETS == _encode.OFFSETS
+    assert (_encode_py.BOARD_SIZE, _encode_py.STATE_SIZE) == (_encode.BOARD_SIZE,
+                                                               _encode.STATE_SIZE)
+    boards, off = boards_from_codes(CODES)
+    seats = np.array([i % 2 for i in range(len(CODES))], np.uint8)
+    for derive, one in ((False, False), (True, False), (False, True)):
+        got, want = (np.full((len(CODES), BOARD_FEATURES), np.nan, np.float32) for _ in "ab")
+        args = (boards, off, derive, seats[:1] if one else seats, one)
+        assert _encode_py._py_encode_boards(*args, got) is None
+        assert _encode._py_encode_boards(*args, want) is None
+        assert np.array_equal(got, want)
+    bad = boards.copy()
+    bad[3, 0] = 16
+    assert _encode_py._py_encode_boards(bad, off, False, seats, False, got) == \
+        _encode._py_encode_boards(bad, off, False, seats, False, want) == (3, "point", 1)
+    for code in CODES[:120]:
+        ends = gulbara._movegen.stage_ends(code, 1, (5, 3))
+        got, want = (np.zeros((len(ends), BOARD_FEATURES), np.float32) for _ in "ab")
+        _encode_py._py_encode_ends(ends, got)
+        _encode._py_encode_ends(ends, want)
+        assert np.array_equal(got, want)
+    states = 0
+    for game in sample_games(300, 11, lambda game: game.copy(), lambda game, ply: True):
+        d = game.decision
+        args = (game.to_move or 0, True, d.dice if d else (), bool(d and d.is_chain),
+                bool(d and d.is_remainder), d.stage if d else 0,
+                d.following if d and d.is_remainder else (), game.is_chance(),
+                game.is_opening(), True, False, min(game.stuck_rolls / 100, 1.0),
+                game.is_over())
+        got, want = (np.zeros(STATE_FEATURES, np.float32) for _ in "ab")
+        _encode_py._py_encode_state(game.position, *args, got)
+        _encode._py_encode_state(game.position, *args, want)
+        assert np.array_equal(got, want), game.state_code()
+        states += 1
+    assert states == 300
+
+
+REFERENCE_ENCODING = """
+import json, sys
+sys.modules["gulbara._movegen"] = None          # no compiled code may be imported
+sys.modules["gulbara._encode"] = None
+import numpy as np
+import gulbara
+from gulbara.encoding import encode_afterstates, encode_board, encode_boards, encode_game
+assert gulbara.BACKEND_NAME == "reference"
+codes = json.loads(sys.stdin.read())
+game = gulbara.Game(seed=24)
+out = [encode_board(codes[0], 1).tolist(), encode_boards(codes, 0).tolist(),
+       encode_afterstates(gulbara.stage_ends(codes[1], 0, [6, 6, 6, 6])).tolist(),
+       encode_game(game).tolist()]
+print(json.dumps(out))
+"""
+
+
+def test_encoding_on_the_reference_backend():
+    """Under GULBARA_BACKEND=reference, gulbara.encoding runs with the compiled modules
+    unimportable, and writes what the compiled encoders write (regression: it imported
+    gulbara._movegen directly)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    parent = str(Path(gulbara.__file__).resolve().parents[1])
+    env = dict(os.environ, GULBARA_BACKEND="reference",
+               PYTHONPATH=parent + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    codes = CODES[:30]
+    done = subprocess.run([sys.executable, "-c", REFERENCE_ENCODING], input=json.dumps(codes),
+                          capture_output=True, text=True, env=env, cwd=parent, timeout=300)
+    assert done.returncode == 0, done.stderr
+    board, boards, after, state = (np.array(a, np.float32) for a in json.loads(done.stdout))
+    assert np.array_equal(board, encode_board(codes[0], 1))
+    assert np.array_equal(boards, encode_boards(codes, 0))
+    assert np.array_equal(after, encode_afterstates(gulbara.stage_ends(codes[1], 0, [6] * 4)))
+    assert np.array_equal(state, encode_game(Game(seed=24)))

@@ -8,8 +8,8 @@ the reference, through the public API in a subprocess with
 ``gulbara ends`` protocol answers a malformed line with ``{"error": ...}`` and
 goes on.
 
-Tests named ``test_bug_*`` fail on the current code: each documents a bug
-found while writing this file (see its docstring).
+Tests named ``test_bug_*`` are regression tests: each names a bug found while
+writing this file (its docstring says what went wrong), fixed since.
 """
 
 import io

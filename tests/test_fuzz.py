@@ -450,7 +450,7 @@ import json  # noqa: E402
 
 from gulbara import Game, Match  # noqa: E402
 from gulbara.errors import GulBaraError  # noqa: E402
-from gulbara.perft import perft, perft_python  # noqa: E402
+from gulbara.perft_count import perft, perft_python  # noqa: E402
 from gulbara.record import read_record, write_record  # noqa: E402
 from positions import sample_games  # noqa: E402
 

@@ -6,7 +6,7 @@ import pytest
 from gulbara import Game, _selfplay
 from gulbara.net import ValueNet
 from gulbara.selfplay import play_games, replay, rollout
-from gulbara.selfplay_cli import run as selfplay_run, add_arguments
+from gulbara.cli.selfplay import run as selfplay_run, add_arguments
 from gulbara.train import train
 
 

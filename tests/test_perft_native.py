@@ -25,8 +25,8 @@ import pytest
 
 from conftest import DATA
 from gulbara import Game, Rules, _movegen
-from gulbara.perft import (NATIVE, _rules_from_words, bench_rows, divide, divide_python, perft,
-                           perft_python)
+from gulbara.bench import perft_rows
+from gulbara.perft_count import NATIVE, divide, divide_python, perft, perft_python
 from positions import mixed_positions
 
 from gulbara import _perft, _state   # compiled in every build: no skipping
@@ -61,7 +61,7 @@ def divide_report(game, depth, python_too=True):
 
 
 def game_of(row):
-    return Game.from_state_code(row["state"], _rules_from_words(row["rules"]))
+    return Game.from_state_code(row["state"], Rules.from_text(row["rules"]))
 
 
 # -- the golden tables ---------------------------------------------------------------
@@ -363,7 +363,7 @@ def test_gulbara_perft_command(capsys):
 
 def test_bench_rows():
     """The perft rows of ``gulbara bench`` (each checks its count before timing)."""
-    rows = bench_rows(1)
+    rows = perft_rows(1)
     assert [row["measure"] for row in rows] == [
         "perft, start depth 3, M leaves/s", "perft, start depth 4, M leaves/s",
         "perft, mid-game depth 3, M leaves/s"]

@@ -17,11 +17,10 @@ import pytest
 
 from conftest import read_perft_table, DATA
 from gulbara import Game, Rules
-# the Python perft through Game (gulbara.perft.perft and divide are the native core by default;
+# the Python perft through Game (gulbara.perft and gulbara.divide are the native core by default;
 # tests/test_perft_native.py checks them against these)
-from gulbara.perft import _rules_from_words
-from gulbara.perft import divide_python as divide
-from gulbara.perft import perft_python as perft
+from gulbara.perft_count import divide_python as divide
+from gulbara.perft_count import perft_python as perft
 
 # subprocesses import the same gulbara as this process (installed, or the source tree)
 PACKAGE_PARENT = str(Path(__import__("gulbara").__file__).resolve().parents[1])
@@ -36,7 +35,7 @@ TABLE = read_table()
 
 
 def compute(row):
-    game = Game.from_state_code(row["state"], _rules_from_words(row["rules"]))
+    game = Game.from_state_code(row["state"], Rules.from_text(row["rules"]))
     return perft(game, row["depth"], cache={})
 
 
@@ -45,7 +44,7 @@ def test_table_covers_the_start_at_depths_1_to_3():
              if row["state"] == START and row["rules"] == "default"}
     assert start[1] == 30 and start[2] == 1576 and start[3] == 262810
     for row in TABLE:
-        game = Game.from_state_code(row["state"], _rules_from_words(row["rules"]))
+        game = Game.from_state_code(row["state"], Rules.from_text(row["rules"]))
         assert game.state_code() == row["state"]           # the state code is canonical
 
 
@@ -63,7 +62,7 @@ def test_slow_table_lines_with_the_core(row):
 
 
 def divide_report(row):
-    game = Game.from_state_code(row["state"], _rules_from_words(row["rules"]))
+    game = Game.from_state_code(row["state"], Rules.from_text(row["rules"]))
     return "\n".join(f"{label}: {count}" for label, count in divide(game, row["depth"], cache={}))
 
 
@@ -71,12 +70,12 @@ REFERENCE_SCRIPT = """
 import json, sys
 import gulbara
 from gulbara.game import Game
-from gulbara.perft import NATIVE, _rules_from_words, perft
+from gulbara.perft_count import NATIVE, perft
 assert gulbara.BACKEND_NAME == "reference" and not NATIVE, gulbara.BACKEND_NAME
 rows = json.loads(sys.stdin.read())
 out = []
 for row in rows:
-    game = Game.from_state_code(row["state"], _rules_from_words(row["rules"]))
+    game = Game.from_state_code(row["state"], gulbara.Rules.from_text(row["rules"]))
     out.append(perft(game, row["depth"], cache={}))
 print(json.dumps(out))
 """

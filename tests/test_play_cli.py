@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gulbara import read_record
-from gulbara.play_cli import build_parser, render_board
+from gulbara.cli.play import build_parser, render_board
 from gulbara._backend import START_CODE, Position
 
 # subprocesses import the same gulbara as this process (installed, or the source tree)
@@ -19,7 +19,7 @@ PACKAGE_PARENT = str(Path(__import__("gulbara").__file__).resolve().parents[1])
 def run_play(argv, lines):
     """Run ``gulbara play`` in-process on scripted input; returns (exit code, output)."""
     out = io.StringIO()
-    from gulbara.play_cli import run
+    from gulbara.cli.play import run
     code = run(build_parser().parse_args(argv), io.StringIO("".join(f"{x}\n" for x in lines)), out)
     return code, out.getvalue()
 
@@ -101,7 +101,7 @@ def test_the_command_line_entry_point():
 @pytest.mark.parametrize("seat", ["white", "black"])
 def test_greedy_against_greedy_scripted_with_hints(seat):
     """Typing the hint every time plays the greedy bot against itself, to the end."""
-    from gulbara.play_cli import run
+    from gulbara.cli.play import run
     parser = build_parser()
     args = parser.parse_args(["--seed", "8", "--seat", seat, "--hint", "greedy"])
 

@@ -17,7 +17,7 @@ import gulbara
 from gulbara import Game, Match
 from gulbara.batch import arrays_from_requests, stage_ends_batch
 from gulbara.errors import GulBaraError
-from gulbara.perft import perft
+from gulbara.perft_count import perft
 from gulbara.selfplay import CHUNK_GAMES, play_games
 
 START = gulbara.START_CODE
@@ -339,7 +339,7 @@ def test_fault10_out_of_range_state_codes_are_refused(code):
 
 
 def test_fault10_accepted_codes_agree_native_and_python():
-    from gulbara.perft import perft_python
+    from gulbara.perft_count import perft_python
     from gulbara.rules import Rules
     codes = [REMAINDER, REMAINDER_2, WON, MARS,
              f"{START} next=roll:B rolls=999999999,999999999 stuck=0",

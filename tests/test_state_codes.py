@@ -8,7 +8,9 @@ import pytest
 import gulbara
 from gulbara import Game, GameStateError, InvalidPositionError, InvalidSeatError, Rules
 from gulbara.selfplay import rollout
-from gulbara.state_codes import is_state_code, seat_index, state_code
+from gulbara.state_codes import (CHAIN, GameState, Stage, is_state_code,
+                                 read_state_code, remainder_stages, seat_index, state_code,
+                                 write_state_code)
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "state-codes.md"
 RACE = "G:,1,,1,,,,,,,,,-12,,,,,,,,,,,|0,0|13,3"
@@ -76,3 +78,60 @@ def test_rollout_takes_a_position_and_a_side():
     assert a.equity[0] == b.equity[0] and a.start == b.start
     with pytest.raises(ValueError, match="go with a position code"):
         rollout(Game(), 10, seat=0)
+
+
+VARIANTS = [Rules(), Rules(remainder="lost"), Rules(unstarted_chain="to_opponent"),
+            Rules(exempt_counting="game_wide", opening="starter_rerolls", exempt_rolls=1),
+            Rules(escalation=False, mars=False, stuck_limit=3)]
+
+
+def _states(rules, seed, games):
+    """Every state of seeded random games under ``rules``: decisions, the roll chance nodes
+    after each play (explicit rolls), the opening and the end."""
+    import random
+    rng = random.Random(seed)
+    for _ in range(games):
+        game = Game(rules, seed=rng.randrange(10**9))
+        bot = gulbara.RandomBot(seed=rng.randrange(10**9))
+        yield Game.new_perft_root(rules)
+        while not game.is_over():
+            yield game
+            play = bot.choose(game)
+            explicit = game.copy(auto_roll=False)
+            explicit.play(play)
+            yield explicit
+            game.play(play)
+        yield game
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=range(len(VARIANTS)))
+def test_the_writer_and_the_reader_against_the_native_state_code(rules):
+    """write_state_code(game.state) is the code the native struct writes (_state.pxd, read
+    through the public API), and read_state_code gives the same named state back."""
+    from gulbara import _state
+    kinds = set()
+    for game in _states(rules, 5, 12):
+        state = game.state
+        code = write_state_code(state)
+        assert code == _state._py_state_code(game) == game.state_code()
+        again = read_state_code(code, rules)
+        assert isinstance(again, GameState) and again == state, code
+        kinds.add(state.stage.kind if state.stage else state.phase)
+    assert {"opening", "roll", "plain", "over"} <= kinds
+    if rules.escalation:
+        assert "chain" in kinds
+
+
+def test_the_remainder_rule_is_the_games():
+    """remainder_stages: a stopped chain stage's rest and the later numbers go to the
+    opponent, each case under its own option (RULES §5.1-5.2)."""
+    stage = Stage(CHAIN, (3,) * 4, 0, ((4, 4), (5, 4), (6, 4)))
+    default, lost = Rules(), Rules(remainder="lost")
+    unstarted = Rules(unstarted_chain="to_opponent")
+    assert remainder_stages(default, stage, 2) == ((3, 2), (4, 4), (5, 4), (6, 4))
+    assert remainder_stages(lost, stage, 2) == ()
+    assert remainder_stages(default, stage, 0) == ()                      # unstarted: lost
+    assert remainder_stages(unstarted, stage, 0) == ((3, 4), (4, 4), (5, 4), (6, 4))
+    later = stage._replace(dice=(5,) * 4, index=2, following=((6, 4),))
+    assert remainder_stages(default, later, 0) == ((5, 4), (6, 4))        # started earlier
+    assert remainder_stages(unstarted, later, 4 - 1) == ((5, 1), (6, 4))

@@ -327,13 +327,12 @@ def test_engine_process_reports_what_went_wrong(monkeypatch):
 def test_perft_answers_match_the_tables():
     """Every line of the golden tables under 200,000 nodes, through the protocol, with
     its rules sent as the request's options."""
-    from gulbara.perft import _rules_from_words
     rows = [row for name in ("start.perft", "states.perft")
             for row in read_perft_table(DATA / name)
             if not row["slow"] and row["nodes"] < 200_000]
     assert len(rows) >= 30
     for row in rows:
-        rules = _rules_from_words(row["rules"])
+        rules = gulbara.Rules.from_text(row["rules"])
         answer = json.loads(answer_request(perft_request(row["state"], row["depth"], rules)))
         assert answer["nodes"] == row["nodes"], row
         if answer["divide"]:
@@ -360,8 +359,8 @@ def test_perft_answer_divide_and_rules():
 
 
 @pytest.mark.parametrize("request_, says", [
-    ({"perft": -1}, "perft must be a depth"),
-    ({"perft": True}, "perft must be a depth"),
+    ({"perft": -1}, "perft (a depth) must be at least 0, got -1"),
+    ({"perft": True}, "perft (a depth) must be an int at least 0, not bool"),
     ({"perft": 1, "rules": {"remainder": "later"}}, "Rules.remainder"),
     ({"perft": 1, "rules": []}, "rules must be a JSON object"),
     ({"perft": 1, "state": 7}, "state must be a state code"),

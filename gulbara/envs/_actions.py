@@ -36,6 +36,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from gulbara.conventions import white_point
 from gulbara.errors import IllegalPlayError, checked_int
 from gulbara.play import Play, Step, StageEnds
 
@@ -105,13 +106,8 @@ def action_to_string(action: int) -> str:
     return f"{frm}/{'off' if frm - die <= 0 else frm - die}"
 
 
-def _own_to_white(seat: int, point: int) -> int:
-    """A seat's own point in White's numbering (RULES §1.3)."""
-    return point if seat == 0 else ((point + 11) % 24) + 1
-
-
 #: Black's own points 1..24 as indices (0-based) of White's numbering (RULES §1.3).
-_BLACK_TO_WHITE_INDEX = tuple(_own_to_white(1, p) - 1 for p in range(1, 25))
+_BLACK_TO_WHITE_INDEX = tuple(white_point(1, p) - 1 for p in range(1, 25))
 
 
 class StepStage:
@@ -135,7 +131,7 @@ class StepStage:
         self._seat = ends.seat
         self._dice = tuple(ends.dice)
         self._need = ends.playable_dice            # RULES §3.4: the greatest effective length
-        self._start = ends._raw.start()
+        self._start = ends.start
         self._position = self._start
         self._steps: Tuple[Step, ...] = ()
         self._left = self._dice
@@ -262,7 +258,10 @@ class StepStage:
     # -- the search ----------------------------------------------------------
 
     def _moves(self, position, left: Tuple[int, ...]):
-        """The single legal steps from ``position`` with a die of ``left`` and where each leads."""
+        """The single legal steps from ``position`` with a die of ``left`` and where each leads.
+
+        The step rule (RULES §2.2-2.3) is the backend's, ``Position.apply_steps``: every
+        point holding a checker of the mover is tried with every die left."""
         seat = self._seat
         points = position.points()
         if seat == 0:
@@ -273,11 +272,8 @@ class StepStage:
         for die in sorted(set(left), reverse=True):
             for frm in range(24, 0, -1):
                 if mine[frm - 1] <= 0:
-                    continue
-                target = frm - die
-                if target >= 1 and mine[target - 1] < 0:
-                    continue                            # RULES §2.2: the opponent holds it
-                try:                                    # RULES §2.2-2.3
+                    continue                            # no checker of the mover there
+                try:
                     after = position.apply_steps(seat, [(frm, die)])
                 except IllegalPlayError:
                     continue

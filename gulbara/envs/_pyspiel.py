@@ -43,10 +43,10 @@ class PyspielGulBaraGame(pyspiel.Game):
     """The OpenSpiel game (see the module docstring)."""
 
     def __init__(self, params=None):
-        from gulbara.cli_args import parse_rules
+        from gulbara.rules import Rules
         from gulbara.envs.openspiel import MAX_CHANCE_OUTCOMES, GulBaraGame
         params = dict(params or {})
-        self.rules = parse_rules(params.get("rules", "default"))
+        self.rules = Rules.from_text(params.get("rules", "default"))
         self.adapter = GulBaraGame(self.rules)
         info = pyspiel.GameInfo(num_distinct_actions=N_ACTIONS,
                                 max_chance_outcomes=MAX_CHANCE_OUTCOMES, num_players=2,

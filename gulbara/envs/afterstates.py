@@ -47,7 +47,7 @@ from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
 from gulbara.envs._actions import IllegalActionError
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs.gymnasium import ILLEGAL_ACTION_REWARD, GulBaraEnv, spaces
-from gulbara.errors import EnumerationLimitError, GulBaraError
+from gulbara.errors import EnumerationLimitError, GulBaraError, checked_int
 
 __all__ = ["GulBaraEndsEnv", "make_env", "DEFAULT_MAX_ENDS"]
 
@@ -66,9 +66,7 @@ class GulBaraEndsEnv(GulBaraEnv):
             raise TypeError(f"chains must be True or False, not {type(chains).__name__}")
         self.chains = chains
         self._choices = None
-        if isinstance(max_ends, bool) or not isinstance(max_ends, int) or max_ends < 1:
-            raise GulBaraError(f"max_ends must be an int >= 1, got {max_ends!r}")
-        self.max_ends = max_ends
+        self.max_ends = checked_int(max_ends, "max_ends", 1, type_error=GulBaraError)
         self.action_space = spaces.Discrete(max_ends)
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (STATE_FEATURES,), dtype=np.float32),

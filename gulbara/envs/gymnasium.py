@@ -56,9 +56,9 @@ from gulbara.envs._actions import N_ACTIONS, PASS_ACTION, IllegalActionError, ch
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render
-from gulbara.errors import GameStateError, GulBaraError
+from gulbara.errors import GameStateError, GulBaraError, InvalidSeatError, checked_int
 from gulbara.game import Game
-from gulbara.rules import Rules
+from gulbara.rules import Rules, checked_rules
 
 __all__ = ["GulBaraEnv", "ENV_ID", "ILLEGAL_ACTION_REWARD", "terminal_mask"]
 
@@ -99,10 +99,9 @@ class GulBaraEnv(gymnasium.Env):
         elif not callable(getattr(opponent, "choose", None)):
             raise TypeError(f"opponent must be a bot name or have choose(game), "
                             f"not {type(opponent).__name__}")
-        if isinstance(seat, bool) or seat not in (0, 1):
-            raise GulBaraError(f"seat must be 0 (White) or 1 (Black), got {seat!r}")
-        if rules is not None and not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+        seat = checked_int(seat, "seat", 0, 1, InvalidSeatError, InvalidSeatError,
+                           bounds="0 (White) or 1 (Black)")
+        checked_rules(rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise GulBaraError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         if illegal_action not in ("raise", "lose"):

@@ -40,9 +40,10 @@ from gulbara.envs._actions import N_ACTIONS, IllegalActionError, action_to_strin
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render_text
+from gulbara.conventions import DICE_36, ROLLS
 from gulbara.errors import GulBaraError, InvalidSeatError
-from gulbara.game import ROLLS, Game
-from gulbara.rules import Rules
+from gulbara.game import Game
+from gulbara.rules import Rules, checked_rules
 
 __all__ = ["GulBaraGame", "GulBaraState", "CHANCE_PLAYER_ID", "TERMINAL_PLAYER_ID",
            "roll_action", "opening_action"]
@@ -76,7 +77,7 @@ def opening_action(white_die: int, black_die: int) -> int:
 _ROLL_OUTCOMES: Tuple[Tuple[int, float], ...] = tuple(
     (roll_action(a, b), (1 if a == b else 2) / 36) for a, b in sorted(ROLLS, key=lambda r: r[::-1]))
 _OPENING_OUTCOMES: Tuple[Tuple[int, float], ...] = tuple(
-    (opening_action(w, b), 1 / 30) for w in range(1, 7) for b in range(1, 7) if w != b)
+    (opening_action(w, b), 1 / 30) for w, b in DICE_36 if w != b)
 
 
 class GulBaraGame:
@@ -87,9 +88,7 @@ class GulBaraGame:
     """
 
     def __init__(self, rules: Optional[Rules] = None) -> None:
-        if rules is not None and not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
-        self.rules = rules
+        self.rules = checked_rules(rules)
 
     def new_initial_state(self) -> "GulBaraState":
         """A game at its opening chance node (RULES §6)."""

@@ -51,8 +51,9 @@ from gulbara.envs._actions import N_ACTIONS, IllegalActionError, check_action
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render
+from gulbara.errors import GulBaraError
 from gulbara.game import Game
-from gulbara.rules import Rules
+from gulbara.rules import Rules, checked_rules
 
 __all__ = ["env", "raw_env", "AGENTS"]
 
@@ -82,12 +83,11 @@ class raw_env(AECEnv):
                  illegal_action: str = "lose") -> None:
         super().__init__()
         if illegal_action not in ("raise", "lose"):
-            raise ValueError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+            raise GulBaraError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
         self.illegal_action = illegal_action
-        if rules is not None and not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+        checked_rules(rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+            raise GulBaraError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.rules = rules
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)

@@ -45,8 +45,8 @@ except ImportError as exc:                          # pragma: no cover - depends
 from gulbara._vector import VecGames
 from gulbara.envs._actions import N_ACTIONS
 from gulbara.envs._observe import STATE_FEATURES
-from gulbara.errors import GulBaraError
-from gulbara.rules import DEFAULT_RULES, Rules
+from gulbara.errors import GulBaraError, InvalidSeatError, checked_int
+from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 
 __all__ = ["GulBaraVectorEnv", "NATIVE_OPPONENTS"]
 
@@ -61,17 +61,14 @@ class GulBaraVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 1, opponent: str = "random", seat: int = 0,
                  rules: Optional[Rules] = None, illegal_action: str = "lose", **kwargs) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
-                or num_envs < 1:
-            raise GulBaraError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        num_envs = checked_int(num_envs, "num_envs", 1, type_error=GulBaraError)
         if not isinstance(opponent, str) or opponent not in NATIVE_OPPONENTS:
             raise GulBaraError(f"the native vector env plays the opponents "
                                f"{', '.join(NATIVE_OPPONENTS)}; got {opponent!r} (other bots: "
                                f"gymnasium.make_vec(..., vectorization_mode='sync'))")
-        if isinstance(seat, bool) or seat not in (0, 1):
-            raise GulBaraError(f"seat must be 0 (White) or 1 (Black), got {seat!r}")
-        if rules is not None and not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a gulbara.Rules, not {type(rules).__name__}")
+        seat = checked_int(seat, "seat", 0, 1, InvalidSeatError, InvalidSeatError,
+                           bounds="0 (White) or 1 (Black)")
+        checked_rules(rules)
         if illegal_action != "lose":
             raise GulBaraError("the native vector env ends an illegal action's episode with -1 "
                                "(illegal_action='lose'); for 'raise' use the single env")

@@ -19,7 +19,10 @@ import sys
 import time
 from typing import Optional, TextIO
 
+from gulbara.cli._args import (add_rules_argument, add_state_arguments, require_extra,
+                               state_from_args)
 from gulbara.errors import GulBaraError
+from gulbara.rules import Rules
 
 __all__ = ["add_arguments", "run", "ProgressBar", "plot_result"]
 
@@ -101,7 +104,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--backend", default="local", choices=("local", "ray"),
                         help="local processes, or a Ray cluster (pip install \"gulbara[ray]\")")
     parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
-    from gulbara.cli_args import add_rules_argument, add_state_arguments
     add_rules_argument(parser)
     add_state_arguments(parser, "the start of a game (the opening roll)")
     parser.add_argument("--max-rolls", type=int, default=10_000,
@@ -117,14 +119,13 @@ def add_arguments(parser) -> None:
 
 def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         stderr: Optional[TextIO] = None) -> int:
-    from gulbara.cli_args import parse_rules, require_extra, state_from_args
     from gulbara.game import Game
     from gulbara.selfplay import rollout
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     bar = None
     try:
-        rules = parse_rules(args.rules)
+        rules = Rules.from_text(args.rules)
         state = state_from_args(args, rules)
         start = Game.from_state_code(state, rules) if state else Game(rules, auto_roll=False)
         policy = args.policy if args.black_policy is None else (args.policy, args.black_policy)
@@ -146,9 +147,7 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         bar.close()
     data = result.as_dict()
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
+        _write_json(args.out, data)
     if args.json:
         print(json.dumps(data), file=stdout)
     else:
@@ -185,9 +184,7 @@ def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
             else list(names), "seed": args.seed, "seconds": round(seconds, 3),
             "rules": rules.to_dict(), "openings": rows}
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
+        _write_json(args.out, data)
     if args.json:
         print(json.dumps(data), file=stdout)
         return 0
@@ -198,3 +195,10 @@ def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
               f"{row['starter_equity']:+.4f} [{row['starter_equity_low']:+.4f}, "
               f"{row['starter_equity_high']:+.4f}]  {row['mean_rolls']:.1f}", file=stdout)
     return 0
+
+
+def _write_json(path: str, data: dict) -> None:
+    """``--out``: the JSON result, indented, to ``path``."""
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+        handle.write("\n")

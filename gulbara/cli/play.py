@@ -30,6 +30,8 @@ import sys
 from typing import List, Optional, TextIO
 
 from gulbara.bots import BOTS, GreedyBot
+from gulbara.cli._args import add_rules_argument, seat_type
+from gulbara.conventions import white_point
 from gulbara.errors import GulBaraError
 from gulbara.game import SEAT_NAMES, Game, Match
 from gulbara.play import BLACK, WHITE
@@ -43,10 +45,6 @@ _DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 HELP = """\
 Type a play in notation (24/18 24/20, 13/7(2), 6/off, 24/14) or the number of a listed play.
 Commands: hint, undo, board, help, quit."""
-
-
-def _white_point(seat: int, own: int) -> int:
-    return own if seat == WHITE else ((own + 11) % 24) + 1
 
 
 def render_board(position, viewer: int = WHITE, unicode: bool = True) -> str:
@@ -82,7 +80,7 @@ def render_board(position, viewer: int = WHITE, unicode: bool = True) -> str:
     h, v, corners = ("─", "│", "┌┬┐├┼┤└┴┘") if unicode else ("-", "|", "+++++++++")
 
     def stack(own: int):
-        count = points[_white_point(viewer, own) - 1]
+        count = points[white_point(viewer, own) - 1]
         return abs(count), symbols[WHITE] if count > 0 else symbols[BLACK]
 
     def cells(owns: List[int], row: int, top: bool) -> str:
@@ -135,22 +133,15 @@ def _stage_text(decision) -> str:
     return text
 
 
-def _parse_rules(text: str) -> Rules:
-    from gulbara.cli_args import parse_rules
-    return parse_rules(text)
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``gulbara play``."""
     parser.add_argument("--bot", choices=sorted(BOTS), default="greedy",
                         help="the opponent (default: greedy)")
-    from gulbara.cli_args import seat_type
     parser.add_argument("--seat", type=seat_type, default=WHITE,
                         help="your side: white/black or 0/1 (default: white)")
     parser.add_argument("--seed", type=int, default=None,
                         help="dice seed, for a reproducible game (default: random)")
     parser.add_argument("--bot-seed", type=int, default=None, help="seed of the random bot")
-    from gulbara.cli_args import add_rules_argument
     add_rules_argument(parser)
     parser.add_argument("--match", type=int, default=None, metavar="TARGET",
                         help="play a match to TARGET points instead of one game")
@@ -182,7 +173,7 @@ class _Session:
         self.bot_name = args.bot
         self.args_hint = getattr(args, "hint_bot", "net")
         self.hinter = None
-        rules = _parse_rules(args.rules)
+        rules = Rules.from_text(args.rules)
         if args.match is not None:
             self.game = Match(rules, target=args.match, seed=args.seed)
         else:

@@ -19,7 +19,9 @@ import json
 import sys
 from typing import TextIO
 
+from gulbara.cli._args import add_rules_argument
 from gulbara.errors import GulBaraError
+from gulbara.rules import Rules
 
 __all__ = ["add_arguments", "run", "run_bench_engine"]
 
@@ -33,7 +35,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="positions reached by seeded random play, each with the 21 rolls "
                              "and a partial stage (default 200)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random play (default 1)")
-    from gulbara.cli_args import add_rules_argument
     add_rules_argument(parser, "the rules of the random play and of perft")
     parser.add_argument("--timeout", type=float, default=10.0,
                         help="seconds to wait for each stage answer (default 10; the first "
@@ -48,11 +49,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds to wait for each perft answer (default 600)")
 
 
-def _rules(text: str):
-    from gulbara.cli_args import parse_rules
-    return parse_rules(text)
-
-
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     """Run ``gulbara verify``; the report goes to ``stdout``, progress to stderr."""
     from gulbara.game import Game
@@ -60,11 +56,11 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     from gulbara.verify import locate_perft, run_verify, verify_cases
 
     try:
-        rules = _rules(args.rules)
+        rules = Rules.from_text(args.rules)
         if args.positions < 0:
-            raise ValueError(f"--positions must be >= 0, got {args.positions}")
+            raise GulBaraError(f"--positions must be >= 0, got {args.positions}")
         if args.perft is not None and args.perft < 0:
-            raise ValueError(f"--perft depth must be >= 0, got {args.perft}")
+            raise GulBaraError(f"--perft depth must be >= 0, got {args.perft}")
         if args.state is not None:
             Game.from_state_code(args.state, rules)
         engine = EngineProcess(args.engine, args.timeout)

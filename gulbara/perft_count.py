@@ -1,5 +1,8 @@
 """perft over game states (RULES §10): the native core, and the Python version it is checked against.
 
+The functions are ``gulbara.perft`` and ``gulbara.divide``; this module is
+``gulbara.perft_count`` so that no module hides behind a function of its name.
+
 perft counts the leaves of the game tree to a depth counted in decisions:
 
 * perft(state, 0) = 1, and a finished game is a leaf: 1 at every depth (RULES §10.1, §10.4);
@@ -29,11 +32,11 @@ and the full state (RULES §10.6), so each checks the other.
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from gulbara._backend import BACKEND_NAME
-from gulbara.errors import checked_int
+from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
 from gulbara.play import format_steps
 
-__all__ = ["perft", "divide", "perft_python", "divide_python", "NATIVE", "ENGINES", "bench_rows"]
+__all__ = ["perft", "divide", "perft_python", "divide_python", "NATIVE", "ENGINES"]
 
 if BACKEND_NAME == "core":
     try:
@@ -53,9 +56,9 @@ def _engine(engine: Optional[str]) -> str:
     if engine is None:
         return "native" if NATIVE else "python"
     if engine not in ENGINES:
-        raise ValueError(f"perft engine must be 'native' or 'python', got {engine!r}")
+        raise GulBaraError(f"perft engine must be 'native' or 'python', got {engine!r}")
     if engine == "native" and not NATIVE:
-        raise ValueError(f"the native perft needs the compiled core (backend {BACKEND_NAME!r})")
+        raise GulBaraError(f"the native perft needs the compiled core (backend {BACKEND_NAME!r})")
     return engine
 
 
@@ -187,130 +190,4 @@ def _divide_stage(game: Game, depth: int, cache) -> List[Tuple[str, int]]:
         game.play(play)
         rows.append((str(play), _perft(game, depth - 1, cache)))
         game.undo()
-    return rows
-
-
-def _rules_from_words(text: str):
-    """Rules from the ``--rules`` grammar (:func:`gulbara.cli_args.parse_rules`)."""
-    from gulbara.cli_args import parse_rules
-    return parse_rules(text)
-
-
-def add_arguments(parser) -> None:
-    """The options of ``gulbara perft``."""
-    parser.add_argument("depth", type=int, help="depth in decisions (RULES §10)")
-    from gulbara.cli_args import add_rules_argument, add_state_arguments
-    add_state_arguments(parser, "the start of a game, White starting (RULES §10.5)")
-    add_rules_argument(parser)
-    parser.add_argument("--divide", action="store_true", help="split by the first choice")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON object: depth, nodes, seconds, nodes_per_second "
-                             "(and the divide rows with --divide)")
-    parser.add_argument("--engine", choices=ENGINES, default=None,
-                        help="native (the default with the compiled core) or python")
-
-
-def run(args, stdin=None, stdout=None) -> int:
-    """``gulbara perft DEPTH [--state CODE] [--rules OPTIONS] [--divide] [--json] [--engine E]``.
-
-    Prints the divide rows (with ``--divide``), then ``perft(D) = N`` with the
-    time and the nodes (leaves) per second; or, with ``--json``, one JSON
-    object with ``depth``, ``nodes``, ``seconds``, ``nodes_per_second``,
-    ``engine``, ``rules`` and ``state`` (and ``divide``: ``[[label, count], ...]``).
-    """
-    import json
-    import sys
-    import time
-
-    from gulbara.errors import GulBaraError
-
-    out = stdout if stdout is not None else sys.stdout
-    try:
-        from gulbara.cli_args import parse_rules, state_from_args
-        rules = parse_rules(args.rules)
-        state = state_from_args(args, rules)
-        game = (Game.from_state_code(state, rules) if state is not None
-                else Game.new_perft_root(rules))
-        _check_depth(args.depth, 0, "perft")
-        engine = _engine(getattr(args, "engine", None))
-    except (GulBaraError, ValueError) as exc:
-        print(f"gulbara perft: {exc}", file=sys.stderr)
-        return 2
-    cache = {} if engine == "python" else None
-    rows = None
-    start = time.perf_counter()
-    if args.divide and args.depth >= 1:
-        rows = divide(game, args.depth, cache, engine=engine)
-        total = sum(count for _, count in rows) if rows else 1
-    else:
-        total = perft(game, args.depth, cache, engine=engine)
-    seconds = time.perf_counter() - start
-    rate = total / seconds if seconds > 0 else 0.0
-    if getattr(args, "json", False):
-        report = {"depth": args.depth, "nodes": total, "seconds": round(seconds, 6),
-                  "nodes_per_second": round(rate), "engine": engine,
-                  "rules": args.rules, "state": game.state_code()}
-        if rows is not None:
-            report["divide"] = [[label, count] for label, count in rows]
-        print(json.dumps(report), file=out)
-        return 0
-    for label, count in rows or ():
-        print(f"{label}: {count}", file=out)
-    if engine == "native":
-        what = "native"
-    else:
-        what = f"python, backend {BACKEND_NAME}"
-    print(f"perft({args.depth}) = {total}  ({seconds:.3f} s, {_rate_text(rate)} nodes/s, {what})",
-          file=out)
-    return 0
-
-
-def _rate_text(rate: float) -> str:
-    """``'31.2M'``, ``'845.1k'``, ``'12'``."""
-    if rate >= 1e6:
-        return f"{rate / 1e6:.1f}M"
-    if rate >= 1e3:
-        return f"{rate / 1e3:.1f}k"
-    return f"{rate:.0f}"
-
-
-#: Named states for :func:`bench_rows` (values from tests/data/start.perft and states.perft).
-_BENCH = (
-    ("start", "G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0 next=opening rolls=0,0 stuck=0",
-     ((3, 262_810), (4, 43_508_585))),
-    ("mid-game", "G:1,,,,2,-4,,,,,1,-8,,1,,1,-1,2,2,,-1,-1,,5|0,0|0,0 next=roll:W rolls=8,8 "
-                 "stuck=0", ((3, 53_173_422),)),
-)
-
-
-def bench_rows(rounds: int = 5) -> List[Dict]:
-    """The perft rows of ``gulbara bench``: million leaves per second of the native perft
-    (median of ``rounds``), each count checked first; the reference column is the Python
-    perft through :class:`Game` on the same work, where it takes well under a second."""
-    import statistics
-    import time
-
-    def rate(func, nodes: int, n_rounds: int) -> float:
-        times = []
-        for _ in range(n_rounds):
-            start = time.perf_counter()
-            if func() != nodes:
-                raise AssertionError("perft: the count differs from the table's")
-            times.append(time.perf_counter() - start)
-        return nodes / statistics.median(times) / 1e6
-
-    if not NATIVE:
-        return []
-    rows = []
-    for name, code, lines in _BENCH:
-        game = Game.from_state_code(code)
-        for depth, nodes in lines:
-            core = rate(lambda: perft(game, depth), nodes, rounds)
-            python = None
-            if name == "start" and depth == 3:
-                python = rate(lambda: perft_python(game, depth), nodes, max(1, rounds // 2))
-            rows.append(dict(measure=f"perft, {name} depth {depth}, M leaves/s", core=core,
-                             reference=python, ratio=None if python is None else core / python,
-                             work=f"{nodes:,} leaves" + ("; reference column: the Python "
-                                                          "perft through Game" if python else "")))
     return rows

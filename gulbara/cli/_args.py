@@ -1,0 +1,102 @@
+"""What every ``gulbara`` subcommand reads the same way: rules, seats, positions, states, extras.
+
+* ``--rules``: the grammar of :meth:`gulbara.Rules.from_text` (``default``, a
+  preset, options ``name=value``, or a preset followed by options).
+* seats: ``white``/``black`` or ``0``/``1`` (:func:`gulbara.state_codes.seat_index`).
+* positions: a position code (RULES §9.1) or ``start``.
+* states (``--state``, with ``--seat`` and ``--rolls`` for a plain position):
+  :func:`gulbara.state_codes.state_code`.
+* optional extras (:func:`require_extra`) are checked before any work starts.
+"""
+
+import argparse
+import importlib
+from typing import Optional, Tuple
+
+from gulbara.errors import GulBaraError
+from gulbara.rules import Rules, rules_help
+from gulbara.state_codes import position_code, seat_index, state_code
+
+__all__ = [ "seat_type", "position_type", "rolls_type",
+           "add_rules_argument", "add_state_arguments", "state_from_args", "require_extra",
+           "EXTRAS"]
+
+def _argparse_type(func, what: str):
+    def convert(text: str):
+        try:
+            return func(text)
+        except (GulBaraError, TypeError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = what
+    return convert
+
+
+#: ``type=`` for a seat option: ``white``/``black`` or ``0``/``1``.
+seat_type = _argparse_type(seat_index, "seat")
+#: ``type=`` for a position option: a code or ``start``.
+position_type = _argparse_type(position_code, "position")
+
+
+def _rolls(text: str) -> Tuple[int, int]:
+    parts = text.replace(" ", "").split(",")
+    try:
+        rolls = tuple(int(p) for p in parts)
+    except ValueError:
+        rolls = ()
+    if len(rolls) != 2 or min(rolls) < 0:
+        raise argparse.ArgumentTypeError(f"--rolls is WHITE,BLACK (rolls made, >= 0), "
+                                         f"got {text!r}")
+    return rolls
+
+
+rolls_type = _rolls
+
+
+def add_rules_argument(parser: argparse.ArgumentParser, what: str = "the game's rules") -> None:
+    """``--rules``, the same in every subcommand."""
+    parser.add_argument("--rules", default="default", metavar="RULES",
+                        help=f"{what}: {rules_help()} (default: default)")
+
+
+def add_state_arguments(parser: argparse.ArgumentParser, default: str) -> None:
+    """``--state`` with ``--seat`` and ``--rolls`` for a plain position code."""
+    parser.add_argument("--state", metavar="CODE",
+                        help="a game state code (docs/state-codes.md), or a position code "
+                             f"(or 'start') with --seat; default: {default}")
+    parser.add_argument("--seat", type=seat_type, default=None, metavar="SIDE",
+                        help="with a position code as --state: the side to roll, white/black "
+                             "or 0/1")
+    parser.add_argument("--rolls", type=rolls_type, default=None, metavar="W,B",
+                        help="with a position code as --state: the rolls each side has made "
+                             "(default: past the exempt rolls, so doubles escalate)")
+
+
+def state_from_args(args, rules: Rules) -> Optional[str]:
+    """The state code of ``--state``/``--seat``/``--rolls``, or ``None`` without ``--state``."""
+    if args.state is None:
+        if args.seat is not None or args.rolls is not None:
+            raise GulBaraError("--seat and --rolls go with --state (a position code)")
+        return None
+    return state_code(args.state, args.seat, rules=rules, rolls=args.rolls)
+
+
+#: Optional extras: module -> (extra, what it is for).
+EXTRAS = {
+    "matplotlib": "plot",
+    "cairosvg": "pictures",
+    "ray": "ray",
+    "gymnasium": "rl",
+    "pettingzoo": "rl",
+}
+
+
+def require_extra(module: str, what: str) -> None:
+    """Raise ``ImportError`` naming the extra to install when ``module`` is missing.
+
+    Called before any work starts, so a long run never fails at its end.
+    """
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        extra = EXTRAS.get(module, module)
+        raise ImportError(f"{what} needs {module}: pip install \"gulbara[{extra}]\"") from None

@@ -1,0 +1,35 @@
+"""``gulbara bench [--rounds R] [--json] [--chain-limit N]``: the headline measurements
+(:func:`gulbara.bench.run_benchmarks`); ``gulbara bench --engine CMD``: another engine's
+speed next to gulbara's (:func:`gulbara.cli.verify.run_bench_engine`)."""
+
+import json
+import sys
+from typing import TextIO
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--rounds", type=int, default=5, help="timed rounds per figure (default 5)")
+    parser.add_argument("--json", action="store_true", help="print the table as one JSON object")
+    parser.add_argument("--chain-limit", type=int, default=200_000, metavar="N",
+                        help="time the real-game chains of at most N outcomes (default 200,000; "
+                             "0: all of them, several minutes)")
+    parser.add_argument("--engine", metavar="CMD",
+                        help="instead: time this engine (it speaks the gulbara ends protocol) "
+                             "next to gulbara's own gulbara ends, both over a pipe")
+    parser.add_argument("--timeout", type=float, default=10.0,
+                        help="with --engine: seconds to wait for each answer (default 10)")
+
+
+def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
+    if args.rounds < 1:
+        print(f"gulbara bench: --rounds must be >= 1, got {args.rounds}", file=sys.stderr)
+        return 2
+    if getattr(args, "engine", None):
+        from gulbara.cli.verify import run_bench_engine
+        return run_bench_engine(args, stdout)
+    from gulbara.bench import format_table, run_benchmarks
+    result = run_benchmarks(args.rounds, args.chain_limit)
+    print(json.dumps(result) if args.json else format_table(result), file=stdout)
+    return 0
