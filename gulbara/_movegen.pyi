@@ -8,6 +8,7 @@ BUILT_WITH_LZCNT: bool
 Step = Tuple[int, int]
 
 class Position:
+    def __init__(self, points: Sequence[int], off_white: int, off_black: int) -> None: ...
     @staticmethod
     def from_code(code: str) -> Position: ...
     @staticmethod

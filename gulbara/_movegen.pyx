@@ -887,8 +887,13 @@ cdef class Position:
     (360, 0, True)
     """
 
-    def __cinit__(self):
+    def __cinit__(self, *args, **kwargs):
         memset(&self.pos, 0, sizeof(Pos))
+
+    def __init__(self, points, off_white, off_black):
+        """``Position(points, off_white, off_black)`` is :meth:`from_points` (as in the
+        reference backend); read a code with :meth:`from_code`."""
+        self.pos = (<Position>Position.from_points(points, off_white, off_black)).pos
 
     @staticmethod
     def from_code(code):

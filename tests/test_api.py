@@ -319,3 +319,16 @@ def test_constants():
     assert gulbara.BACKEND_NAME in ("core", "reference")
     for name in gulbara.__all__:
         assert hasattr(gulbara, name), name
+
+
+def test_regression_position_constructor_reads_its_arguments():
+    # Position(...) used to ignore its arguments and give an empty board.
+    points = [0] * 24
+    points[23], points[11] = 15, -15
+    built = gulbara.Position(points, 0, 0)
+    assert built == gulbara.Position.from_points(points, 0, 0)
+    assert built.code() == gulbara.START_CODE
+    with pytest.raises(TypeError):
+        gulbara.Position(gulbara.START_CODE)
+    with pytest.raises(gulbara.GulBaraError):
+        gulbara.Position([1] * 23, 0, 0)
