@@ -18,7 +18,7 @@ from libc.stdint cimport SIZE_MAX
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy
 
-from gulbara._bits cimport bit_length, pop_top
+from gulbara._bits cimport pop_top, pop_top_bit
 from gulbara._masks cimport rotate12, open_from, movable, point_in_other_frame
 from gulbara._interrupt cimport Interrupt, interrupt_init, interrupted, interrupt_raise
 from gulbara._keys cimport (DELTA_LO, DELTA_HI, LANDS, key_count, key_outside, key_occupancy,
@@ -204,9 +204,7 @@ cdef void key_dfs(GroupSearch* st, uint64_t klo, uint64_t khi, uint32_t mine, in
     cdef uint64_t child_lo, child_hi
     cdef int frm
     while sources:
-        frm = bit_length(sources)
-        bit = (<uint32_t>1) << (frm - 1)
-        sources &= ~bit
+        frm = pop_top_bit(&sources, &bit)
         child_mine = occupancy_after(mine, klo, khi, frm, bit, st.lands[frm])
         child_lo = klo + st.dlo[frm]
         child_hi = khi + st.dhi[frm]
@@ -233,9 +231,7 @@ cdef void open_dfs(GroupSearch* st, uint32_t mask, uint64_t lo, uint64_t hi, int
             queue_push_hashed(&st.queue, end_lo, end_hi, st.leaf_table, key_hash(end_lo, end_hi))
         return
     while sources:
-        frm = bit_length(sources)
-        bit = (<uint32_t>1) << (frm - 1)
-        sources &= ~bit
+        frm = pop_top_bit(&sources, &bit)
         child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
         open_dfs(st, child, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, (bit << 1) - 1)
 

@@ -17,7 +17,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 
-from gulbara._bits cimport bit_length, pop_top, cpu_supported, built_with_lzcnt
+from gulbara._bits cimport bit_length, pop_top, pop_top_bit, cpu_supported, built_with_lzcnt
 from gulbara._masks cimport rotate12, open_from, movable, can_step, point_in_other_frame
 from gulbara._keys cimport (UNIT_LO, UNIT_HI, DELTA_LO, DELTA_HI, LANDS, key_count, key_outside,
                             no_bear_off_in_two, occupancy_after, mix64, pos_mover_key,
@@ -172,19 +172,34 @@ ctypedef struct Sink:
     int overflow
 
 
-cdef inline void sink_record(Sink* s, uint64_t lo, uint64_t hi, int n_steps, int effective,
-                             bint ends_game, uint64_t steps) noexcept nogil:
-    """Keep a finished play if its effective length is the best so far (RULES §3.4)."""
+cdef inline int sink_rank(Sink* s, int effective) noexcept nogil:
+    """Where a finished play of this effective length stands (RULES §3.4): -1
+    shorter than the best so far (dropped), 0 as long, 1 longer (the sink is
+    emptied and this is the new best)."""
     if effective < s.best:
-        return
+        return -1
     if effective > s.best:
         s.best = effective
         s.n = 0
+        return 1
+    return 0
+
+
+cdef inline void sink_put(Sink* s, uint64_t lo, uint64_t hi, int n_steps, bint ends_game,
+                          uint64_t steps) noexcept nogil:
+    """Append an end, or mark the sink overflowed when it is full."""
     if s.n >= s.capacity:
         s.overflow = 1
         return
     put_end(&s.out[s.n], lo, hi, n_steps, ends_game, steps)
     s.n += 1
+
+
+cdef inline void sink_record(Sink* s, uint64_t lo, uint64_t hi, int n_steps, int effective,
+                             bint ends_game, uint64_t steps) noexcept nogil:
+    """Keep a finished play if its effective length is the best so far (RULES §3.4)."""
+    if sink_rank(s, effective) >= 0:
+        sink_put(s, lo, hi, n_steps, ends_game, steps)
 
 
 # ---------------------------------------------------------------------------
@@ -239,9 +254,7 @@ cdef void eq_no_bear_off(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo,
         return
     path |= (<uint64_t>st.die) << (16 * depth + 8)
     while sources:
-        frm = bit_length(sources)
-        bit = (<uint32_t>1) << (frm - 1)
-        sources &= ~bit
+        frm = pop_top_bit(&sources, &bit)
         child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
         clo = lo + st.dlo[frm]
         chi = hi + st.dhi[frm]
@@ -285,9 +298,7 @@ cdef void eq_dfs(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo, uint64_
         return
     path |= (<uint64_t>die) << (16 * depth + 8)
     while sources:
-        frm = bit_length(sources)
-        bit = (<uint32_t>1) << (frm - 1)
-        sources &= ~bit
+        frm = pop_top_bit(&sources, &bit)
         child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
         steps = path | ((<uint64_t>frm) << (16 * depth))
         if not child:
@@ -359,9 +370,7 @@ cdef int two_dice_no_bear_off(uint32_t mask, uint32_t blocked, uint64_t lo, uint
     cdef uint64_t steps_l = packed_step(0, 0, low) | packed_step(1, 0, high)
     cdef int frm, die, n = 0
     while first:
-        frm = bit_length(first)
-        bit = (<uint32_t>1) << (frm - 1)
-        first &= ~bit
+        frm = pop_top_bit(&first, &bit)
         rest = mask
         if key_count(lo, hi, frm) == 1:
             rest &= ~bit
@@ -416,11 +425,10 @@ cdef inline void two_record(TwoSink* t, uint64_t lo, uint64_t hi, int n_steps, i
     cdef int i
     cdef uint32_t h = 0
     cdef uint16_t slot
-    if effective < s.best:
+    cdef int rank = sink_rank(s, effective)
+    if rank < 0:
         return
-    if effective > s.best:
-        s.best = effective
-        s.n = 0
+    if rank > 0:
         memset(t.slots, 0, sizeof(t.slots))
     if s.n < 192:
         # open addressing on the exact key; the table holds the first 192 ends
@@ -436,13 +444,9 @@ cdef inline void two_record(TwoSink* t, uint64_t lo, uint64_t hi, int n_steps, i
         for i in range(s.n):
             if s.out[i].key.lo == lo and s.out[i].key.hi == hi:
                 return
-    if s.n >= s.capacity:
-        s.overflow = 1
-        return
-    if s.n < 192:
+    if s.n < 192 and s.n < s.capacity:
         t.slots[h] = s.n + 1
-    put_end(&s.out[s.n], lo, hi, n_steps, ends_game, steps)
-    s.n += 1
+    sink_put(s, lo, hi, n_steps, ends_game, steps)
 
 
 cdef inline uint32_t step_mask(uint32_t mask, uint64_t lo, uint64_t hi, int frm,
