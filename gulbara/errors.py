@@ -125,11 +125,12 @@ def checked_int(value, what: str, low: int, high=None, error=GulBaraError,
     if bounds is None:
         bounds = f"{low}..{high}" if high is not None else f"at least {low}"
     if isinstance(value, bool) or type(value).__name__ == "bool_":
-        raise type_error(f"{what} must be an int {bounds}, not bool")
+        raise type_error(f"{what} must be an int {bounds}, not bool {shown(value)}")
     try:
         value = operator.index(value)
     except TypeError:
-        raise type_error(f"{what} must be an int {bounds}, not {type(value).__name__}") from None
+        raise type_error(f"{what} must be an int {bounds}, "
+                         f"not {type(value).__name__} {shown(value)}") from None
     if value < low or (high is not None and value > high):
         raise error(f"{what} must be {bounds}, got {shown(value)}")
     return value
