@@ -131,14 +131,10 @@ def _resolve(obj, turn, last_play, play_seat):
 
     if isinstance(obj, str):
         position = Position.from_code(obj)
-    elif isinstance(obj, Board):
+    elif isinstance(obj, (Board, Game)):
         position = obj.position
         if turn is None:
-            turn = obj.turn
-    elif isinstance(obj, Game):
-        position = obj.position
-        if turn is None:
-            turn = obj.to_move
+            turn = obj.turn if isinstance(obj, Board) else obj.to_move
     elif all(hasattr(obj, name) for name in ("points", "borne_off", "code")):
         position = obj
     else:
