@@ -25,7 +25,7 @@ Memory: one slot (about 400 bytes) per game and one stage buffer of 17,600
 ends shared by all.
 """
 
-from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, int8_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
@@ -35,7 +35,7 @@ from gulbara._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._keys cimport pos_mover_key, pos_set_mover_key
 from gulbara._movegen cimport stage_generate, step_is_legal, step_apply, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
-                             K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll, play_end,
+                             K_CHAIN, K_REMAINDER, begin_roll, next_roll, play_end,
                              stage_dice, escalates, read_rules, read_game)
 from gulbara._encode cimport encode_state, GameContext, STATE_FEATURES
 
