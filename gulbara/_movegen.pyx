@@ -172,34 +172,19 @@ ctypedef struct Sink:
     int overflow
 
 
-cdef inline int sink_rank(Sink* s, int effective) noexcept nogil:
-    """Where a finished play of this effective length stands (RULES §3.4): -1
-    shorter than the best so far (dropped), 0 as long, 1 longer (the sink is
-    emptied and this is the new best)."""
+cdef inline void sink_record(Sink* s, uint64_t lo, uint64_t hi, int n_steps, int effective,
+                             bint ends_game, uint64_t steps) noexcept nogil:
+    """Keep a finished play if its effective length is the best so far (RULES §3.4)."""
     if effective < s.best:
-        return -1
+        return
     if effective > s.best:
         s.best = effective
         s.n = 0
-        return 1
-    return 0
-
-
-cdef inline void sink_put(Sink* s, uint64_t lo, uint64_t hi, int n_steps, bint ends_game,
-                          uint64_t steps) noexcept nogil:
-    """Append an end, or mark the sink overflowed when it is full."""
     if s.n >= s.capacity:
         s.overflow = 1
         return
     put_end(&s.out[s.n], lo, hi, n_steps, ends_game, steps)
     s.n += 1
-
-
-cdef inline void sink_record(Sink* s, uint64_t lo, uint64_t hi, int n_steps, int effective,
-                             bint ends_game, uint64_t steps) noexcept nogil:
-    """Keep a finished play if its effective length is the best so far (RULES §3.4)."""
-    if sink_rank(s, effective) >= 0:
-        sink_put(s, lo, hi, n_steps, ends_game, steps)
 
 
 # ---------------------------------------------------------------------------
@@ -420,15 +405,18 @@ cdef inline void two_record(TwoSink* t, uint64_t lo, uint64_t hi, int n_steps, i
                             bint ends_game, uint64_t steps) noexcept nogil:
     """sink_record for plays that may reach an end found before: plays arrive
     in canonical order (RULES §3.8), so the first play that reaches an end
-    carries its canonical steps; later ones are dropped."""
+    carries its canonical steps; later ones are dropped. It repeats sink_record's
+    best-length and capacity checks inline: through helpers shared with it,
+    benchmarks/test_bench_stage.py::test_nondouble_raw_core ran about 8% slower."""
     cdef Sink* s = &t.s
     cdef int i
     cdef uint32_t h = 0
     cdef uint16_t slot
-    cdef int rank = sink_rank(s, effective)
-    if rank < 0:
+    if effective < s.best:
         return
-    if rank > 0:
+    if effective > s.best:
+        s.best = effective
+        s.n = 0
         memset(t.slots, 0, sizeof(t.slots))
     if s.n < 192:
         # open addressing on the exact key; the table holds the first 192 ends
@@ -444,9 +432,13 @@ cdef inline void two_record(TwoSink* t, uint64_t lo, uint64_t hi, int n_steps, i
         for i in range(s.n):
             if s.out[i].key.lo == lo and s.out[i].key.hi == hi:
                 return
-    if s.n < 192 and s.n < s.capacity:
+    if s.n >= s.capacity:
+        s.overflow = 1
+        return
+    if s.n < 192:
         t.slots[h] = s.n + 1
-    sink_put(s, lo, hi, n_steps, ends_game, steps)
+    put_end(&s.out[s.n], lo, hi, n_steps, ends_game, steps)
+    s.n += 1
 
 
 cdef inline uint32_t step_mask(uint32_t mask, uint64_t lo, uint64_t hi, int frm,
