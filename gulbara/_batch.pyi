@@ -4,6 +4,8 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+_Array = Optional[np.ndarray]
+
 PROBLEMS: Dict[int, str]
 
 def stage_ends_batch(
@@ -15,12 +17,6 @@ def stage_ends_batch(
     with_steps: bool,
 ) -> Tuple[
     Optional[Tuple[int, str, int]],
-    Optional[np.ndarray],
-    Optional[np.ndarray],
-    Optional[np.ndarray],
-    Optional[np.ndarray],
-    Optional[np.ndarray],
-    Optional[np.ndarray],
-    Optional[np.ndarray],
-    Optional[np.ndarray],
+    # counts, playable dice, offsets, then the per-end arrays (gulbara.batch.BatchEnds)
+    _Array, _Array, _Array, _Array, _Array, _Array, _Array, _Array,
 ]: ...

@@ -55,3 +55,12 @@ cdef inline int pop_top(uint32_t* m) noexcept nogil:
     cdef int top = bit_length(m[0])
     m[0] &= ~((<uint32_t>1) << (top - 1))
     return top
+
+
+cdef inline int pop_top_bit(uint32_t* m, uint32_t* bit) noexcept nogil:
+    """pop_top that also gives the point's bit in ``*bit`` (a search that goes
+    on below the source: ``(bit << 1) - 1``)."""
+    cdef int top = bit_length(m[0])
+    bit[0] = (<uint32_t>1) << (top - 1)
+    m[0] &= ~bit[0]
+    return top

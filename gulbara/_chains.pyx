@@ -16,9 +16,9 @@ from libc.stdint cimport uint8_t, int8_t, uint32_t, uint64_t
 from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.stdint cimport SIZE_MAX
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
-from gulbara._bits cimport bit_length, pop_top
+from gulbara._bits cimport pop_top, pop_top_bit
 from gulbara._masks cimport rotate12, open_from, movable, point_in_other_frame
 from gulbara._interrupt cimport Interrupt, interrupt_init, interrupted, interrupt_raise
 from gulbara._keys cimport (DELTA_LO, DELTA_HI, LANDS, key_count, key_outside, key_occupancy,
@@ -204,9 +204,7 @@ cdef void key_dfs(GroupSearch* st, uint64_t klo, uint64_t khi, uint32_t mine, in
     cdef uint64_t child_lo, child_hi
     cdef int frm
     while sources:
-        frm = bit_length(sources)
-        bit = (<uint32_t>1) << (frm - 1)
-        sources &= ~bit
+        frm = pop_top_bit(&sources, &bit)
         child_mine = occupancy_after(mine, klo, khi, frm, bit, st.lands[frm])
         child_lo = klo + st.dlo[frm]
         child_hi = khi + st.dhi[frm]
@@ -233,9 +231,7 @@ cdef void open_dfs(GroupSearch* st, uint32_t mask, uint64_t lo, uint64_t hi, int
             queue_push_hashed(&st.queue, end_lo, end_hi, st.leaf_table, key_hash(end_lo, end_hi))
         return
     while sources:
-        frm = bit_length(sources)
-        bit = (<uint32_t>1) << (frm - 1)
-        sources &= ~bit
+        frm = pop_top_bit(&sources, &bit)
         child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
         open_dfs(st, child, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, (bit << 1) - 1)
 
@@ -274,6 +270,18 @@ cdef inline void worker_tick(Worker* w) noexcept nogil:
         shared_fail(w.st.queue.shared, CHAIN_INTERRUPTED)
 
 
+cdef inline bint worker_slot(Worker* w, const KeySet* s, Py_ssize_t i, uint64_t* klo,
+                             uint64_t* khi) noexcept nogil:
+    """Whether slot ``i`` of ``s`` holds a position; if it does, the position is
+    read (worker_tick) and its key, the tag cut off, goes to ``*klo``, ``*khi``."""
+    if s.slots[2 * i + 1] == EMPTY_K1:
+        return False
+    worker_tick(w)
+    klo[0] = s.slots[2 * i]
+    khi[0] = s.slots[2 * i + 1] & LOW32
+    return True
+
+
 cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth) noexcept nogil:
     """Expand positions that play ``depth`` dice of the stage, one step at a
     time, merging equal positions after every step. Takes ownership of
@@ -302,13 +310,10 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
                 return err
         queue.layer = &following if k + 1 < depth else NULL
         for i in range(layer.mask + 1 if layer.slots != NULL else 0):
-            if layer.slots[2 * i + 1] == EMPTY_K1:
-                continue
-            worker_tick(w)
             # Work on the packed key itself: a step is one subtraction and one
             # addition of nibble units; no counts array, no undo.
-            klo = layer.slots[2 * i]
-            khi = layer.slots[2 * i + 1] & LOW32
+            if not worker_slot(w, layer, i, &klo, &khi):
+                continue
             mine = key_occupancy(klo, khi)
             sources = movable(mine, open_d, die)        # the step rule, RULES §2.2-2.3
             if k:
@@ -351,11 +356,8 @@ cdef int group_search(Worker* w, KeySet* group, const StageInfo* info, int steps
     cdef uint64_t klo, khi
     search_plays(st, info, steps)
     for i in range(group.mask + 1 if group.slots != NULL else 0):
-        if group.slots[2 * i + 1] == EMPTY_K1:
+        if not worker_slot(w, group, i, &klo, &khi):
             continue
-        worker_tick(w)
-        klo = group.slots[2 * i]
-        khi = group.slots[2 * i + 1] & LOW32
         key_dfs(st, klo, khi, key_occupancy(klo, khi), 0, 24)
         if st.queue.err != CHAIN_OK:
             break
@@ -375,6 +377,7 @@ cdef void scan_part(Worker* w, const KeySet* part, const StageInfo* info) noexce
     cdef InsertQueue* queue = &st.queue
     cdef Py_ssize_t i
     cdef Key96 key
+    cdef uint64_t klo, khi
     cdef bint no_bear_off
     cdef int playable, added
     cdef int n = info.number, count = info.count
@@ -382,11 +385,10 @@ cdef void scan_part(Worker* w, const KeySet* part, const StageInfo* info) noexce
     if part.slots == NULL or queue.err != CHAIN_OK:
         return
     for i in range(part.mask + 1):
-        if part.slots[2 * i + 1] == EMPTY_K1:
+        if not worker_slot(w, part, i, &klo, &khi):
             continue
-        worker_tick(w)
-        key.lo = part.slots[2 * i]
-        key.hi = <uint32_t>part.slots[2 * i + 1]
+        key.lo = klo
+        key.hi = <uint32_t>khi
         no_bear_off = key_outside(key.lo, key.hi) >= count
         if no_bear_off:
             playable = max_steps_no_bear_off(key_occupancy(key.lo, key.hi), key.lo, key.hi,
@@ -503,33 +505,24 @@ cdef void run_task(void* arg, int t) noexcept nogil:
     """One thread's share of a task; thread 0 (the caller's) looks for signals."""
     cdef Task* task = <Task*>arg
     cdef int p
+    cdef int n_items = task.n_workers if task.kind == TASK_GROUPS else N_PARTS
     if task.kind == TASK_SCAN:
         task.workers[t].polls = t == 0
-        while True:
-            p = atomic_next(&task.next)
-            if p >= N_PARTS:
-                break
+    while True:                  # the parts (for TASK_GROUPS: the workers) one at a time
+        p = atomic_next(&task.next)
+        if p >= n_items:
+            break
+        if task.kind == TASK_SCAN:
             scan_part(&task.workers[t], &task.parts.part[p], task.info)
-        queue_flush(&task.workers[t].st.queue)
-    elif task.kind == TASK_GROUPS:
-        while True:
-            p = atomic_next(&task.next)
-            if p >= task.n_workers:
-                break
+        elif task.kind == TASK_GROUPS:
             task.workers[p].polls = t == 0
             expand_groups(&task.workers[p], task.info)
-    elif task.kind == TASK_MERGE:
-        while True:
-            p = atomic_next(&task.next)
-            if p >= N_PARTS:
-                break
+        elif task.kind == TASK_MERGE:
             merge_part(&task.parts.part[p], task.workers, task.n_workers, p, False, task.sh)
-    else:
-        while True:
-            p = atomic_next(&task.next)
-            if p >= N_PARTS:
-                break
+        else:
             task_collect_part(task, p)
+    if task.kind == TASK_SCAN:
+        queue_flush(&task.workers[t].st.queue)
 
 
 cdef void run_shared(Task* task, int kind, int threads) noexcept nogil:
@@ -797,12 +790,18 @@ DEFAULT_CHAIN_MEMORY = _half_the_memory()
 CHAIN_MAX_PASSES = N_PARTS
 
 
+# The stages a chain or a remainder enumerates (RULES §4-5): their numbers and
+# how many dice of each, and whether a stage that plays nothing ends it.
+ctypedef struct ChainPlan:
+    bint is_chain
+    int n_stages
+    uint8_t numbers[7]
+    uint8_t counts[7]
+
+
 cdef class ChainResult(EndSet):
     """Every distinct outcome of a chain or a remainder (backend object; see gulbara.chains)."""
-    cdef bint is_chain
-    cdef int n_stages
-    cdef uint8_t numbers[7]
-    cdef uint8_t counts[7]
+    cdef ChainPlan plan
     cdef KeySet outcomes
     cdef size_t peak
     cdef int passes_
@@ -834,7 +833,8 @@ cdef class ChainResult(EndSet):
     @property
     def stages(self):
         """The stages as tuples of equal dice."""
-        return tuple((self.numbers[i],) * self.counts[i] for i in range(self.n_stages))
+        cdef const ChainPlan* plan = &self.plan
+        return tuple([(plan.numbers[i],) * plan.counts[i] for i in range(plan.n_stages)])
 
     def tag(self, Py_ssize_t i):
         """(stop, number, dice played in that stage) of outcome ``i``."""
@@ -869,9 +869,9 @@ cdef class ChainResult(EndSet):
         """Pickles (and deep copies) carry the start, the stages and the outcomes."""
         cdef bytes outcomes = (<char*>self.outcomes.dense)[:table_bytes(self.outcomes.size)]
         return (_chain_result_from_state,
-                (format_code(&self.base), self.seat_, self.is_chain,
-                 bytes([self.numbers[k] for k in range(self.n_stages)]),
-                 bytes([self.counts[k] for k in range(self.n_stages)]),
+                (format_code(&self.base), self.seat_, self.plan.is_chain,
+                 bytes([self.plan.numbers[k] for k in range(self.plan.n_stages)]),
+                 bytes([self.plan.counts[k] for k in range(self.plan.n_stages)]),
                  outcomes, self.peak, self.passes_))
 
     def take(self, Py_ssize_t start, Py_ssize_t stop):
@@ -888,17 +888,7 @@ cdef class ChainResult(EndSet):
         return part
 
     cdef ChainResult like(self):
-        cdef ChainResult other = ChainResult.__new__(ChainResult)
-        other.base = self.base
-        other.seat_ = self.seat_
-        other.is_chain = self.is_chain
-        other.n_stages = self.n_stages
-        other.numbers = self.numbers
-        other.counts = self.counts
-        other.peak = self.peak
-        other.passes_ = self.passes_
-        keyset_clear(&other.outcomes, NULL)
-        return other
+        return new_result(&self.base, self.seat_, &self.plan, self.peak, self.passes_)
 
     def steps(self, Py_ssize_t i):
         """One canonical stage-by-stage play reaching outcome ``i``: a tuple of
@@ -918,9 +908,9 @@ cdef class ChainResult(EndSet):
         if keyset_init(&failed, 1024, NULL):
             raise MemoryError()
         with nogil:
-            found = chain_recover(&q, self.seat_, self.numbers, self.counts, self.n_stages,
-                                  self.is_chain, 0, target, tag, path, stage_steps, &failed,
-                                  &last)
+            found = chain_recover(&q, self.seat_, self.plan.numbers, self.plan.counts,
+                                  self.plan.n_stages, self.plan.is_chain, 0, target, tag, path,
+                                  stage_steps, &failed, &last)
         keyset_free(&failed)
         if found < 0:
             raise MemoryError("out of memory recovering the steps of a chain outcome")
@@ -934,25 +924,36 @@ cdef class ChainResult(EndSet):
         return tuple(result)
 
 
+cdef ChainResult new_result(const Pos* base, int seat, const ChainPlan* plan, size_t peak,
+                            int passes):
+    """A ChainResult of ``plan`` with no outcomes yet."""
+    cdef ChainResult result = ChainResult.__new__(ChainResult)
+    result.base = base[0]
+    result.seat_ = seat
+    result.plan = plan[0]
+    result.peak = peak
+    result.passes_ = passes
+    keyset_clear(&result.outcomes, NULL)
+    return result
+
+
 def _chain_result_from_state(str code, int seat, bint is_chain, bytes numbers, bytes counts,
                              bytes outcomes, size_t peak, int passes):
     """A ChainResult from its pickled state (ChainResult.__reduce__)."""
-    cdef ChainResult result = ChainResult.__new__(ChainResult)
+    cdef ChainResult result
+    cdef ChainPlan plan
     cdef Pos p
     cdef Py_ssize_t n = len(outcomes) // table_bytes(1), k
     if len(numbers) != len(counts) or not 1 <= len(numbers) <= 6 or len(outcomes) % table_bytes(1):
         raise ValueError("not the state of a chain result")
     read_code(code, &p)
-    result.base = p
-    result.seat_ = check_seat(seat)
-    result.is_chain = is_chain
-    result.n_stages = len(numbers)
-    for k in range(result.n_stages):
-        result.numbers[k] = numbers[k]
-        result.counts[k] = counts[k]
-    result.peak = peak
-    result.passes_ = passes
-    keyset_clear(&result.outcomes, NULL)
+    memset(&plan, 0, sizeof(plan))
+    plan.is_chain = is_chain
+    plan.n_stages = len(numbers)
+    for k in range(plan.n_stages):
+        plan.numbers[k] = numbers[k]
+        plan.counts[k] = counts[k]
+    result = new_result(&p, check_seat(seat), &plan, peak, passes)
     result.outcomes.dense = <uint64_t*>malloc(table_bytes(n + 1))
     if result.outcomes.dense == NULL:
         raise MemoryError("out of memory unpickling chain outcomes")
@@ -979,10 +980,7 @@ cdef class ChainRun:
     order of the one-pass result."""
     cdef Pos start
     cdef int seat_
-    cdef bint is_chain
-    cdef int n_stages
-    cdef uint8_t numbers[7]
-    cdef uint8_t counts[7]
+    cdef ChainPlan plan
     cdef int threads
     cdef Py_ssize_t max_held
     cdef size_t budget
@@ -1005,19 +1003,11 @@ cdef class ChainRun:
         sh.max_held = self.max_held
         sh.err = CHAIN_OK
         interrupt_init(&sh.intr, POLL_EVERY, MAIN_THREAD)
-        result = ChainResult.__new__(ChainResult)
-        result.base = self.start
-        result.seat_ = self.seat_
-        result.is_chain = self.is_chain
-        result.n_stages = self.n_stages
-        result.numbers = self.numbers
-        result.counts = self.counts
-        result.passes_ = passes
-        keyset_clear(&result.outcomes, NULL)
+        result = new_result(&self.start, self.seat_, &self.plan, 0, passes)
         with nogil:
-            err = chain_enumerate(&self.start, self.seat_, self.numbers, self.counts,
-                                  self.n_stages, self.is_chain, self.threads, keep_lo, keep_hi,
-                                  &sh, &result.outcomes)
+            err = chain_enumerate(&self.start, self.seat_, self.plan.numbers, self.plan.counts,
+                                  self.plan.n_stages, self.plan.is_chain, self.threads, keep_lo,
+                                  keep_hi, &sh, &result.outcomes)
         result.peak = sh.meter.peak
         interrupt_raise(&sh.intr)
         if err == CHAIN_TOO_MANY:
@@ -1080,11 +1070,11 @@ cdef ChainRun make_run(const Pos* p, int seat, list stages, bint is_chain, objec
     cdef int k
     run.start = p[0]
     run.seat_ = seat
-    run.is_chain = is_chain
-    run.n_stages = len(stages)
-    for k in range(run.n_stages):
-        run.numbers[k] = stages[k][0]
-        run.counts[k] = stages[k][1]
+    run.plan.is_chain = is_chain
+    run.plan.n_stages = len(stages)
+    for k in range(run.plan.n_stages):
+        run.plan.numbers[k] = stages[k][0]
+        run.plan.counts[k] = stages[k][1]
     run.threads = check_threads(threads)
     run.max_ends = max_ends
     if max_ends is not None:

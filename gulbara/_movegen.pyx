@@ -17,7 +17,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 
-from gulbara._bits cimport bit_length, pop_top, cpu_supported, built_with_lzcnt
+from gulbara._bits cimport bit_length, pop_top, pop_top_bit, cpu_supported, built_with_lzcnt
 from gulbara._masks cimport rotate12, open_from, movable, can_step, point_in_other_frame
 from gulbara._keys cimport (UNIT_LO, UNIT_HI, DELTA_LO, DELTA_HI, LANDS, key_count, key_outside,
                             no_bear_off_in_two, occupancy_after, mix64, pos_mover_key,
@@ -239,9 +239,7 @@ cdef void eq_no_bear_off(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo,
         return
     path |= (<uint64_t>st.die) << (16 * depth + 8)
     while sources:
-        frm = bit_length(sources)
-        bit = (<uint32_t>1) << (frm - 1)
-        sources &= ~bit
+        frm = pop_top_bit(&sources, &bit)
         child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
         clo = lo + st.dlo[frm]
         chi = hi + st.dhi[frm]
@@ -285,9 +283,7 @@ cdef void eq_dfs(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo, uint64_
         return
     path |= (<uint64_t>die) << (16 * depth + 8)
     while sources:
-        frm = bit_length(sources)
-        bit = (<uint32_t>1) << (frm - 1)
-        sources &= ~bit
+        frm = pop_top_bit(&sources, &bit)
         child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
         steps = path | ((<uint64_t>frm) << (16 * depth))
         if not child:
@@ -359,9 +355,7 @@ cdef int two_dice_no_bear_off(uint32_t mask, uint32_t blocked, uint64_t lo, uint
     cdef uint64_t steps_l = packed_step(0, 0, low) | packed_step(1, 0, high)
     cdef int frm, die, n = 0
     while first:
-        frm = bit_length(first)
-        bit = (<uint32_t>1) << (frm - 1)
-        first &= ~bit
+        frm = pop_top_bit(&first, &bit)
         rest = mask
         if key_count(lo, hi, frm) == 1:
             rest &= ~bit
@@ -411,7 +405,9 @@ cdef inline void two_record(TwoSink* t, uint64_t lo, uint64_t hi, int n_steps, i
                             bint ends_game, uint64_t steps) noexcept nogil:
     """sink_record for plays that may reach an end found before: plays arrive
     in canonical order (RULES §3.8), so the first play that reaches an end
-    carries its canonical steps; later ones are dropped."""
+    carries its canonical steps; later ones are dropped. It repeats sink_record's
+    best-length and capacity checks inline: through helpers shared with it,
+    benchmarks/test_bench_stage.py::test_nondouble_raw_core ran about 8% slower."""
     cdef Sink* s = &t.s
     cdef int i
     cdef uint32_t h = 0

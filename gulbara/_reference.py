@@ -66,6 +66,14 @@ def _check_int(value, what):
         ) from None
 
 
+def _item(items, i, what):
+    """Item ``i`` of ``items`` (no negative indices); ``what`` names one item."""
+    i = _check_int(i, f"{what} index")
+    if not 0 <= i < len(items):
+        raise IndexError(f"{what} index {i} out of range for {len(items)} {what}s")
+    return items[i]
+
+
 def _check_seat(seat):
     """Return the seat as an int 0 or 1 (RULES §1.1)."""
     seat = _check_int(seat, "seat")
@@ -562,10 +570,7 @@ class Ends:
         return len(self._ends)
 
     def _end(self, i):
-        i = _check_int(i, "end index")
-        if not 0 <= i < len(self._ends):
-            raise IndexError(f"end index {i} out of range 0..{len(self._ends) - 1}")
-        return self._ends[i]
+        return _item(self._ends, i, "end")
 
     def steps(self, i):
         """The canonical steps of end ``i`` (RULES §3.8), in the mover's numbering."""
@@ -686,9 +691,7 @@ class ChainResult:
         return tuple((number,) * count for number, count in self._stages)
 
     def _outcome(self, i):
-        if not 0 <= i < len(self._outcomes):
-            raise IndexError(f"outcome index {i} out of range for {len(self._outcomes)} outcomes")
-        return self._outcomes[i]
+        return _item(self._outcomes, i, "outcome")
 
     def code(self, i):
         return self._outcome(i)[0]

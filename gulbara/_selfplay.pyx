@@ -29,17 +29,15 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
 from cpython.exc cimport PyErr_CheckSignals
 
-from gulbara._bits cimport bit_length, popcount
-from gulbara._masks cimport rotate12
-from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, HOME_BITS, BOARD_BITS, STAGE_CAPACITY
+from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._keys cimport pos_set_mover_key
 from gulbara._movegen cimport stage_generate, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
-                             K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll,
-                             play_end, stage_dice, read_rules, read_game, state_code)
+                             K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, play_end,
+                             stage_dice, read_game, state_code)
 from gulbara._encode cimport encode_pos, BOARD_FEATURES
 from gulbara._net cimport Net, Network, net_choose
-from gulbara._rng cimport Rng, splitmix64, rng_seed, rotl, rng_next, rng_below
+from gulbara._rng cimport Rng, splitmix64, rng_seed, rng_next, rng_below
 from gulbara._greedy cimport greedy_score, greedy_choose
 from gulbara._playloop cimport chance_step
 

@@ -25,7 +25,7 @@ Memory: one slot (about 400 bytes) per game and one stage buffer of 17,600
 ends shared by all.
 """
 
-from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, int8_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
@@ -35,7 +35,7 @@ from gulbara._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._keys cimport pos_mover_key, pos_set_mover_key
 from gulbara._movegen cimport stage_generate, step_is_legal, step_apply, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
-                             K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll, play_end,
+                             K_CHAIN, K_REMAINDER, begin_roll, next_roll, play_end,
                              stage_dice, escalates, read_rules, read_game)
 from gulbara._encode cimport encode_state, GameContext, STATE_FEATURES
 
@@ -72,6 +72,11 @@ cdef inline int below(uint64_t* x, int n) noexcept nogil:
 
 cdef inline bint same_key(Key96 a, Key96 b) noexcept nogil:
     return a.lo == b.lo and a.hi == b.hi
+
+
+cdef int overflowed() except -1:
+    """A stage made more ends than the slot's buffer holds."""
+    raise RuntimeError("a stage overflowed the ends buffer")
 
 
 cdef class VecGames:
@@ -339,10 +344,20 @@ cdef class VecGames:
                 if self.new_game(t):
                     bad = 1
                     break
-                self.observe(t, &obs[i, 0])
-                self.write_mask(t, &mask[i, 0])
+                self.emit(t, &obs[i, 0], &mask[i, 0])
         if bad:
-            raise RuntimeError("a stage overflowed the ends buffer")
+            overflowed()
+
+    cdef void emit(self, Slot* t, float* obs, int8_t* mask) noexcept nogil:
+        """Slot ``t``'s observation and action mask, into ``obs`` and ``mask``."""
+        self.observe(t, obs)
+        self.write_mask(t, mask)
+
+    cdef Slot* slot(self, int i) except NULL:
+        """Slot ``i``, an IndexError if there is none."""
+        if not 0 <= i < self.n:
+            raise IndexError(f"slot {i} out of range for {self.n} slots")
+        return &self.slots[i]
 
     cdef void write_mask(self, Slot* t, int8_t* out) noexcept nogil:
         cdef int k
@@ -391,58 +406,59 @@ cdef class VecGames:
                     terminated[i] = r
                     illegal[i] = wrong
                     t.done = r == 1
-                self.observe(t, &obs[i, 0])
-                self.write_mask(t, &mask[i, 0])
+                self.emit(t, &obs[i, 0], &mask[i, 0])
         if bad:
-            raise RuntimeError("a stage overflowed the ends buffer")
+            overflowed()
 
     def load(self, int i, game):
         """Put slot ``i`` in the state of ``game`` (a :class:`gulbara.Game` at a stage of the
         agent, or over), for tests; the slot's dice go on from ``seed``."""
-        cdef Slot* t
+        cdef Slot* t = self.slot(i)
         cdef GameRules r
-        if not 0 <= i < self.n:
-            raise IndexError(f"slot {i} out of range")
-        t = &self.slots[i]
         read_game(game, &t.s, &r)
         t.done = False
         if t.s.phase == PH_STAGE and t.s.seat == self.seat:
             if self.begin_stage(t):
-                raise RuntimeError("a stage overflowed the ends buffer")
+                overflowed()
         elif t.s.phase != PH_OVER:
             raise ValueError("load a game at a stage of the agent, or over")
 
+    def slot_arrays(self, int i):
+        """The float32 observation and int8 mask of slot ``i`` (copies)."""
+        import numpy as np
+        cdef Slot* t = self.slot(i)
+        obs = np.zeros(STATE_FEATURES, dtype=np.float32)
+        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        cdef float[::1] obs_view = obs
+        cdef int8_t[::1] mask_view = mask
+        self.emit(t, &obs_view[0], &mask_view[0])
+        return obs, mask
+
     def slot_mask(self, int i):
         """The int8 mask of slot ``i`` (a copy)."""
-        import numpy as np
-        out = np.zeros(N_ACTIONS, dtype=np.int8)
-        cdef int8_t[::1] view = out
-        self.write_mask(&self.slots[i], &view[0])
-        return out
+        return self.slot_arrays(i)[1]
 
     def slot_observation(self, int i):
-        import numpy as np
-        out = np.zeros(STATE_FEATURES, dtype=np.float32)
-        cdef float[::1] view = out
-        self.observe(&self.slots[i], &view[0])
-        return out
+        """The float32 observation of slot ``i`` (a copy)."""
+        return self.slot_arrays(i)[0]
 
     def slot_step(self, int i, int64_t action):
         """One agent step in slot ``i`` alone: ``(reward, ended, illegal)``."""
         cdef double reward
         cdef bint wrong
-        cdef int r = self.step_one(&self.slots[i], action, &reward, &wrong)
+        cdef Slot* t = self.slot(i)
+        cdef int r = self.step_one(t, action, &reward, &wrong)
         if r < 0:
-            raise RuntimeError("a stage overflowed the ends buffer")
-        self.slots[i].done = r == 1
+            overflowed()
+        t.done = r == 1
         return reward, r == 1, bool(wrong)
 
     def slot_taken(self, int i):
         """Steps taken in slot ``i``'s current stage."""
-        return self.slots[i].taken
+        return self.slot(i).taken
 
     def slot_seed(self, int i, uint64_t seed):
-        self.slots[i].rng = seed
+        self.slot(i).rng = seed
 
 
 def greedy_score_native(position, int seat, bint ends_game=False):

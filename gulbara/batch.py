@@ -36,7 +36,8 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from gulbara._backend import BACKEND_NAME, START_CODE, Position, backend  # noqa: F401 (doctests)
-from gulbara.errors import GulBaraError, InvalidDiceError, InvalidPositionError, InvalidSeatError
+from gulbara.errors import (GulBaraError, InvalidDiceError, InvalidPositionError, InvalidSeatError,
+                            checked_index)
 from gulbara.play import Play
 
 if BACKEND_NAME == "core":
@@ -128,13 +129,8 @@ class BatchEnds:
         return self.end_game
 
     def _row(self, i: int) -> int:
-        n = len(self.counts)
-        index = int(i)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError(f"request index {i} out of range for {n} requests")
-        return index
+        return checked_index(i, len(self.counts), "request indices are ints", "requests",
+                             "request index")
 
     def ends_of(self, i: int) -> slice:
         """The slice of the per-end arrays that holds request ``i``'s ends."""

@@ -13,7 +13,7 @@
 from typing import List, Optional, Sequence, Tuple
 
 from gulbara._backend import START_CODE, Position
-from gulbara.errors import IllegalPlayError, InvalidSeatError, checked_int
+from gulbara.errors import IllegalPlayError, checked_seat
 from gulbara.play import BLACK, WHITE, Play, StageEnds
 
 __all__ = ["Board"]
@@ -23,8 +23,7 @@ _BLACK_TO_MOVE_KEY = 0x6A09E667F3BCC909
 
 
 def _check_turn(turn) -> int:
-    return checked_int(turn, "turn", WHITE, BLACK, InvalidSeatError,
-                       bounds="0 (White) or 1 (Black)")
+    return checked_seat(turn, "turn")
 
 
 class Board:

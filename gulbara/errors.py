@@ -125,34 +125,54 @@ def checked_int(value, what: str, low: int, high=None, error=GulBaraError,
     if bounds is None:
         bounds = f"{low}..{high}" if high is not None else f"at least {low}"
     if isinstance(value, bool) or type(value).__name__ == "bool_":
-        raise type_error(f"{what} must be an int {bounds}, not bool")
+        raise type_error(f"{what} must be an int {bounds}, not bool {shown(value)}")
     try:
         value = operator.index(value)
     except TypeError:
-        raise type_error(f"{what} must be an int {bounds}, not {type(value).__name__}") from None
+        raise type_error(f"{what} must be an int {bounds}, "
+                         f"not {type(value).__name__} {shown(value)}") from None
     if value < low or (high is not None and value > high):
         raise error(f"{what} must be {bounds}, got {shown(value)}")
     return value
 
 
 
-def checked_index(i, n: int, kinds: str, items: str) -> int:
+def checked_seat(value, what: str = "seat", type_error=TypeError) -> int:
+    """``value`` as a seat, 0 (White) or 1 (Black) (RULES §1.1): :func:`checked_int`
+    raising :class:`InvalidSeatError` for an int out of range, ``type_error`` for a non-int.
+
+    >>> checked_seat(1)
+    1
+    """
+    return checked_int(value, what, 0, 1, InvalidSeatError, type_error,
+                       bounds="0 (White) or 1 (Black)")
+
+def checked_index(i, n: int, kinds: str, items: str, noun: str = "") -> int:
     """``i`` as an index into ``n`` items, negative ones counting from the end.
 
     A bool or a non-integer raises ``TypeError`` (``kinds`` says what indices
-    are); an index out of range ``IndexError`` (``items`` names the items).
+    are); an index out of range ``IndexError`` (``items`` names the items;
+    ``noun``, if given, words the message as ``"{noun} {i} out of range for
+    {n} {items}"``).
 
     >>> checked_index(-1, 5, "indices are ints", "ends")
     4
+    >>> try:
+    ...     checked_index(2, 2, "request indices are ints", "requests", "request index")
+    ... except IndexError as error:
+    ...     print(error)
+    request index 2 out of range for 2 requests
     """
     if isinstance(i, bool) or type(i).__name__ == "bool_" or not hasattr(type(i), "__index__"):
         raise TypeError(f"{kinds}, not {type(i).__name__}")
-    i = operator.index(i)
-    if i < 0:
-        i += n
-    if not 0 <= i < n:
+    index = operator.index(i)
+    if index < 0:
+        index += n
+    if not 0 <= index < n:
+        if noun:
+            raise IndexError(f"{noun} {i} out of range for {n} {items}")
         raise IndexError(f"index out of range ({n} {items})")
-    return i
+    return index
 
 
 def checked_scores(values, n: int, what: str = "the evaluator"):

@@ -29,7 +29,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from gulbara._backend import START_CODE, Position
 from gulbara.conventions import white_point
-from gulbara.errors import GulBaraError, IllegalPlayError, InvalidSeatError, checked_int
+from gulbara.errors import GulBaraError, IllegalPlayError, checked_seat
 from gulbara.play import BLACK, WHITE, Play
 
 __all__ = ["board_svg", "board_png", "save", "STACK_CAP", "PNG_HINT"]
@@ -131,14 +131,10 @@ def _resolve(obj, turn, last_play, play_seat):
 
     if isinstance(obj, str):
         position = Position.from_code(obj)
-    elif isinstance(obj, Board):
+    elif isinstance(obj, (Board, Game)):
         position = obj.position
         if turn is None:
-            turn = obj.turn
-    elif isinstance(obj, Game):
-        position = obj.position
-        if turn is None:
-            turn = obj.to_move
+            turn = obj.turn if isinstance(obj, Board) else obj.to_move
     elif all(hasattr(obj, name) for name in ("points", "borne_off", "code")):
         position = obj
     else:
@@ -163,8 +159,7 @@ def _resolve(obj, turn, last_play, play_seat):
 def _check_seat(seat, what: str) -> Optional[int]:
     if seat is None:
         return None
-    return checked_int(seat, what, WHITE, BLACK, InvalidSeatError,
-                       bounds="0 (White) or 1 (Black)")
+    return checked_seat(seat, what)
 
 
 def _check_options(size, flipped, coordinates) -> Tuple[Optional[float], bool, Optional[str]]:

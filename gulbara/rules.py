@@ -10,11 +10,10 @@ Traceback (most recent call last):
 gulbara.errors.InvalidRulesError: Rules.remainder must be one of 'to_opponent', 'lost'; got 'later'
 """
 
-import operator
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Dict, Mapping, Optional
 
-from gulbara.errors import InvalidRulesError, shown
+from gulbara.errors import InvalidRulesError, checked_int, shown
 
 __all__ = ["Rules", "DEFAULT_RULES", "PRESETS", "rules_help", "checked_rules"]
 
@@ -152,16 +151,8 @@ class Rules:
 def _check_int(rules: "Rules", name: str, minimum: int) -> None:
     """Check option ``name`` is an int >= ``minimum`` (any integer type: numpy's too; not a
     bool), and store it as a Python int."""
-    value = getattr(rules, name)
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        raise InvalidRulesError(f"Rules.{name} must be an int >= {minimum}; got {value!r}")
-    try:
-        number = operator.index(value)
-    except TypeError:
-        raise InvalidRulesError(f"Rules.{name} must be an int >= {minimum}; "
-                                f"got {shown(value)}") from None
-    if number < minimum:
-        raise InvalidRulesError(f"Rules.{name} must be >= {minimum}; got {shown(number)}")
+    number = checked_int(getattr(rules, name), f"Rules.{name}", minimum, None,
+                         InvalidRulesError, InvalidRulesError, bounds=f">= {minimum}")
     object.__setattr__(rules, name, number)
 
 

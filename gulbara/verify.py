@@ -506,6 +506,17 @@ def _format_failure(rank: int, total: int, failure: Failure) -> List[str]:
     return lines
 
 
+def _ask(engine: EngineProcess, case: Case, report):
+    """gulbara's answer to ``case`` and the engine's line; None if the engine failed (the
+    failure goes to ``report.error``)."""
+    expected = expected_answer(case)
+    try:
+        return expected, engine.request(case.request())
+    except EngineError as exc:
+        report.error = exc
+        return None
+
+
 def run_verify(engine: EngineProcess, cases: Sequence[Case],
                progress: Optional[Callable[[int, int], None]] = None) -> VerifyReport:
     """Send every case to ``engine``, compare each answer; stops at an engine failure
@@ -513,12 +524,10 @@ def run_verify(engine: EngineProcess, cases: Sequence[Case],
     report = VerifyReport(engine.command, len(cases), groups=dict(Counter(c.group for c in cases)))
     start = time.perf_counter()
     for number, case in enumerate(cases, 1):
-        expected = expected_answer(case)
-        try:
-            line = engine.request(case.request())
-        except EngineError as exc:
-            report.error = exc
+        asked = _ask(engine, case, report)
+        if asked is None:
             break
+        expected, line = asked
         report.answered += 1
         if line != json.dumps(expected, separators=(",", ":"), ensure_ascii=False):
             findings = compare_answer(case, expected, line)
@@ -725,12 +734,10 @@ def _parted(engine: EngineProcess, report: PerftReport, game: Game, missing, ext
     case = Case("perft", "the stage where the engines part", work.code(), decision.seat,
                 tuple(decision.dice))
     report.stage = case
-    expected = expected_answer(case)
-    try:
-        line = engine.request(case.request())
-    except EngineError as exc:
-        report.error = exc
+    asked = _ask(engine, case, report)
+    if asked is None:
         return report
+    expected, line = asked
     report.findings = compare_answer(case, expected, line)
     if not report.findings:
         report.message = ("the engine's answer to this stage as a request matches gulbara's: "

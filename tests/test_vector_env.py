@@ -77,6 +77,23 @@ def test_native_terminal_observation_and_illegal_action():
     assert fresh.slot_step(0, 999)[2]
 
 
+def test_regression_slot_index_out_of_range_raises():
+    """The slot_* entry points read slot ``i`` unchecked (a read past the slots): now each
+    raises IndexError for a slot that does not exist, and the slots are unchanged."""
+    v = VecGames(2, Rules(), 0, "random")
+    v.load(1, Game(seed=24))
+    before = v.slot_arrays(1)
+    for bad in (2, -1, 1000):
+        for call in (lambda: v.slot_mask(bad), lambda: v.slot_observation(bad),
+                     lambda: v.slot_arrays(bad), lambda: v.slot_step(bad, 0),
+                     lambda: v.slot_taken(bad), lambda: v.slot_seed(bad, 1),
+                     lambda: v.load(bad, Game(seed=24))):
+            with pytest.raises(IndexError, match=f"slot {bad} out of range for 2 slots"):
+                call()
+    after = v.slot_arrays(1)
+    assert all(np.array_equal(a, b) for a, b in zip(before, after))
+
+
 def test_native_greedy_score_is_the_python_one():
     game = Game(seed=9)
     checked = 0

@@ -146,11 +146,7 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
     if bar is not None:
         bar.close()
     data = result.as_dict()
-    if args.out:
-        _write_json(args.out, data)
-    if args.json:
-        print(json.dumps(data), file=stdout)
-    else:
+    if not _json_out(args, data, stdout):
         print(result.table(), file=stdout)
     stdout.flush()
     if args.plot:
@@ -183,10 +179,7 @@ def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
     data = {"games_per_roll": args.games, "policy": names[0] if names[0] == names[1]
             else list(names), "seed": args.seed, "seconds": round(seconds, 3),
             "rules": rules.to_dict(), "openings": rows}
-    if args.out:
-        _write_json(args.out, data)
-    if args.json:
-        print(json.dumps(data), file=stdout)
+    if _json_out(args, data, stdout):
         return 0
     print(f"{'roll':<5} {'starter wins (95% CI)':<27} {'equity (95% CI)':<28} rolls", file=stdout)
     for row in rows:
@@ -197,8 +190,13 @@ def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
     return 0
 
 
-def _write_json(path: str, data: dict) -> None:
-    """``--out``: the JSON result, indented, to ``path``."""
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2)
-        handle.write("\n")
+def _json_out(args, data: dict, stdout: TextIO) -> bool:
+    """``--out``: the JSON result, indented, to that file; ``--json``: on one line to
+    ``stdout``. True if ``--json`` printed it (the table is then left out)."""
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2)
+            handle.write("\n")
+    if args.json:
+        print(json.dumps(data), file=stdout)
+    return bool(args.json)

@@ -56,7 +56,7 @@ from gulbara.envs._actions import N_ACTIONS, PASS_ACTION, IllegalActionError, ch
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render
-from gulbara.errors import GameStateError, GulBaraError, InvalidSeatError, checked_int
+from gulbara.errors import GameStateError, GulBaraError, InvalidSeatError, checked_seat
 from gulbara.game import Game
 from gulbara.rules import Rules, checked_rules
 
@@ -99,8 +99,7 @@ class GulBaraEnv(gymnasium.Env):
         elif not callable(getattr(opponent, "choose", None)):
             raise TypeError(f"opponent must be a bot name or have choose(game), "
                             f"not {type(opponent).__name__}")
-        seat = checked_int(seat, "seat", 0, 1, InvalidSeatError, InvalidSeatError,
-                           bounds="0 (White) or 1 (Black)")
+        seat = checked_seat(seat, type_error=InvalidSeatError)
         checked_rules(rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise GulBaraError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")

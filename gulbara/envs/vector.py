@@ -45,7 +45,7 @@ except ImportError as exc:                          # pragma: no cover - depends
 from gulbara._vector import VecGames
 from gulbara.envs._actions import N_ACTIONS
 from gulbara.envs._observe import STATE_FEATURES
-from gulbara.errors import GulBaraError, InvalidSeatError, checked_int
+from gulbara.errors import GulBaraError, InvalidSeatError, checked_int, checked_seat
 from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 
 __all__ = ["GulBaraVectorEnv", "NATIVE_OPPONENTS"]
@@ -66,8 +66,7 @@ class GulBaraVectorEnv(VectorEnv):
             raise GulBaraError(f"the native vector env plays the opponents "
                                f"{', '.join(NATIVE_OPPONENTS)}; got {opponent!r} (other bots: "
                                f"gymnasium.make_vec(..., vectorization_mode='sync'))")
-        seat = checked_int(seat, "seat", 0, 1, InvalidSeatError, InvalidSeatError,
-                           bounds="0 (White) or 1 (Black)")
+        seat = checked_seat(seat, type_error=InvalidSeatError)
         checked_rules(rules)
         if illegal_action != "lose":
             raise GulBaraError("the native vector env ends an illegal action's episode with -1 "
