@@ -10,6 +10,23 @@ float32 throughout; the first layer is summed over the nonzero inputs only
 array: ``w1`` (inputs x hidden, input-major), ``b1``, ``w2`` (3 x hidden,
 output-major), ``b2``; ``gulbara.net`` reads and writes them as ``.npz``.
 
+**Arithmetic.** The sigmoid is ``1 / (1 + e**-z)`` with ``e**x`` from a range
+reduction and a degree-7 polynomial (relative error below 2e-7, no libm
+call), so it vectorizes. Every operation is one IEEE float32 operation in a
+fixed order per hidden unit or output lane, done 8 lanes at a time with
+AVX2 when the CPU has it (chosen at import, :func:`simd_level`), 4 with SSE2,
+else one by one: the three give the same bytes (a test), and so do trained
+weights on any x86-64 build without ``-march=native`` (which may fuse
+multiply-adds).
+
+**A stage's ends in one pass** (``net_choose``): the first layer's sums over
+the stage start's per-point inputs are made once per side to act after the
+end (``StartLayer``), with the inputs from ``IN_OFF`` on of the first end
+valued in that view; each end then adds only the rows of what differs: the
+mover's points it changed (from the packed counts' difference) and the inputs
+from ``IN_OFF`` on that differ from that first end's (usually a handful).
+The outputs of 64 ends get their sigmoids in one vector pass.
+
 **Values.** A stage's end is valued by the state it leads to: the game's
 result when it ends the game (+points for the mover), else the network's
 equity ``2 P(win) - 1 + P(win mars) - P(lose mars)`` for whoever acts next,
@@ -31,17 +48,17 @@ slot order, so the weights depend only on the arguments.
 
 from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memset
-from libc.math cimport expf, fabs
+from libc.string cimport memset, memcpy
+from libc.math cimport fabs
 from cpython.exc cimport PyErr_CheckSignals
 
 from gulbara._bits cimport bit_length, popcount
 from gulbara._masks cimport rotate12
-from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE
-from gulbara._movegen cimport stage_generate, Position
+from gulbara._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE
+from gulbara._movegen cimport stage_generate, pos_mover_key, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll, escalates,
-                             play_end, stage_dice, read_rules, read_game)
+                             play_end, play_end_placed, stage_dice, read_rules, read_game)
 from gulbara._rng cimport Rng, rng_seed, rng_below
 from gulbara._playloop cimport chance_step, pending_ends, STAGE_CAPACITY, OPENING_TIE
 from gulbara._greedy cimport greedy_choose, longest_run
@@ -88,40 +105,71 @@ cdef inline void put_point(Sparse* x, int base, int c) noexcept nogil:
                     put(x, base + 3, (c - 3) / 2.0)
 
 
-cdef void encode(const GameRules* r, const GameState* s, Sparse* x) noexcept nogil:
-    """The gb1 inputs of ``s`` for its side to act (ascending indices)."""
-    cdef int me = s.seat, op = 1 - s.seat, q, pips_me = 0, pips_op = 0, n
+cdef inline void encode_points(const Pos* p, int me, Sparse* x) noexcept nogil:
+    """The gb1 per-point inputs (indices below IN_OFF) of ``p`` for side ``me``, appended."""
+    cdef int op = 1 - me, q
+    for q in range(1, 25):
+        put_point(x, IN_OWN + 4 * (q - 1), p.cnt[me][q])
+    for q in range(1, 25):                 # the same physical point (RULES §1.3)
+        put_point(x, IN_OPP + 4 * (q - 1), p.cnt[op][(q + 11) % 24 + 1])
+
+
+cdef inline int pip_count(const Pos* p, int seat) noexcept nogil:
+    cdef int q, pips = 0
+    for q in range(1, 25):
+        pips += q * p.cnt[seat][q]
+    return pips
+
+
+cdef enum:                     # the denominators of the inputs from IN_OFF on
+    BY_15 = 0
+    BY_360 = 1
+    BY_6 = 2
+    BY_4 = 3
+    RATIO_MAX = 360            # no numerator exceeds it (15 checkers on point 24)
+
+# RATIO[k][n]: n over the k-th denominator, divided in double and rounded to float
+cdef float RATIO[4][RATIO_MAX + 1]
+
+
+cdef void fill_ratios() noexcept nogil:
+    cdef int n
+    for n in range(RATIO_MAX + 1):
+        RATIO[BY_15][n] = n / 15.0
+        RATIO[BY_360][n] = n / 360.0
+        RATIO[BY_6][n] = n / 6.0
+        RATIO[BY_4][n] = n / 4.0
+
+
+fill_ratios()
+
+
+cdef void rest_dense(const GameRules* r, const GameState* s, int pips_me, int pips_op,
+                     float* f) noexcept nogil:
+    """The N_REST gb1 inputs from IN_OFF on of ``s`` for its side to act, zeros included;
+    ``pips_me`` and ``pips_op`` are the pip counts of that side and the other. Every
+    numerator is at most RATIO_MAX (a pending count at most 4, 259 even in a corrupt state)."""
+    cdef int me = s.seat, op = 1 - s.seat, q
     cdef int back
     cdef int counts[7]
     cdef uint32_t ahead
     cdef bint chain = False, me_first
-    x.n = 0
-    for q in range(1, 25):
-        put_point(x, IN_OWN + 4 * (q - 1), s.pos.cnt[me][q])
-        pips_me += q * s.pos.cnt[me][q]
-        pips_op += q * s.pos.cnt[op][q]
-    for q in range(1, 25):                 # the same physical point (RULES §1.3)
-        put_point(x, IN_OPP + 4 * (q - 1), s.pos.cnt[op][(q + 11) % 24 + 1])
-    if s.pos.off[me]:
-        put(x, IN_OFF, s.pos.off[me] / 15.0)
-    if s.pos.off[op]:
-        put(x, IN_OFF + 1, s.pos.off[op] / 15.0)
-    if pips_me:
-        put(x, IN_PIPS, pips_me / 360.0)
-    if pips_op:
-        put(x, IN_PIPS + 1, pips_op / 360.0)
+    for q in range(N_REST):
+        f[q] = 0.0
+    f[IN_OFF - IN_OFF] = RATIO[BY_15][s.pos.off[me]]
+    f[IN_OFF + 1 - IN_OFF] = RATIO[BY_15][s.pos.off[op]]
+    f[IN_PIPS - IN_OFF] = RATIO[BY_360][pips_me]
+    f[IN_PIPS + 1 - IN_OFF] = RATIO[BY_360][pips_op]
     back = bit_length(s.pos.occ[op])
     if back > 0:
         ahead = rotate12(s.pos.occ[me]) & ((<uint32_t>1 << (back - 1)) - 1)
-        if ahead:
-            put(x, IN_BLOCKS, popcount(ahead) / 6.0)
-            put(x, IN_BLOCKS + 1, longest_run(ahead) / 6.0)
+        f[IN_BLOCKS - IN_OFF] = RATIO[BY_6][popcount(ahead)]
+        f[IN_BLOCKS + 1 - IN_OFF] = RATIO[BY_6][longest_run(ahead)]
     back = bit_length(s.pos.occ[me])
     if back > 0:
         ahead = rotate12(s.pos.occ[op]) & ((<uint32_t>1 << (back - 1)) - 1)
-        if ahead:
-            put(x, IN_BLOCKS + 2, popcount(ahead) / 6.0)
-            put(x, IN_BLOCKS + 3, longest_run(ahead) / 6.0)
+        f[IN_BLOCKS + 2 - IN_OFF] = RATIO[BY_6][popcount(ahead)]
+        f[IN_BLOCKS + 3 - IN_OFF] = RATIO[BY_6][longest_run(ahead)]
     for q in range(7):
         counts[q] = 0
     if s.phase == PH_STAGE and s.kind != K_PLAIN:
@@ -132,48 +180,400 @@ cdef void encode(const GameRules* r, const GameState* s, Sparse* x) noexcept nog
     # who rolls next: the player, unless it is in its own chain (RULES §4.5)
     me_first = not chain
     if escalates(r, s.rolls[me] + 1, s.game_rolls + (1 if me_first else 2)):
-        put(x, IN_ESCALATES, 1.0)
+        f[IN_ESCALATES - IN_OFF] = 1.0
     if escalates(r, s.rolls[op] + 1, s.game_rolls + (2 if me_first else 1)):
-        put(x, IN_ESCALATES + 1, 1.0)
+        f[IN_ESCALATES + 1 - IN_OFF] = 1.0
     for q in range(1, 7):
-        if counts[q]:
-            put(x, IN_PENDING + q - 1, counts[q] / 4.0)
+        f[IN_PENDING + q - 1 - IN_OFF] = RATIO[BY_4][counts[q]]
     if chain:
-        put(x, IN_PENDING_CHAIN, 1.0)
+        f[IN_PENDING_CHAIN - IN_OFF] = 1.0
+
+
+cdef inline void encode_rest(const GameRules* r, const GameState* s, Sparse* x) noexcept nogil:
+    """The nonzero gb1 inputs from IN_OFF on of ``s`` for its side to act, appended."""
+    cdef float f[N_REST]
+    cdef int q
+    rest_dense(r, s, pip_count(&s.pos, s.seat), pip_count(&s.pos, 1 - s.seat), f)
+    for q in range(N_REST):
+        if f[q] != 0.0:
+            put(x, IN_OFF + q, f[q])
+
+
+cdef void encode(const GameRules* r, const GameState* s, Sparse* x) noexcept nogil:
+    """The gb1 inputs of ``s`` for its side to act (ascending indices)."""
+    x.n = 0
+    encode_points(&s.pos, s.seat, x)
+    encode_rest(r, s, x)
+
+
+cdef inline void put_point_change(Sparse* x, int base, int c0, int c1) noexcept nogil:
+    """The change of one point's four inputs when its count goes from c0 to c1, appended."""
+    cdef int u
+    cdef float d
+    for u in range(3):
+        d = (<float>(c1 > u)) - (<float>(c0 > u))
+        if d != 0.0:
+            put(x, base + u, d)
+    d = (c1 - 3) / 2.0 if c1 > 3 else 0.0
+    d -= (c0 - 3) / 2.0 if c0 > 3 else 0.0
+    if d != 0.0:
+        put(x, base + 3, d)
+
+
+ctypedef struct PointChange:
+    int n                      # the units that change, in order
+    int unit[4]
+    float val[4]
+
+# POINT_CHANGE[c0][c1]: put_point_change's entries for a point going from c0 to c1
+cdef PointChange POINT_CHANGE[16][16]
+
+
+cdef void fill_point_changes() noexcept nogil:
+    cdef Sparse x
+    cdef int c0, c1, u
+    for c0 in range(16):
+        for c1 in range(16):
+            x.n = 0
+            put_point_change(&x, 0, c0, c1)
+            POINT_CHANGE[c0][c1].n = x.n
+            for u in range(x.n):
+                POINT_CHANGE[c0][c1].unit[u] = x.idx[u]
+                POINT_CHANGE[c0][c1].val[u] = x.val[u]
+
+
+fill_point_changes()
 
 
 # ---------------------------------------------------------------------------
 # The forward pass
 # ---------------------------------------------------------------------------
 
-cdef inline float sigmoid(float z) noexcept nogil:
-    return 1.0 / (1.0 + expf(-z))
+cdef extern from *:
+    """
+    /* The network's arithmetic. Every operation is one IEEE single-precision
+       operation done lane by lane, so the SSE2 path (every x86-64) and the plain C
+       path give the same bytes; only a build that fuses multiply-adds
+       (-march=native on a CPU with FMA) can round differently. */
+    #if defined(__SSE2__) && !defined(GULBARA_NO_SIMD)
+    #include <emmintrin.h>
+    #define GULBARA_NET_SSE2 1
+    #endif
+
+    /* e**x for x clamped to [-87, 87]: x = n ln2 + r with |r| <= ln2 / 2 (n rounded
+       to nearest by adding and subtracting 1.5 * 2**23), e**r by a degree-7
+       polynomial (relative error below 2e-7), times 2**n made in the exponent bits. */
+    #define GULBARA_EXP_C1 0.693359375f
+    #define GULBARA_EXP_C2 2.12194440e-4f
+    static const float gulbara_exp_poly[6] = {1.9875691500e-4f, 1.3981999507e-3f,
+        8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+
+    static inline float gulbara_exp(float x) {
+        union { int i; float f; } scale;
+        float t, n, r, p;
+        int k;
+        x = x < -87.0f ? -87.0f : x;
+        x = x > 87.0f ? 87.0f : x;
+        t = x * 1.44269504088896341f;
+        n = (t + 12582912.0f) - 12582912.0f;
+        r = x - n * GULBARA_EXP_C1;
+        r = r + n * GULBARA_EXP_C2;
+        p = gulbara_exp_poly[0];
+        for (k = 1; k < 6; k++)
+            p = p * r + gulbara_exp_poly[k];
+        p = p * r * r + r + 1.0f;
+        scale.i = ((int)n + 127) << 23;
+        return p * scale.f;
+    }
+
+    static inline int gulbara_ctz64(unsigned long long m) {
+    #if defined(__GNUC__) || defined(__clang__)
+        return __builtin_ctzll(m);
+    #else
+        int n = 0;
+        while (!(m & 1ULL)) { m >>= 1; n++; }
+        return n;
+    #endif
+    }
+
+    static inline float gulbara_sigmoid(float z) {
+        return 1.0f / (1.0f + gulbara_exp(-z));
+    }
+
+    /* The sigmoid of each lane, gulbara_sigmoid's operations: one body for SSE2 (P = _mm,
+       4 lanes) and AVX2 (P = _mm256, 8 lanes). */
+    #define GULBARA_SIGMOID_LANES(P, VF, VI, CAST)                                      \
+        {                                                                               \
+            VF x = P##_sub_ps(P##_setzero_ps(), z), t, n, r, p;                          \
+            VF magic = P##_set1_ps(12582912.0f);                                        \
+            VI e;                                                                       \
+            int k;                                                                      \
+            x = P##_max_ps(x, P##_set1_ps(-87.0f));                                     \
+            x = P##_min_ps(x, P##_set1_ps(87.0f));                                      \
+            t = P##_mul_ps(x, P##_set1_ps(1.44269504088896341f));                       \
+            n = P##_sub_ps(P##_add_ps(t, magic), magic);                                \
+            r = P##_sub_ps(x, P##_mul_ps(n, P##_set1_ps(GULBARA_EXP_C1)));              \
+            r = P##_add_ps(r, P##_mul_ps(n, P##_set1_ps(GULBARA_EXP_C2)));              \
+            p = P##_set1_ps(gulbara_exp_poly[0]);                                       \
+            for (k = 1; k < 6; k++)                                                     \
+                p = P##_add_ps(P##_mul_ps(p, r), P##_set1_ps(gulbara_exp_poly[k]));     \
+            p = P##_add_ps(P##_add_ps(P##_mul_ps(P##_mul_ps(p, r), r), r),              \
+                           P##_set1_ps(1.0f));                                          \
+            e = P##_slli_epi32(P##_add_epi32(P##_cvttps_epi32(n), P##_set1_epi32(127)), \
+                               23);                                                     \
+            p = P##_mul_ps(p, CAST(e));                                                 \
+            return P##_div_ps(P##_set1_ps(1.0f), P##_add_ps(P##_set1_ps(1.0f), p));     \
+        }
+
+    #ifdef GULBARA_NET_SSE2
+    static inline __m128 gulbara_sigmoid4(__m128 z)
+        GULBARA_SIGMOID_LANES(_mm, __m128, __m128i, _mm_castsi128_ps)
+    #endif
+
+    /* The same lanes eight at a time with AVX2 when the running CPU has it (GCC and
+       Clang on x86-64; chosen at import, _net.simd_level()). No FMA: the bytes equal
+       the SSE2 path's. */
+    #if defined(GULBARA_NET_SSE2) && (defined(__GNUC__) || defined(__clang__)) \
+        && defined(__x86_64__) && !defined(__AVX2__)
+    #include <immintrin.h>
+    #define GULBARA_NET_AVX2 1
+    #define GULBARA_AVX2_FN __attribute__((target("avx2")))
+    #elif defined(__AVX2__) && !defined(GULBARA_NO_SIMD)
+    #include <immintrin.h>
+    #define GULBARA_NET_AVX2 1
+    #define GULBARA_AVX2_FN
+    #endif
+
+    #ifdef GULBARA_NET_AVX2
+    static inline GULBARA_AVX2_FN __m256 gulbara_sigmoid8(__m256 z)
+        GULBARA_SIGMOID_LANES(_mm256, __m256, __m256i, _mm256_castsi256_ps)
+
+    /* gulbara_hidden's first H - H mod 8 units: 32 (then 8) in registers. */
+    static GULBARA_AVX2_FN int gulbara_hidden_avx2(const float* start, const int* idx,
+                                                   const float* val, int n_in, const float* w1,
+                                                   int H, float* h, int sigmoid) {
+        int j = 0, i;
+        for (; j + 32 <= H; j += 32) {
+            __m256 a = _mm256_loadu_ps(start + j), b = _mm256_loadu_ps(start + j + 8);
+            __m256 c = _mm256_loadu_ps(start + j + 16), d = _mm256_loadu_ps(start + j + 24);
+            for (i = 0; i < n_in; i++) {
+                const float* row = w1 + (size_t)idx[i] * H + j;
+                __m256 v = _mm256_set1_ps(val[i]);
+                a = _mm256_add_ps(a, _mm256_mul_ps(v, _mm256_loadu_ps(row)));
+                b = _mm256_add_ps(b, _mm256_mul_ps(v, _mm256_loadu_ps(row + 8)));
+                c = _mm256_add_ps(c, _mm256_mul_ps(v, _mm256_loadu_ps(row + 16)));
+                d = _mm256_add_ps(d, _mm256_mul_ps(v, _mm256_loadu_ps(row + 24)));
+            }
+            if (sigmoid) {
+                a = gulbara_sigmoid8(a); b = gulbara_sigmoid8(b);
+                c = gulbara_sigmoid8(c); d = gulbara_sigmoid8(d);
+            }
+            _mm256_storeu_ps(h + j, a);
+            _mm256_storeu_ps(h + j + 8, b);
+            _mm256_storeu_ps(h + j + 16, c);
+            _mm256_storeu_ps(h + j + 24, d);
+        }
+        for (; j + 8 <= H; j += 8) {
+            __m256 a = _mm256_loadu_ps(start + j);
+            for (i = 0; i < n_in; i++)
+                a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_set1_ps(val[i]),
+                                                   _mm256_loadu_ps(w1 + (size_t)idx[i] * H + j)));
+            _mm256_storeu_ps(h + j, sigmoid ? gulbara_sigmoid8(a) : a);
+        }
+        return j;
+    }
+
+    static GULBARA_AVX2_FN int gulbara_sigmoid_n_avx2(float* z, int n) {
+        int j = 0;
+        for (; j + 8 <= n; j += 8)
+            _mm256_storeu_ps(z + j, gulbara_sigmoid8(_mm256_loadu_ps(z + j)));
+        return j;
+    }
+
+    /* The lanes of three dot products' first n - n mod 8 terms, summed as gulbara_outputs
+       sums them; returns where the rest starts. */
+    static GULBARA_AVX2_FN int gulbara_dots3_avx2(const float* a, const float* w, int n,
+                                                  float* sums) {
+        int j = 0, k;
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps();
+        __m128 t[3];
+        for (; j + 8 <= n; j += 8) {
+            __m256 x = _mm256_loadu_ps(a + j);
+            s0 = _mm256_add_ps(s0, _mm256_mul_ps(x, _mm256_loadu_ps(w + j)));
+            s1 = _mm256_add_ps(s1, _mm256_mul_ps(x, _mm256_loadu_ps(w + n + j)));
+            s2 = _mm256_add_ps(s2, _mm256_mul_ps(x, _mm256_loadu_ps(w + 2 * n + j)));
+        }
+        /* ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) of each */
+        t[0] = _mm_hadd_ps(_mm256_castps256_ps128(s0), _mm256_extractf128_ps(s0, 1));
+        t[1] = _mm_hadd_ps(_mm256_castps256_ps128(s1), _mm256_extractf128_ps(s1, 1));
+        t[2] = _mm_hadd_ps(_mm256_castps256_ps128(s2), _mm256_extractf128_ps(s2, 1));
+        for (k = 0; k < 3; k++) {
+            t[k] = _mm_hadd_ps(t[k], t[k]);
+            sums[k] = _mm_cvtss_f32(_mm_add_ss(t[k], _mm_shuffle_ps(t[k], t[k], 1)));
+        }
+        return j;
+    }
+    #endif
+
+    /* The arithmetic level: 2 AVX2, 1 SSE2, 0 plain C; all give the same bytes. */
+    static int gulbara_net_level = 0;
+
+    /* Use the best level this build and CPU have, or ``level`` when lower (tests);
+       returns the level in use. */
+    static int gulbara_net_simd(int level) {
+        int best = 0;
+    #ifdef GULBARA_NET_SSE2
+        best = 1;
+    #endif
+    #if defined(GULBARA_NET_AVX2) && defined(__AVX2__)
+        best = 2;
+    #elif defined(GULBARA_NET_AVX2)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2")) best = 2;
+    #endif
+        if (level >= 0 && level < best) best = level;
+        gulbara_net_level = best;
+        return best;
+    }
+
+    /* The sigmoid of each of z[0 .. n - 1], in place. */
+    static inline void gulbara_sigmoid_n(float* z, int n) {
+        int j = 0;
+    #ifdef GULBARA_NET_AVX2
+        if (gulbara_net_level >= 2)
+            j = gulbara_sigmoid_n_avx2(z, n);
+    #endif
+    #ifdef GULBARA_NET_SSE2
+        if (gulbara_net_level >= 1) {
+            for (; j + 4 <= n; j += 4)
+                _mm_storeu_ps(z + j, gulbara_sigmoid4(_mm_loadu_ps(z + j)));
+            if (j < n) {
+                float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+                int k;
+                for (k = j; k < n; k++) t[k - j] = z[k];
+                _mm_storeu_ps(t, gulbara_sigmoid4(_mm_loadu_ps(t)));
+                for (k = j; k < n; k++) z[k] = t[k - j];
+                j = n;
+            }
+        }
+    #endif
+        for (; j < n; j++)
+            z[j] = gulbara_sigmoid(z[j]);
+    }
+
+    /* out[k] = sigmoid(b[k] + the dot product of a and row k of w (3 x n)) (without the
+       sigmoid unless ``sigmoid``): each dot in
+       eight lanes (lane l sums the terms j = l mod 8 of the first n - n mod 8, in
+       order), the lanes added pairwise ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)),
+       then the rest of the terms in order. */
+    static inline void gulbara_outputs(const float* a, const float* w, const float* b, int n,
+                                       float* out, int sigmoid) {
+        float acc[8], sums[3], tail;
+        int j0 = 0, j, k, l;
+    #ifdef GULBARA_NET_AVX2
+        if (gulbara_net_level >= 2)
+            j0 = gulbara_dots3_avx2(a, w, n, sums);
+    #endif
+        for (k = 0; k < 3; k++) {
+            const float* row = w + k * n;
+            if (gulbara_net_level < 2) {
+                for (l = 0; l < 8; l++)
+                    acc[l] = 0.0f;
+                for (j = 0; j + 8 <= n; j += 8)
+                    for (l = 0; l < 8; l++)
+                        acc[l] += a[j + l] * row[j + l];
+                j0 = j;
+                sums[k] = ((acc[0] + acc[1]) + (acc[2] + acc[3]))
+                          + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+            }
+            tail = 0.0f;
+            for (j = j0; j < n; j++)
+                tail += a[j] * row[j];
+            out[k] = b[k] + (sums[k] + tail);
+        }
+        if (sigmoid)
+            gulbara_sigmoid_n(out, 3);
+    }
+
+    /* The hidden layer: h[j] = start[j] + sum_i val[i] * w1[idx[i] * H + j], the sum
+       taken in the order of i for every j (as adding the rows one by one), then its
+       sigmoid when ``sigmoid``; ``start`` is the biases or a stage start's sums. */
+    static inline void gulbara_hidden(const float* start, const int* idx, const float* val,
+                                      int n_in, const float* w1, int H, float* h, int sigmoid) {
+        int j = 0, i;
+    #ifdef GULBARA_NET_AVX2
+        if (gulbara_net_level >= 2)
+            j = gulbara_hidden_avx2(start, idx, val, n_in, w1, H, h, sigmoid);
+    #endif
+    #ifdef GULBARA_NET_SSE2
+        if (gulbara_net_level >= 1) {
+            for (; j + 8 <= H; j += 8) {
+                __m128 a = _mm_loadu_ps(start + j), b = _mm_loadu_ps(start + j + 4);
+                for (i = 0; i < n_in; i++) {
+                    const float* row = w1 + (size_t)idx[i] * H + j;
+                    __m128 v = _mm_set1_ps(val[i]);
+                    a = _mm_add_ps(a, _mm_mul_ps(v, _mm_loadu_ps(row)));
+                    b = _mm_add_ps(b, _mm_mul_ps(v, _mm_loadu_ps(row + 4)));
+                }
+                if (sigmoid) {
+                    a = gulbara_sigmoid4(a);
+                    b = gulbara_sigmoid4(b);
+                }
+                _mm_storeu_ps(h + j, a);
+                _mm_storeu_ps(h + j + 4, b);
+            }
+        }
+    #endif
+        for (; j < H; j++) {
+            float z = start[j];
+            for (i = 0; i < n_in; i++)
+                z += val[i] * w1[(size_t)idx[i] * H + j];
+            h[j] = sigmoid ? gulbara_sigmoid(z) : z;
+        }
+    }
+    """
+    float gulbara_sigmoid(float z) noexcept nogil
+    int gulbara_ctz64(uint64_t m) noexcept nogil
+    void gulbara_hidden(const float* start, const int* idx, const float* val, int n_in,
+                        const float* w1, int H, float* h, int sigmoid) noexcept nogil
+    int gulbara_net_simd(int level) noexcept nogil
+    void gulbara_outputs(const float* a, const float* w, const float* b, int n,
+                         float* out, int sigmoid) noexcept nogil
+    void gulbara_sigmoid_n(float* z, int n) noexcept nogil
+
+
+
+
+def simd_level(int level=-1):
+    """The arithmetic the network uses: 2 AVX2, 1 SSE2, 0 plain C (the best this build
+    and CPU have at import). ``level`` >= 0 chooses a lower one (tests: every level
+    gives the same bytes). Returns the level in use."""
+    return gulbara_net_simd(level)
+
+
+SIMD_LEVEL = gulbara_net_simd(-1)
+
+
+cdef inline void outputs(const Net* net, const float* h, float* out) noexcept nogil:
+    """The three outputs of hidden activations ``h``."""
+    gulbara_outputs(h, net.w2, net.b2, net.hidden, out, 1)
 
 
 cdef void forward(const Net* net, const Sparse* x, float* h, float* out) noexcept nogil:
     """Hidden activations ``h`` and the three outputs of inputs ``x``."""
-    cdef int H = net.hidden, j, k, i
-    cdef const float* row
-    cdef float v, z
-    for j in range(H):
-        h[j] = net.b1[j]
-    for i in range(x.n):
-        row = net.w1 + x.idx[i] * H
-        v = x.val[i]
-        for j in range(H):
-            h[j] += v * row[j]
-    for j in range(H):
-        h[j] = sigmoid(h[j])
-    for k in range(N_OUT):
-        row = net.w2 + k * H
-        z = net.b2[k]
-        for j in range(H):
-            z += h[j] * row[j]
-        out[k] = sigmoid(z)
+    gulbara_hidden(net.b1, x.idx, x.val, x.n, net.w1, net.hidden, h, 1)
+    outputs(net, h, out)
 
 
 cdef inline float equity(const float* out) noexcept nogil:
     return 2.0 * out[0] - 1.0 + out[1] - out[2]
+
+
+cdef inline float result_value(const GameState* over, int mover) noexcept nogil:
+    """``mover``'s points of a finished game (0 for a draw)."""
+    if over.winner < 0:
+        return 0.0
+    return over.points if over.winner == mover else -over.points
 
 
 cdef float after_value(const Net* net, const GameRules* r, const GameState* after,
@@ -183,30 +583,155 @@ cdef float after_value(const Net* net, const GameRules* r, const GameState* afte
     cdef float out[N_OUT]
     cdef float e
     if after.phase == PH_OVER:
-        if after.winner < 0:
-            return 0.0
-        return after.points if after.winner == mover else -after.points
+        return result_value(after, mover)
     encode(r, after, x)
     forward(net, x, h, out)
     e = equity(out)
     return e if after.seat == mover else -e
 
 
+ctypedef struct StartLayer:
+    # per side's view: the first layer's sums over a stage start's per-point inputs
+    # and over the inputs from IN_OFF on (``rest``) of the first end valued in that view
+    bint ready[2]
+    int pips[2]                # the start's pip counts by seat
+    Key96 key                  # the mover's checkers at the start, packed (_types.pxd)
+    int changed[24]            # the mover's points the current end changed,
+    int was[24]                # their counts before
+    int now[24]                # and after
+    int n_changed
+    int pips_after             # the mover's pip count after the current end
+    float rest[2][N_REST]
+    float pre[2][MAX_HIDDEN]
+
+
+cdef inline void place_end(const GameState* start, const StageEnd* e, GameState* after,
+                           StartLayer* base) noexcept nogil:
+    """Set the mover's checkers in ``after`` (a copy of ``start``) to those of ``e`` from
+    the difference of the packed counts: as ``pos_set_mover_key``, writing only the
+    points that change, and note them and the mover's pip count in ``base``."""
+    cdef int mover = start.seat, q, b, c0, c1, moved_in = 0
+    cdef uint64_t diff
+    cdef int k
+    cdef uint64_t words[2]
+    cdef uint64_t new_words[2]
+    words[0] = base.key.lo
+    words[1] = base.key.hi
+    new_words[0] = e.key.lo
+    new_words[1] = e.key.hi
+    base.n_changed = 0
+    base.pips_after = base.pips[mover]
+    for k in range(2):                     # points 1..16, then 17..24, four bits each
+        diff = words[k] ^ new_words[k]
+        while diff:
+            b = gulbara_ctz64(diff) >> 2
+            diff &= ~(<uint64_t>0xF << (4 * b))
+            q = 1 + 16 * k + b
+            c0 = start.pos.cnt[mover][q]
+            c1 = <int>((new_words[k] >> (4 * b)) & 15)
+            after.pos.cnt[mover][q] = c1
+            if c1:
+                after.pos.occ[mover] |= <uint32_t>1 << (q - 1)
+            else:
+                after.pos.occ[mover] &= ~(<uint32_t>1 << (q - 1))
+            moved_in += c1 - c0
+            base.pips_after += q * (c1 - c0)
+            base.changed[base.n_changed] = q
+            base.was[base.n_changed] = c0
+            base.now[base.n_changed] = c1
+            base.n_changed += 1
+    after.pos.off[mover] = start.pos.off[mover] - moved_in
+
+
+cdef void end_outputs(const Net* net, const GameRules* r, const GameState* start,
+                      const GameState* after, StartLayer* base, float* z) noexcept nogil:
+    """The network's three outputs before their sigmoids (``z``) for the state ``after``
+    an end of ``start``'s stage (not over), the first layer updated from the
+    stage's (``base``): only the inputs that differ, the mover's changed points and the
+    inputs from IN_OFF on that differ from the first end valued in the same view."""
+    cdef float h[MAX_HIDDEN]
+    cdef float rest[N_REST]
+    cdef Sparse x
+    cdef int mover = start.seat, view = after.seat, q, H = net.hidden, k, b
+    cdef int pips, u
+    cdef const PointChange* pc
+    cdef float d
+    pips = base.pips_after
+    if view == mover:
+        rest_dense(r, after, pips, base.pips[1 - mover], rest)
+    else:
+        rest_dense(r, after, base.pips[view], pips, rest)
+    x.n = 0
+    if not base.ready[view]:
+        encode_points(&start.pos, view, &x)
+        for q in range(N_REST):
+            base.rest[view][q] = rest[q]
+            if rest[q] != 0.0:
+                put(&x, IN_OFF + q, rest[q])
+        gulbara_hidden(net.b1, x.idx, x.val, x.n, net.w1, H, base.pre[view], 0)
+        base.ready[view] = True
+        x.n = 0
+    for k in range(base.n_changed):
+        q = base.changed[k]
+        pc = &POINT_CHANGE[base.was[k]][base.now[k]]
+        if view == mover:                  # its own view, or the opponent's (RULES §1.3)
+            b = IN_OWN + 4 * (q - 1)
+        else:
+            b = IN_OPP + 4 * ((q + 11) % 24)
+        for u in range(pc.n):
+            put(&x, b + pc.unit[u], pc.val[u])
+    for q in range(N_REST):
+        d = rest[q] - base.rest[view][q]
+        if d != 0.0:
+            put(&x, IN_OFF + q, d)
+    gulbara_hidden(base.pre[view], x.idx, x.val, x.n, net.w1, H, h, 1)
+    gulbara_outputs(h, net.w2, net.b2, H, z, 0)
+
+
+cdef enum:
+    CHOOSE_CHUNK = 64          # ends whose outputs get their sigmoids together
+
+
 cdef int net_choose(const Net* net, const GameRules* r, const GameState* s,
                     const StageEnd* ends, int n_ends, float* values) noexcept nogil:
-    """The end with the highest value (the first on a tie); ``values`` (or NULL) gets them all."""
+    """The end with the highest value (the first on a tie); ``values`` (or NULL) gets them all.
+
+    Ends are valued CHOOSE_CHUNK at a time: their outputs' sigmoids in one
+    vector pass (the same bytes as one by one)."""
     cdef GameState after
-    cdef Sparse x
-    cdef int i, best = 0
+    cdef StartLayer base
+    cdef float z[CHOOSE_CHUNK * N_OUT]
+    cdef float fixed[CHOOSE_CHUNK]
+    cdef int8_t sign[CHOOSE_CHUNK]
+    cdef int i, t, m, lo, best = 0, mover = s.seat
     cdef float v, best_v = 0.0
-    for i in range(n_ends):
-        after = s[0]
-        play_end(r, &after, &ends[i])
-        v = after_value(net, r, &after, s.seat, &x)
-        if values != NULL:
-            values[i] = v
-        if i == 0 or v > best_v:
-            best, best_v = i, v
+    base.ready[0] = base.ready[1] = False
+    base.pips[0] = pip_count(&s.pos, 0)
+    base.pips[1] = pip_count(&s.pos, 1)
+    base.key = pos_mover_key(&s.pos, mover)
+    lo = 0
+    while lo < n_ends:
+        m = min(<int>CHOOSE_CHUNK, n_ends - lo)
+        for t in range(m):
+            after = s[0]
+            place_end(s, &ends[lo + t], &after, &base)
+            play_end_placed(r, &after, &ends[lo + t])
+            if after.phase == PH_OVER:
+                sign[t] = 0
+                fixed[t] = result_value(&after, mover)
+                z[N_OUT * t] = z[N_OUT * t + 1] = z[N_OUT * t + 2] = 0.0
+            else:
+                sign[t] = 1 if after.seat == mover else -1
+                end_outputs(net, r, s, &after, &base, &z[N_OUT * t])
+        gulbara_sigmoid_n(z, N_OUT * m)
+        for t in range(m):
+            i = lo + t
+            v = fixed[t] if sign[t] == 0 else sign[t] * equity(&z[N_OUT * t])
+            if values != NULL:
+                values[i] = v
+            if i == 0 or v > best_v:
+                best, best_v = i, v
+        lo += m
     return best
 
 
@@ -329,7 +854,8 @@ cdef int td_update(const Net* net, const GameRules* r, const Record* rec, const 
     cdef double g[3]
     cdef double gx[3]
     cdef double c
-    cdef float h[MAX_HIDDEN]
+    cdef float* hs
+    cdef float* h
     cdef float out[N_OUT]
     cdef Sparse x
     cdef double* d_w1 = delta
@@ -342,11 +868,14 @@ cdef int td_update(const Net* net, const GameRules* r, const Record* rec, const 
     if T == 0:
         return 0
     Y = <double*>malloc(3 * T * sizeof(double))
-    if Y == NULL:
+    hs = <float*>malloc(<size_t>T * H * sizeof(float))
+    if Y == NULL or hs == NULL:
+        free(Y)
+        free(hs)
         return -1
-    for t in range(T):
+    for t in range(T):                              # the hidden activations kept for the pass back
         encode(r, &rec.states[t], &x)
-        forward(net, &x, h, out)
+        forward(net, &x, &hs[<size_t>t * H], out)
         to_white(out, rec.states[t].seat, &Y[3 * t])
     if res.winner == 0:
         z[0], z[1], z[2] = 1.0, (1.0 if res.points == 2 else 0.0), 0.0
@@ -370,7 +899,7 @@ cdef int td_update(const Net* net, const GameRules* r, const Record* rec, const 
         else:                                       # the side to act's frame
             gx[0], gx[1], gx[2] = -g[0], g[2], g[1]
         encode(r, &rec.states[t], &x)
-        forward(net, &x, h, out)
+        h = &hs[<size_t>t * H]
         for k in range(N_OUT):
             d_b2[k] += alpha * gx[k]
             for j in range(H):
@@ -387,6 +916,7 @@ cdef int td_update(const Net* net, const GameRules* r, const Record* rec, const 
             for j in range(H):
                 row[j] += c * cj[j]
     free(Y)
+    free(hs)
     return 0
 
 
