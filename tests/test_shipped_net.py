@@ -5,7 +5,7 @@ The shipped file is the best checkpoint of ``gulbara train --games G --seed 1
 SHA-256 of the run's weights after 100, 1,000 and 10,000 games and at every
 checkpoint; retraining the first 1,000 games here must give those bytes (the
 weights depend only on the arguments), and the slow test retrains the first
-checkpoint (100,000 games, about 6 minutes on one core).
+checkpoint (100,000 games).
 """
 
 import hashlib
