@@ -72,7 +72,8 @@ extensions = [
     Extension("gulbara._encode", ["gulbara/_encode.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._selfplay", ["gulbara/_selfplay.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._vector", ["gulbara/_vector.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._net", ["gulbara/_net.pyx"], extra_compile_args=compile_args),
+    Extension("gulbara._net", ["gulbara/_net.pyx"], depends=["gulbara/_net_math.h"],
+              extra_compile_args=compile_args),
     Extension("gulbara._lockstep", ["gulbara/_lockstep.pyx"], extra_compile_args=compile_args),
 ]
 

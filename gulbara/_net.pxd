@@ -17,6 +17,7 @@ cdef enum:
     IN_PENDING = 202           # 6: dice of each number 1..6 the player plays before the next roll / 4
     IN_PENDING_CHAIN = 208     # 1: those dice are the rest of the player's own chain
     N_IN = 209
+    N_REST = 17                # the inputs from IN_OFF on
 
 cdef enum:
     MAX_HIDDEN = 256

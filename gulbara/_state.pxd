@@ -151,9 +151,14 @@ cdef inline bint next_remainder_stage(GameState* s) noexcept nogil:
 
 cdef inline void play_end(const GameRules* r, GameState* s, const StageEnd* e) noexcept nogil:
     """Play end ``e`` of the pending stage of ``s`` and move on (game.py's _play)."""
+    pos_set_mover_key(&s.pos, s.seat, e.key)
+    play_end_placed(r, s, e)
+
+
+cdef inline void play_end_placed(const GameRules* r, GameState* s, const StageEnd* e) noexcept nogil:
+    """``play_end`` once the mover's checkers in ``s.pos`` are already those of ``e``."""
     cdef int seat = s.seat, played = e.n_steps, n
     cdef bint moved = played > 0
-    pos_set_mover_key(&s.pos, seat, e.key)
     if moved:
         s.stuck = 0                                    # RULES §7.2: any move resets
     if e.ends_game:                                    # RULES §5.5, §7.1

@@ -129,3 +129,56 @@ def test_inputs_reject_states_without_a_value(net):
         _net.encode_game(game)
     with pytest.raises(InvalidNetworkError):
         net.native_forward(np.zeros((2, 5)))
+
+
+def _decision_games(n_games, seed):
+    """Decisions of random self-play games (plain, chain and remainder stages)."""
+    rng = random.Random(seed)
+    games = []
+    for gi in range(n_games):
+        game = gulbara.Game(seed=seed * 100 + gi)
+        while not game.is_over():
+            games.append(game.copy())
+            plays = game.legal_plays()
+            game.play(plays[rng.randrange(len(plays))])
+    return games
+
+
+@pytest.mark.parametrize("hidden", [64, 37, 8])
+def test_incremental_stage_values_equal_python_twin_at_other_sizes(hidden):
+    # 64: the shipped size (32 units at a time with AVX2); 37 and 8: the shorter loops
+    net = ValueNet.random(hidden=hidden, seed=hidden, scale=0.4)
+    compared = 0
+    for game in _decision_games(3, 11):
+        native = net.stage_values(game)
+        assert np.abs(native - net.stage_values_python(game)).max() < 1e-5, game.state_code()
+        compared += len(native)
+    assert compared > 1000
+
+
+def test_every_arithmetic_level_gives_the_same_bytes(states):
+    """AVX2, SSE2 and plain C do the same IEEE operations lane by lane: equal bytes."""
+    games = _decision_games(2, 5)
+    kinds = {("chain" if g.decision.is_chain else "remainder" if g.decision.is_remainder
+              else "plain") for g in games}
+    assert kinds == {"plain", "chain", "remainder"}
+    x = np.array([inputs(g) for g in states[:400]], dtype=np.float32)
+    best = _net.SIMD_LEVEL
+    results = []
+    try:
+        for level in range(best + 1):
+            assert _net.simd_level(level) == level
+            for hidden in (64, 37):
+                net = ValueNet.random(hidden=hidden, seed=3, scale=0.5)
+                values = np.concatenate([net.stage_values(g) for g in games])
+                delta = np.zeros((2, _net.parameter_count(hidden)))
+                _net.train_slots(net.native, gulbara.DEFAULT_RULES, 9, 0, 2, [0, 1], delta,
+                                 0.01, 0.7)
+                results.append((level, hidden, values.tobytes(),
+                                net.native_forward(x).tobytes(), delta.tobytes()))
+    finally:
+        assert _net.simd_level(-1) == best
+    for level, hidden, *rest in results:
+        first = next(r for r in results if r[1] == hidden)
+        assert rest == list(first[2:]), (level, hidden)
+    assert len(results) == 2 * (best + 1)

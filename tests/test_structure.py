@@ -12,10 +12,15 @@ PACKAGE = Path(gulbara.__file__).resolve().parent
 PY_FILES = sorted(PACKAGE.rglob("*.py"))
 
 
-def test_no_python_module_is_over_1200_lines():
-    long = {str(p.relative_to(PACKAGE)): n for p in PY_FILES
+SOURCE_FILES = PY_FILES + sorted(p for pattern in ("*.pyx", "*.pxd", "*.h")
+                                  for p in PACKAGE.rglob(pattern))
+
+
+def test_no_module_is_over_1200_lines():
+    long = {str(p.relative_to(PACKAGE)): n for p in SOURCE_FILES
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 1200}
     assert not long
+    assert any(p.suffix == ".pyx" for p in SOURCE_FILES)
 
 
 def test_argparse_only_in_the_command_line():

@@ -1,0 +1,286 @@
+/* gulbara._net: the network's arithmetic in C (declared in _net.pyx). */
+#ifndef GULBARA_NET_MATH_H
+#define GULBARA_NET_MATH_H
+
+/* The network's arithmetic. Every operation is one IEEE single-precision
+   operation done lane by lane, so the SSE2 path (every x86-64) and the plain C
+   path give the same bytes; only a build that fuses multiply-adds
+   (-march=native on a CPU with FMA) can round differently. */
+#if defined(__SSE2__) && !defined(GULBARA_NO_SIMD)
+#include <emmintrin.h>
+#define GULBARA_NET_SSE2 1
+#endif
+
+/* e**x for x clamped to [-87, 87]: x = n ln2 + r with |r| <= ln2 / 2 (n rounded
+   to nearest by adding and subtracting 1.5 * 2**23), e**r by a degree-7
+   polynomial (relative error below 2e-7), times 2**n made in the exponent bits. */
+#define GULBARA_EXP_C1 0.693359375f
+#define GULBARA_EXP_C2 2.12194440e-4f
+static const float gulbara_exp_poly[6] = {1.9875691500e-4f, 1.3981999507e-3f,
+    8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+
+static inline float gulbara_exp(float x) {
+    union { int i; float f; } scale;
+    float t, n, r, p;
+    int k;
+    x = x < -87.0f ? -87.0f : x;
+    x = x > 87.0f ? 87.0f : x;
+    t = x * 1.44269504088896341f;
+    n = (t + 12582912.0f) - 12582912.0f;
+    r = x - n * GULBARA_EXP_C1;
+    r = r + n * GULBARA_EXP_C2;
+    p = gulbara_exp_poly[0];
+    for (k = 1; k < 6; k++)
+        p = p * r + gulbara_exp_poly[k];
+    p = p * r * r + r + 1.0f;
+    scale.i = ((int)n + 127) << 23;
+    return p * scale.f;
+}
+
+static inline int gulbara_ctz64(unsigned long long m) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(m);
+#else
+    int n = 0;
+    while (!(m & 1ULL)) { m >>= 1; n++; }
+    return n;
+#endif
+}
+
+static inline float gulbara_sigmoid(float z) {
+    return 1.0f / (1.0f + gulbara_exp(-z));
+}
+
+/* The sigmoid of each lane, gulbara_sigmoid's operations: one body for SSE2 (P = _mm,
+   4 lanes) and AVX2 (P = _mm256, 8 lanes). */
+#define GULBARA_SIGMOID_LANES(P, VF, VI, CAST)                                      \
+    {                                                                               \
+        VF x = P##_sub_ps(P##_setzero_ps(), z), t, n, r, p;                          \
+        VF magic = P##_set1_ps(12582912.0f);                                        \
+        VI e;                                                                       \
+        int k;                                                                      \
+        x = P##_max_ps(x, P##_set1_ps(-87.0f));                                     \
+        x = P##_min_ps(x, P##_set1_ps(87.0f));                                      \
+        t = P##_mul_ps(x, P##_set1_ps(1.44269504088896341f));                       \
+        n = P##_sub_ps(P##_add_ps(t, magic), magic);                                \
+        r = P##_sub_ps(x, P##_mul_ps(n, P##_set1_ps(GULBARA_EXP_C1)));              \
+        r = P##_add_ps(r, P##_mul_ps(n, P##_set1_ps(GULBARA_EXP_C2)));              \
+        p = P##_set1_ps(gulbara_exp_poly[0]);                                       \
+        for (k = 1; k < 6; k++)                                                     \
+            p = P##_add_ps(P##_mul_ps(p, r), P##_set1_ps(gulbara_exp_poly[k]));     \
+        p = P##_add_ps(P##_add_ps(P##_mul_ps(P##_mul_ps(p, r), r), r),              \
+                       P##_set1_ps(1.0f));                                          \
+        e = P##_slli_epi32(P##_add_epi32(P##_cvttps_epi32(n), P##_set1_epi32(127)), \
+                           23);                                                     \
+        p = P##_mul_ps(p, CAST(e));                                                 \
+        return P##_div_ps(P##_set1_ps(1.0f), P##_add_ps(P##_set1_ps(1.0f), p));     \
+    }
+
+#ifdef GULBARA_NET_SSE2
+static inline __m128 gulbara_sigmoid4(__m128 z)
+    GULBARA_SIGMOID_LANES(_mm, __m128, __m128i, _mm_castsi128_ps)
+#endif
+
+/* The same lanes eight at a time with AVX2 when the running CPU has it (GCC and
+   Clang on x86-64; chosen at import, _net.simd_level()). No FMA: the bytes equal
+   the SSE2 path's. */
+#if defined(GULBARA_NET_SSE2) && (defined(__GNUC__) || defined(__clang__)) \
+    && defined(__x86_64__) && !defined(__AVX2__)
+#include <immintrin.h>
+#define GULBARA_NET_AVX2 1
+#define GULBARA_AVX2_FN __attribute__((target("avx2")))
+#elif defined(__AVX2__) && !defined(GULBARA_NO_SIMD)
+#include <immintrin.h>
+#define GULBARA_NET_AVX2 1
+#define GULBARA_AVX2_FN
+#endif
+
+#ifdef GULBARA_NET_AVX2
+static inline GULBARA_AVX2_FN __m256 gulbara_sigmoid8(__m256 z)
+    GULBARA_SIGMOID_LANES(_mm256, __m256, __m256i, _mm256_castsi256_ps)
+
+/* gulbara_hidden's first H - H mod 8 units: 32 (then 8) in registers. */
+static GULBARA_AVX2_FN int gulbara_hidden_avx2(const float* start, const int* idx,
+                                               const float* val, int n_in, const float* w1,
+                                               int H, float* h, int sigmoid) {
+    int j = 0, i;
+    for (; j + 32 <= H; j += 32) {
+        __m256 a = _mm256_loadu_ps(start + j), b = _mm256_loadu_ps(start + j + 8);
+        __m256 c = _mm256_loadu_ps(start + j + 16), d = _mm256_loadu_ps(start + j + 24);
+        for (i = 0; i < n_in; i++) {
+            const float* row = w1 + (size_t)idx[i] * H + j;
+            __m256 v = _mm256_set1_ps(val[i]);
+            a = _mm256_add_ps(a, _mm256_mul_ps(v, _mm256_loadu_ps(row)));
+            b = _mm256_add_ps(b, _mm256_mul_ps(v, _mm256_loadu_ps(row + 8)));
+            c = _mm256_add_ps(c, _mm256_mul_ps(v, _mm256_loadu_ps(row + 16)));
+            d = _mm256_add_ps(d, _mm256_mul_ps(v, _mm256_loadu_ps(row + 24)));
+        }
+        if (sigmoid) {
+            a = gulbara_sigmoid8(a); b = gulbara_sigmoid8(b);
+            c = gulbara_sigmoid8(c); d = gulbara_sigmoid8(d);
+        }
+        _mm256_storeu_ps(h + j, a);
+        _mm256_storeu_ps(h + j + 8, b);
+        _mm256_storeu_ps(h + j + 16, c);
+        _mm256_storeu_ps(h + j + 24, d);
+    }
+    for (; j + 8 <= H; j += 8) {
+        __m256 a = _mm256_loadu_ps(start + j);
+        for (i = 0; i < n_in; i++)
+            a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_set1_ps(val[i]),
+                                               _mm256_loadu_ps(w1 + (size_t)idx[i] * H + j)));
+        _mm256_storeu_ps(h + j, sigmoid ? gulbara_sigmoid8(a) : a);
+    }
+    return j;
+}
+
+static GULBARA_AVX2_FN int gulbara_sigmoid_n_avx2(float* z, int n) {
+    int j = 0;
+    for (; j + 8 <= n; j += 8)
+        _mm256_storeu_ps(z + j, gulbara_sigmoid8(_mm256_loadu_ps(z + j)));
+    return j;
+}
+
+/* The lanes of three dot products' first n - n mod 8 terms, summed as gulbara_outputs
+   sums them; returns where the rest starts. */
+static GULBARA_AVX2_FN int gulbara_dots3_avx2(const float* a, const float* w, int n,
+                                              float* sums) {
+    int j = 0, k;
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps();
+    __m128 t[3];
+    for (; j + 8 <= n; j += 8) {
+        __m256 x = _mm256_loadu_ps(a + j);
+        s0 = _mm256_add_ps(s0, _mm256_mul_ps(x, _mm256_loadu_ps(w + j)));
+        s1 = _mm256_add_ps(s1, _mm256_mul_ps(x, _mm256_loadu_ps(w + n + j)));
+        s2 = _mm256_add_ps(s2, _mm256_mul_ps(x, _mm256_loadu_ps(w + 2 * n + j)));
+    }
+    /* ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) of each */
+    t[0] = _mm_hadd_ps(_mm256_castps256_ps128(s0), _mm256_extractf128_ps(s0, 1));
+    t[1] = _mm_hadd_ps(_mm256_castps256_ps128(s1), _mm256_extractf128_ps(s1, 1));
+    t[2] = _mm_hadd_ps(_mm256_castps256_ps128(s2), _mm256_extractf128_ps(s2, 1));
+    for (k = 0; k < 3; k++) {
+        t[k] = _mm_hadd_ps(t[k], t[k]);
+        sums[k] = _mm_cvtss_f32(_mm_add_ss(t[k], _mm_shuffle_ps(t[k], t[k], 1)));
+    }
+    return j;
+}
+#endif
+
+/* The arithmetic level: 2 AVX2, 1 SSE2, 0 plain C; all give the same bytes. */
+static int gulbara_net_level = 0;
+
+/* Use the best level this build and CPU have, or ``level`` when lower (tests);
+   returns the level in use. */
+static int gulbara_net_simd(int level) {
+    int best = 0;
+#ifdef GULBARA_NET_SSE2
+    best = 1;
+#endif
+#if defined(GULBARA_NET_AVX2) && defined(__AVX2__)
+    best = 2;
+#elif defined(GULBARA_NET_AVX2)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) best = 2;
+#endif
+    if (level >= 0 && level < best) best = level;
+    gulbara_net_level = best;
+    return best;
+}
+
+/* The sigmoid of each of z[0 .. n - 1], in place. */
+static inline void gulbara_sigmoid_n(float* z, int n) {
+    int j = 0;
+#ifdef GULBARA_NET_AVX2
+    if (gulbara_net_level >= 2)
+        j = gulbara_sigmoid_n_avx2(z, n);
+#endif
+#ifdef GULBARA_NET_SSE2
+    if (gulbara_net_level >= 1) {
+        for (; j + 4 <= n; j += 4)
+            _mm_storeu_ps(z + j, gulbara_sigmoid4(_mm_loadu_ps(z + j)));
+        if (j < n) {
+            float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            int k;
+            for (k = j; k < n; k++) t[k - j] = z[k];
+            _mm_storeu_ps(t, gulbara_sigmoid4(_mm_loadu_ps(t)));
+            for (k = j; k < n; k++) z[k] = t[k - j];
+            j = n;
+        }
+    }
+#endif
+    for (; j < n; j++)
+        z[j] = gulbara_sigmoid(z[j]);
+}
+
+/* out[k] = sigmoid(b[k] + the dot product of a and row k of w (3 x n)) (without the
+   sigmoid unless ``sigmoid``): each dot in
+   eight lanes (lane l sums the terms j = l mod 8 of the first n - n mod 8, in
+   order), the lanes added pairwise ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)),
+   then the rest of the terms in order. */
+static inline void gulbara_outputs(const float* a, const float* w, const float* b, int n,
+                                   float* out, int sigmoid) {
+    float acc[8], sums[3], tail;
+    int j0 = 0, j, k, l;
+#ifdef GULBARA_NET_AVX2
+    if (gulbara_net_level >= 2)
+        j0 = gulbara_dots3_avx2(a, w, n, sums);
+#endif
+    for (k = 0; k < 3; k++) {
+        const float* row = w + k * n;
+        if (gulbara_net_level < 2) {
+            for (l = 0; l < 8; l++)
+                acc[l] = 0.0f;
+            for (j = 0; j + 8 <= n; j += 8)
+                for (l = 0; l < 8; l++)
+                    acc[l] += a[j + l] * row[j + l];
+            j0 = j;
+            sums[k] = ((acc[0] + acc[1]) + (acc[2] + acc[3]))
+                      + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+        }
+        tail = 0.0f;
+        for (j = j0; j < n; j++)
+            tail += a[j] * row[j];
+        out[k] = b[k] + (sums[k] + tail);
+    }
+    if (sigmoid)
+        gulbara_sigmoid_n(out, 3);
+}
+
+/* The hidden layer: h[j] = start[j] + sum_i val[i] * w1[idx[i] * H + j], the sum
+   taken in the order of i for every j (as adding the rows one by one), then its
+   sigmoid when ``sigmoid``; ``start`` is the biases or a stage start's sums. */
+static inline void gulbara_hidden(const float* start, const int* idx, const float* val,
+                                  int n_in, const float* w1, int H, float* h, int sigmoid) {
+    int j = 0, i;
+#ifdef GULBARA_NET_AVX2
+    if (gulbara_net_level >= 2)
+        j = gulbara_hidden_avx2(start, idx, val, n_in, w1, H, h, sigmoid);
+#endif
+#ifdef GULBARA_NET_SSE2
+    if (gulbara_net_level >= 1) {
+        for (; j + 8 <= H; j += 8) {
+            __m128 a = _mm_loadu_ps(start + j), b = _mm_loadu_ps(start + j + 4);
+            for (i = 0; i < n_in; i++) {
+                const float* row = w1 + (size_t)idx[i] * H + j;
+                __m128 v = _mm_set1_ps(val[i]);
+                a = _mm_add_ps(a, _mm_mul_ps(v, _mm_loadu_ps(row)));
+                b = _mm_add_ps(b, _mm_mul_ps(v, _mm_loadu_ps(row + 4)));
+            }
+            if (sigmoid) {
+                a = gulbara_sigmoid4(a);
+                b = gulbara_sigmoid4(b);
+            }
+            _mm_storeu_ps(h + j, a);
+            _mm_storeu_ps(h + j + 4, b);
+        }
+    }
+#endif
+    for (; j < H; j++) {
+        float z = start[j];
+        for (i = 0; i < n_in; i++)
+            z += val[i] * w1[(size_t)idx[i] * H + j];
+        h[j] = sigmoid ? gulbara_sigmoid(z) : z;
+    }
+}
+
+#endif
