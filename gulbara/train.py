@@ -271,12 +271,8 @@ def _report(stream: TextIO, done: int, total: int, new: int, seconds: float, err
 
 def plot_history(history: List[Checkpoint], path: str) -> None:
     """Draw the learning curve (win rate against greedy by games) to ``path``."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError('plots need matplotlib: pip install "gulbara[plot]"') from None
+    from gulbara.plotting import pyplot
+    plt = pyplot()
     g = [c.games for c in history]
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.plot(g, [c.win_rate for c in history], marker="o", label="win rate against greedy")

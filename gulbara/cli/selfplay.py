@@ -50,12 +50,8 @@ class ProgressBar:
 
 def plot_result(result, path: str) -> None:
     """Draw the distributions of a run (game length, points, chain length) into ``path``."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError('plots need matplotlib: pip install "gulbara[plot]"') from None
+    from gulbara.plotting import pyplot
+    plt = pyplot()
     import numpy as np
     rolls = result.column("rolls")
     points = result.column("points")
