@@ -25,7 +25,11 @@ SIZE_LIMIT = 12_000     # outcomes per case the Python expansion handles quickly
 
 
 def small_chain(code, seat, first, limit=SIZE_LIMIT, **kw):
-    """The chain, or None when it holds more than ``limit`` positions at once (cheap to find out)."""
+    """The chain, or None when it holds more than ``limit`` positions at once (cheap to find out).
+
+    One thread unless told: threads hold some positions twice until they are
+    merged, so which chains pass would otherwise depend on the machine's cores."""
+    kw.setdefault("threads", 1)
     try:
         return chain_ends(code, seat, first, max_ends=limit, **kw)
     except gulbara.EnumerationLimitError:
@@ -391,20 +395,24 @@ def test_threads_give_the_same_outcomes_in_the_same_order(code, seat, first):
     assert len(set(results[0])) == len(results[0]) > 0
 
 
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("code, seat, first", THREAD_CASES)
-def test_passes_and_streams_give_the_one_pass_result(code, seat, first):
+def test_passes_and_streams_give_the_one_pass_result(code, seat, first, threads):
+    # every call names its thread count: the tables' peak depends on it, so a
+    # budget found with one count says nothing about another (and the default
+    # is the machine's core count)
     whole = chain_ends(code, seat, first, threads=1)
     rows = outcome_rows(whole)
     # budgets too small for one pass: the enumeration is repeated in passes
     # (passes shrink the outcomes' tables, not the frontiers', so the
     # smallest budgets may not fit at all)
     passes = []
-    memory = chain_ends(code, seat, first, threads=2)._raw.table_peak_bytes
+    memory = chain_ends(code, seat, first, threads=threads)._raw.table_peak_bytes
     memory_used = None
     for share in (0.9, 0.75, 0.6, 0.45, 0.3):
         budget = max(_chains.CHAIN_BASE_BYTES, int(memory * share))
         try:
-            passed = chain_ends(code, seat, first, threads=2, memory=budget)
+            passed = chain_ends(code, seat, first, threads=threads, memory=budget)
         except gulbara.EnumerationLimitError:
             continue
         assert outcome_rows(passed) == rows
@@ -413,18 +421,34 @@ def test_passes_and_streams_give_the_one_pass_result(code, seat, first):
     if len(whole) > 5000:
         assert max(passes) > 1, passes
     memory = memory_used
-    chunks = list(gulbara.chain_ends_iter(code, seat, first, chunk=997, memory=memory))
+    chunks = list(gulbara.chain_ends_iter(code, seat, first, chunk=997, threads=threads,
+                                          memory=memory))
     assert all(0 < len(c) <= 997 for c in chunks)
     assert [row for c in chunks for row in outcome_rows(c)] == rows
     assert np.array_equal(np.concatenate([c.boards for c in chunks]), whole.boards)
-    assert gulbara.chain_count(code, seat, first, memory=memory) == len(whole)
+    assert gulbara.chain_count(code, seat, first, threads=threads, memory=memory) == len(whole)
+
+
+def test_regression_stream_uses_the_thread_count_its_budget_was_found_with():
+    # The test above once found a budget with threads=2 and then streamed with
+    # the default thread count; on a machine with more cores the stream's
+    # tables were bigger and it failed. Streaming and counting with the thread
+    # count the budget was found with keeps to it.
+    code, seat, first = THREAD_CASES[2]                  # 42,675 outcomes
+    whole = chain_ends(code, seat, first, threads=1)
+    peak = chain_ends(code, seat, first, threads=2)._raw.table_peak_bytes
+    budget = max(_chains.CHAIN_BASE_BYTES, int(peak * 0.6))
+    assert chain_ends(code, seat, first, threads=2, memory=budget)._raw.passes > 1
+    streamed = list(gulbara.chain_ends_iter(code, seat, first, threads=2, memory=budget))
+    assert sum(len(c) for c in streamed) == len(whole)
+    assert gulbara.chain_count(code, seat, first, threads=2, memory=budget) == len(whole)
 
 
 def test_remainder_streams_give_the_in_memory_result():
     code, seat = MID_GAME_11[1].code, MID_GAME_11[1].seat
     stages = [[2, 2], [3] * 4, [4] * 4, [5] * 4, [6] * 4]      # 6,020 outcomes
     whole = remainder_ends(code, seat, stages, threads=1)
-    chunks = list(gulbara.remainder_ends_iter(code, seat, stages, chunk=1000,
+    chunks = list(gulbara.remainder_ends_iter(code, seat, stages, chunk=1000, threads=2,
                                               memory=_chains.CHAIN_BASE_BYTES * 2))
     assert [row for c in chunks for row in outcome_rows(c)] == outcome_rows(whole)
     assert len(whole) > 1000 and len(chunks) > 6
