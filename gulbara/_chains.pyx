@@ -803,8 +803,10 @@ cdef class ChainResult(EndSet):
     """Every distinct outcome of a chain or a remainder (backend object; see gulbara.chains)."""
     cdef ChainPlan plan
     cdef KeySet outcomes
-    cdef size_t peak
-    cdef int passes_
+    cdef readonly size_t table_peak_bytes  # the most bytes its tables held at once (with
+                                           # max_ends set, at most max_ends *
+                                           # CHAIN_BYTES_PER_END + CHAIN_BASE_BYTES)
+    cdef readonly int passes               # passes it took (1 unless memory ran short)
 
     def __dealloc__(self):
         free(self.outcomes.dense)
@@ -818,17 +820,6 @@ cdef class ChainResult(EndSet):
         key.lo = self.outcomes.dense[2 * i]
         key.hi = <uint32_t>self.outcomes.dense[2 * i + 1]
         return key
-
-    @property
-    def table_peak_bytes(self):
-        """The most bytes the enumeration's tables held at once (with max_ends
-        set, at most max_ends * CHAIN_BYTES_PER_END + CHAIN_BASE_BYTES)."""
-        return self.peak
-
-    @property
-    def passes(self):
-        """How many passes the enumeration took (1 unless memory ran short)."""
-        return self.passes_
 
     @property
     def stages(self):
@@ -846,7 +837,7 @@ cdef class ChainResult(EndSet):
              int8_t[::1] stop, uint8_t[::1] number, uint8_t[::1] played):
         """Write every outcome into caller arrays (shapes N x 24, N x 2, N, N, N)."""
         cdef Py_ssize_t i, n = self.outcomes.size
-        cdef int q, other = 1 - self.seat_
+        cdef int q, other = 1 - self.seat
         cdef Pos p
         cdef uint64_t tag
         if (boards.shape[0] != n or boards.shape[1] != 24 or borne_off.shape[0] != n
@@ -869,10 +860,10 @@ cdef class ChainResult(EndSet):
         """Pickles (and deep copies) carry the start, the stages and the outcomes."""
         cdef bytes outcomes = (<char*>self.outcomes.dense)[:table_bytes(self.outcomes.size)]
         return (_chain_result_from_state,
-                (format_code(&self.base), self.seat_, self.plan.is_chain,
+                (format_code(&self.base), self.seat, self.plan.is_chain,
                  bytes([self.plan.numbers[k] for k in range(self.plan.n_stages)]),
                  bytes([self.plan.counts[k] for k in range(self.plan.n_stages)]),
-                 outcomes, self.peak, self.passes_))
+                 outcomes, self.table_peak_bytes, self.passes))
 
     def take(self, Py_ssize_t start, Py_ssize_t stop):
         """A new result holding outcomes ``start:stop`` (a chunk of this one)."""
@@ -888,7 +879,7 @@ cdef class ChainResult(EndSet):
         return part
 
     cdef ChainResult like(self):
-        return new_result(&self.base, self.seat_, &self.plan, self.peak, self.passes_)
+        return new_result(&self.base, self.seat, &self.plan, self.table_peak_bytes, self.passes)
 
     def steps(self, Py_ssize_t i):
         """One canonical stage-by-stage play reaching outcome ``i``: a tuple of
@@ -908,7 +899,7 @@ cdef class ChainResult(EndSet):
         if keyset_init(&failed, 1024, NULL):
             raise MemoryError()
         with nogil:
-            found = chain_recover(&q, self.seat_, self.plan.numbers, self.plan.counts,
+            found = chain_recover(&q, self.seat, self.plan.numbers, self.plan.counts,
                                   self.plan.n_stages, self.plan.is_chain, 0, target, tag, path,
                                   stage_steps, &failed, &last)
         keyset_free(&failed)
@@ -929,10 +920,10 @@ cdef ChainResult new_result(const Pos* base, int seat, const ChainPlan* plan, si
     """A ChainResult of ``plan`` with no outcomes yet."""
     cdef ChainResult result = ChainResult.__new__(ChainResult)
     result.base = base[0]
-    result.seat_ = seat
+    result.seat = seat
     result.plan = plan[0]
-    result.peak = peak
-    result.passes_ = passes
+    result.table_peak_bytes = peak
+    result.passes = passes
     keyset_clear(&result.outcomes, NULL)
     return result
 
@@ -979,7 +970,7 @@ cdef class ChainRun:
     CHAIN_MAX_PASSES): together the passes give every outcome once, in the
     order of the one-pass result."""
     cdef Pos start
-    cdef int seat_
+    cdef int seat
     cdef ChainPlan plan
     cdef int threads
     cdef Py_ssize_t max_held
@@ -1003,12 +994,12 @@ cdef class ChainRun:
         sh.max_held = self.max_held
         sh.err = CHAIN_OK
         interrupt_init(&sh.intr, POLL_EVERY, MAIN_THREAD)
-        result = new_result(&self.start, self.seat_, &self.plan, 0, passes)
+        result = new_result(&self.start, self.seat, &self.plan, 0, passes)
         with nogil:
-            err = chain_enumerate(&self.start, self.seat_, self.plan.numbers, self.plan.counts,
+            err = chain_enumerate(&self.start, self.seat, self.plan.numbers, self.plan.counts,
                                   self.plan.n_stages, self.plan.is_chain, self.threads, keep_lo,
                                   keep_hi, &sh, &result.outcomes)
-        result.peak = sh.meter.peak
+        result.table_peak_bytes = sh.meter.peak
         interrupt_raise(&sh.intr)
         if err == CHAIN_TOO_MANY:
             if self.max_ends is not None:
@@ -1052,9 +1043,9 @@ cdef class ChainRun:
             memcpy(whole.outcomes.dense + 2 * at, part.outcomes.dense,
                    table_bytes(part.outcomes.size))
             at += part.outcomes.size
-            whole.peak = max(whole.peak, part.peak)
+            whole.table_peak_bytes = max(whole.table_peak_bytes, part.table_peak_bytes)
         whole.outcomes.size = total
-        whole.passes_ = passes
+        whole.passes = passes
         return whole
 
 
@@ -1069,7 +1060,7 @@ cdef ChainRun make_run(const Pos* p, int seat, list stages, bint is_chain, objec
     cdef ChainRun run = ChainRun.__new__(ChainRun)
     cdef int k
     run.start = p[0]
-    run.seat_ = seat
+    run.seat = seat
     run.plan.is_chain = is_chain
     run.plan.n_stages = len(stages)
     for k in range(run.plan.n_stages):

@@ -119,7 +119,7 @@ def _py_encode_position(Position position not None, int seat, float[::1] out):
 def _py_encode_ends(EndSet ends not None, float[:, ::1] out):
     """Encode every end of ``ends`` from its mover's view into ``out`` (GIL released)."""
     cdef Py_ssize_t i, n = len(ends)
-    cdef int seat = ends.seat_
+    cdef int seat = ends.seat
     cdef Pos p
     with nogil:
         for i in range(n):
@@ -140,7 +140,7 @@ def _py_encode_ends_list(list stages, float[:, ::1] out):
         n = ends.count()
         for i in range(n):
             ends.end_pos(i, &p)
-            encode_pos(&p, ends.seat_, &out[at + i, 0])
+            encode_pos(&p, ends.seat, &out[at + i, 0])
         at += n
 
 

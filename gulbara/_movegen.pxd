@@ -38,7 +38,7 @@ cdef class Position:
 cdef class EndSet:
     """End positions of one mover from one start: a stage's ends or a chain's outcomes."""
     cdef Pos base
-    cdef int seat_
+    cdef readonly int seat           # the mover: 0 White, 1 Black
     cdef Py_ssize_t count(self) noexcept
     cdef Key96 key_at(self, Py_ssize_t i) noexcept nogil
     cdef int check_index(self, Py_ssize_t i) except -1
@@ -47,7 +47,7 @@ cdef class EndSet:
 
 
 cdef class Ends(EndSet):
-    cdef int playable
+    cdef readonly int playable_dice  # the effective length of every legal play (RULES §3.4)
     cdef int n
-    cdef tuple dice_
+    cdef readonly tuple dice         # the stage's dice
     cdef StageEnd* ends

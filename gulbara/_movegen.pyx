@@ -172,19 +172,33 @@ ctypedef struct Sink:
     int overflow
 
 
-cdef inline void sink_record(Sink* s, uint64_t lo, uint64_t hi, int n_steps, int effective,
-                             bint ends_game, uint64_t steps) noexcept nogil:
-    """Keep a finished play if its effective length is the best so far (RULES §3.4)."""
+cdef inline bint sink_takes(Sink* s, int effective) noexcept nogil:
+    """Whether a finished play of this effective length is kept (RULES §3.4):
+    not if shorter than the best so far; a longer one empties the sink."""
     if effective < s.best:
-        return
+        return False
     if effective > s.best:
         s.best = effective
         s.n = 0
+    return True
+
+
+cdef inline bint sink_put(Sink* s, uint64_t lo, uint64_t hi, int n_steps, bint ends_game,
+                          uint64_t steps) noexcept nogil:
+    """Append an end; False (and ``overflow`` set) when the sink is full."""
     if s.n >= s.capacity:
         s.overflow = 1
-        return
+        return False
     put_end(&s.out[s.n], lo, hi, n_steps, ends_game, steps)
     s.n += 1
+    return True
+
+
+cdef inline void sink_record(Sink* s, uint64_t lo, uint64_t hi, int n_steps, int effective,
+                             bint ends_game, uint64_t steps) noexcept nogil:
+    """Keep a finished play if its effective length is the best so far (RULES §3.4)."""
+    if sink_takes(s, effective):
+        sink_put(s, lo, hi, n_steps, ends_game, steps)
 
 
 # ---------------------------------------------------------------------------
@@ -405,18 +419,15 @@ cdef inline void two_record(TwoSink* t, uint64_t lo, uint64_t hi, int n_steps, i
                             bint ends_game, uint64_t steps) noexcept nogil:
     """sink_record for plays that may reach an end found before: plays arrive
     in canonical order (RULES §3.8), so the first play that reaches an end
-    carries its canonical steps; later ones are dropped. It repeats sink_record's
-    best-length and capacity checks inline: through helpers shared with it,
-    benchmarks/test_bench_stage.py::test_nondouble_raw_core ran about 8% slower."""
+    carries its canonical steps; later ones are dropped."""
     cdef Sink* s = &t.s
-    cdef int i
+    cdef int i, n
     cdef uint32_t h = 0
     cdef uint16_t slot
-    if effective < s.best:
+    cdef int best = s.best
+    if not sink_takes(s, effective):
         return
-    if effective > s.best:
-        s.best = effective
-        s.n = 0
+    if s.best != best:                       # a longer play: the sink was emptied
         memset(t.slots, 0, sizeof(t.slots))
     if s.n < 192:
         # open addressing on the exact key; the table holds the first 192 ends
@@ -432,13 +443,9 @@ cdef inline void two_record(TwoSink* t, uint64_t lo, uint64_t hi, int n_steps, i
         for i in range(s.n):
             if s.out[i].key.lo == lo and s.out[i].key.hi == hi:
                 return
-    if s.n >= s.capacity:
-        s.overflow = 1
-        return
-    if s.n < 192:
-        t.slots[h] = s.n + 1
-    put_end(&s.out[s.n], lo, hi, n_steps, ends_game, steps)
-    s.n += 1
+    n = s.n
+    if sink_put(s, lo, hi, n_steps, ends_game, steps) and n < 192:
+        t.slots[h] = n + 1
 
 
 cdef inline uint32_t step_mask(uint32_t mask, uint64_t lo, uint64_t hi, int frm,
@@ -1014,12 +1021,12 @@ cdef Ends make_ends(const Pos* p, int seat, object dice):
     memcpy(ends.ends, _scratch, n_ends * sizeof(StageEnd))
     ends.n = n_ends
     ends.base = p[0]
-    ends.seat_ = seat
-    ends.playable = playable
+    ends.seat = seat
+    ends.playable_dice = playable
     if n_dice == 2:
-        ends.dice_ = (d[0], d[1])
+        ends.dice = (d[0], d[1])
     else:
-        ends.dice_ = (d[0],) * n_dice
+        ends.dice = (d[0],) * n_dice
     return ends
 
 
@@ -1055,14 +1062,10 @@ cdef class EndSet:
 
     cdef void end_pos(self, Py_ssize_t i, Pos* out) noexcept nogil:
         out[0] = self.base
-        pos_set_mover_key(out, self.seat_, self.key_at(i))
+        pos_set_mover_key(out, self.seat, self.key_at(i))
 
     def __len__(self):
         return self.count()
-
-    @property
-    def seat(self):
-        return self.seat_
 
     def start(self):
         """The position the mover starts from."""
@@ -1098,15 +1101,6 @@ cdef class Ends(EndSet):
     cdef Key96 key_at(self, Py_ssize_t i) noexcept nogil:
         return self.ends[i].key
 
-    @property
-    def dice(self):
-        return self.dice_
-
-    @property
-    def playable_dice(self):
-        """The effective length every legal play has (RULES §3.4)."""
-        return self.playable
-
     def steps(self, Py_ssize_t i):
         """The canonical steps of end ``i`` (RULES §3.8), in the mover's numbering."""
         self.check_index(i)
@@ -1120,8 +1114,8 @@ cdef class Ends(EndSet):
 
     def index(self, Position position not None):
         """The index of the end equal to ``position``, or -1."""
-        cdef Key96 key = pos_mover_key(&position.pos, self.seat_)
-        cdef int other = 1 - self.seat_, i
+        cdef Key96 key = pos_mover_key(&position.pos, self.seat)
+        cdef int other = 1 - self.seat, i
         if (memcmp(position.pos.cnt[other], self.base.cnt[other], 25) != 0
                 or position.pos.off[other] != self.base.off[other]):
             return -1
@@ -1131,11 +1125,11 @@ cdef class Ends(EndSet):
         return -1
 
     def __repr__(self):
-        return f"<Ends seat={self.seat_} dice={self.dice_} playable_dice={self.playable} n={self.n}>"
+        return f"<Ends seat={self.seat} dice={self.dice} playable_dice={self.playable_dice} n={self.n}>"
 
     def __reduce__(self):
         # pickled as its stage, enumerated again when loaded
-        return (stage_ends, (format_code(&self.base), self.seat_, self.dice_))
+        return (stage_ends, (format_code(&self.base), self.seat, self.dice))
 
     def __copy__(self):
         return self                         # immutable

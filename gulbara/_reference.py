@@ -519,11 +519,46 @@ def _legal_plays(start, seat, dice):
     return legal, longest
 
 
-class Ends:
+class _EndSet:
+    """End positions of one mover from one start, as the core's ``EndSet``:
+    a stage's ends or a chain's outcomes. Subclasses set ``_start``, ``_seat``
+    and ``_items``, and say how an item gives its position."""
+
+    __slots__ = ("_start", "_seat", "_items")
+    _what = "end"
+
+    def start(self):
+        """The position the mover starts from."""
+        return self._start
+
+    @property
+    def seat(self):
+        """The mover, 0 (White) or 1 (Black)."""
+        return self._seat
+
+    def __len__(self):
+        return len(self._items)
+
+    def _item(self, i):
+        return _item(self._items, i, self._what)
+
+    def _item_position(self, item):
+        raise NotImplementedError
+
+    def position(self, i):
+        """The position of end (or outcome) ``i``."""
+        return self._item_position(self._item(i))
+
+    def code(self, i):
+        """The position code of end (or outcome) ``i``."""
+        return self.position(i).code()
+
+
+class Ends(_EndSet):
     """The result of one stage: its distinct end positions (RULES §3.7) in
     canonical order (RULES §3.8). Computed eagerly."""
 
-    __slots__ = ("_start", "_seat", "_dice", "_playable_dice", "_ends")
+    __slots__ = ("_dice", "_playable_dice")
 
     def __init__(self, start, seat, dice):
         legal, playable_dice = _legal_plays(start, seat, dice)
@@ -545,16 +580,7 @@ class Ends:
         self._seat = seat
         self._dice = dice
         self._playable_dice = playable_dice
-        self._ends = tuple(ends)
-
-    def start(self):
-        """The position the stage is played from."""
-        return self._start
-
-    @property
-    def seat(self):
-        """The mover, 0 (White) or 1 (Black)."""
-        return self._seat
+        self._items = tuple(ends)
 
     @property
     def dice(self):
@@ -566,32 +592,21 @@ class Ends:
         """The greatest effective length (RULES §3.4)."""
         return self._playable_dice
 
-    def __len__(self):
-        return len(self._ends)
-
-    def _end(self, i):
-        return _item(self._ends, i, "end")
+    def _item_position(self, item):
+        return item[1]
 
     def steps(self, i):
         """The canonical steps of end ``i`` (RULES §3.8), in the mover's numbering."""
-        return self._end(i)[0]
-
-    def position(self, i):
-        """The position of end ``i``."""
-        return self._end(i)[1]
-
-    def code(self, i):
-        """The position code of end ``i``."""
-        return self._end(i)[1].code()
+        return self._item(i)[0]
 
     def ends_game(self, i):
         """Whether the play of end ``i`` bore off the mover's 15th checker (RULES §3.3)."""
-        steps, end = self._end(i)
+        steps, end = self._item(i)
         return bool(steps) and end.borne_off(self._seat) == CHECKERS_PER_SIDE
 
     def index(self, position):
         """The index of the end equal to ``position``, or -1."""
-        for i, (_, end) in enumerate(self._ends):
+        for i, (_, end) in enumerate(self._items):
             if end == position:
                 return i
         return -1
@@ -599,7 +614,7 @@ class Ends:
     def __repr__(self):
         return (
             f"<Ends seat={self._seat} dice={self._dice} "
-            f"playable_dice={self._playable_dice} ends={len(self._ends)}>"
+            f"playable_dice={self._playable_dice} ends={len(self._items)}>"
         )
 
 
@@ -658,9 +673,12 @@ def chain_outcomes(code, seat, stages, is_chain, generate=None):
     return outcomes
 
 
-class ChainResult:
+class ChainResult(_EndSet):
     """Every distinct outcome of a chain or a remainder (the reference's
     stage-by-stage expansion; the same interface as the core's)."""
+
+    __slots__ = ("_stages", "_is_chain")
+    _what = "outcome"
 
     def __init__(self, code, seat, stages, is_chain, max_ends, outcomes=None):
         self._start = Position.from_code(code)
@@ -672,38 +690,28 @@ class ChainResult:
             if max_ends is not None and len(outcomes) > max_ends:
                 from .errors import EnumerationLimitError
                 raise EnumerationLimitError(f"more than max_ends={max_ends:,} distinct positions")
-        self._outcomes = sorted(outcomes)
+        self._items = sorted(outcomes)
 
     def take(self, start, stop):
         """A result holding outcomes ``start:stop``."""
         return ChainResult(self._start.code(), self._seat, self._stages, self._is_chain, None,
-                           self._outcomes[start:stop])
-
-    def __len__(self):
-        return len(self._outcomes)
-
-    @property
-    def seat(self):
-        return self._seat
+                           self._items[start:stop])
 
     @property
     def stages(self):
         return tuple((number,) * count for number, count in self._stages)
 
-    def _outcome(self, i):
-        return _item(self._outcomes, i, "outcome")
+    def _item_position(self, item):
+        return Position.from_code(item[0])
 
     def code(self, i):
-        return self._outcome(i)[0]
-
-    def position(self, i):
-        return Position.from_code(self._outcome(i)[0])
+        return self._item(i)[0]
 
     def tag(self, i):
-        return self._outcome(i)[1:]
+        return self._item(i)[1:]
 
     def fill(self, boards, borne_off, stop, number, played):
-        for i, (code, why, where, count) in enumerate(self._outcomes):
+        for i, (code, why, where, count) in enumerate(self._items):
             end = Position.from_code(code)
             boards[i, :] = end.points()
             borne_off[i, 0] = end.borne_off(0)
@@ -712,7 +720,7 @@ class ChainResult:
 
     def steps(self, i):
         """The first stage-by-stage play (each stage's ends in canonical order) reaching outcome i."""
-        target = self._outcome(i)
+        target = self._item(i)
 
         def search(code, index, so_far):
             number, count = self._stages[index]

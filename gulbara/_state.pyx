@@ -77,41 +77,30 @@ cdef int read_game(object game, GameState* s, GameRules* r) except -1:
 
 
 cdef str state_code(const GameState* s):
-    """The state as Game.state_code() writes it."""
+    """The state as Game.state_code() writes it: the struct read into a
+    :class:`gulbara.state_codes.GameState`, written by that module's one writer."""
+    from gulbara import state_codes as codes
     cdef char buf[160]
     cdef Py_ssize_t n = pos_format(&s.pos, buf)
-    letters = "WB"
-    words = [buf[:n].decode("ascii")]
-    if s.phase == PH_OPENING:
-        words.append("next=opening")
-    elif s.phase == PH_ROLL:
-        words.append(f"next=roll:{letters[s.seat]}")
-    elif s.phase == PH_STAGE:
-        kind = ("play", "chain", "remainder")[s.kind]
-        words.append(f"next={kind}:{letters[s.seat]}")
-        if s.high != s.low:
-            words.append(f"stage={s.high}-{s.low}")
-        else:
-            words.append("stage=" + "-".join([str(s.high)] * s.count))
-        if s.kind != K_PLAIN:
-            words.append(f"index={s.index}")
-        if s.kind == K_REMAINDER:
-            then = [f"{n}x{s.then[n]}" for n in range(1, 7) if s.then[n]]
-            if then:
-                words.append("then=" + ",".join(then))
-        words.append(f"roll={s.roll[0]}-{s.roll[1]}")
-        if s.kind == K_REMAINDER:
-            words.append(f"roller={letters[s.roller]}")
-    else:
-        words.append("next=over")
+    position = _movegen.Position.from_code(buf[:n].decode("ascii"))
+    seat = s.seat if s.phase in (PH_ROLL, PH_STAGE) else None
+    phase = (codes.OPENING, codes.ROLL, codes.STAGE, codes.OVER)[s.phase]
+    stage = roll = result = None
+    if s.phase == PH_STAGE:
+        dice = (s.high, s.low) if s.high != s.low else (s.high,) * s.count
+        following = tuple([(q, s.then[q]) for q in range(1, 7) if s.then[q]])
+        stage = codes.Stage((codes.PLAIN, codes.CHAIN, codes.REMAINDER)[s.kind], dice, s.index,
+                            following if s.kind == K_REMAINDER else ())
+        roll = codes.Roll(s.roller, (s.roll[0], s.roll[1]), s.rolls[s.roller],
+                          bool(s.escalating), bool(s.opening))
+    elif s.phase == PH_OVER:
         if s.winner < 0:
-            words.append("result=draw")
+            result = codes.GameResult(None, 0, "stuck")          # RULES §7.2
         else:
-            words.append(f"result={letters[s.winner]}:{s.points}:"
-                         f"{'mars' if s.points == 2 else 'single'}")
-    words.append(f"rolls={s.rolls[0]},{s.rolls[1]}")
-    words.append(f"stuck={s.stuck}")
-    return " ".join(words)
+            result = codes.GameResult(s.winner, s.points, "mars" if s.points == 2 else "single")
+    return codes.write_state_code(codes.GameState(position, phase, seat,
+                                                  (s.rolls[0], s.rolls[1]), s.stuck,
+                                                  roll, stage, result))
 
 
 def _py_state_code(game):

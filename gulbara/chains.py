@@ -25,6 +25,7 @@ from gulbara._backend import Position, chain_backend as backend
 from gulbara import errors as gulbara_errors
 from gulbara.conventions import OTHER_POINT
 from gulbara.errors import InvalidDiceError
+from gulbara.play import EndsView
 from gulbara.rules import DEFAULT_RULES, Rules
 
 __all__ = [
@@ -78,7 +79,7 @@ class ChainOutcome(NamedTuple):
     """Whether the mover bore off its last checker."""
 
 
-class ChainEnds:
+class ChainEnds(EndsView):
     """Every distinct outcome of a chain or remainder, as numpy arrays.
 
     An outcome is an end position together with why the chain stopped, which
@@ -99,18 +100,13 @@ class ChainEnds:
     * ``ends_game``: ``N`` ``bool``.
     """
 
+    __slots__ = ("_rules", "_first", "_arrays")
+
     def __init__(self, raw, rules: Rules, first: Optional[int]) -> None:
-        self._raw = raw
+        super().__init__(raw)
         self._rules = rules
         self._first = first
         self._arrays = None
-
-    def __len__(self) -> int:
-        return len(self._raw)
-
-    @property
-    def seat(self) -> int:
-        return self._raw.seat
 
     @property
     def stages(self) -> Tuple[Tuple[int, ...], ...]:
@@ -194,11 +190,6 @@ class ChainEnds:
     def code(self, i: int) -> str:
         """The end position code of outcome ``i``."""
         return self._raw.code(self._index(i))
-
-    def codes(self) -> list:
-        """Every end position code (a Python list: mind the size)."""
-        raw = self._raw
-        return [raw.code(i) for i in range(len(raw))]
 
     def _index(self, i: int) -> int:
         return gulbara_errors.checked_index(i, len(self._raw), "outcome indices are ints",

@@ -20,7 +20,7 @@ from gulbara.errors import (IllegalPlayError, InvalidNotationError, InvalidPosit
                             checked_index, shown)
 
 __all__ = [
-    "WHITE", "BLACK", "Step", "Play", "StageEnds", "stage_ends",
+    "WHITE", "BLACK", "Step", "Play", "EndsView", "StageEnds", "stage_ends",
     "format_steps", "parse_notation", "EMPTY_PLAY_NOTATION",
 ]
 
@@ -126,12 +126,11 @@ class Play:
             raise AttributeError("Play is immutable")
 
 
-class StageEnds(Sequence[Play]):
-    """The legal choices of one stage: its distinct ends in canonical order (RULES §3.7-3.8).
-
-    A lazy sequence: ``len``, indexing, iteration and ``in`` build
-    :class:`Play` objects only for the ends asked for.
-    """
+class EndsView:
+    """What a stage's ends (:class:`StageEnds`) and a chain's outcomes
+    (:class:`gulbara.chains.ChainEnds`) share: the backend's result they read
+    (``raw``, its arrays and codes for the batch encoders and the protocol),
+    the start, the mover and the end positions' codes."""
 
     __slots__ = ("_raw",)
 
@@ -140,19 +139,36 @@ class StageEnds(Sequence[Play]):
 
     @property
     def raw(self):
-        """The backend's result this sequence reads (``Position.stage_ends``): its arrays and
-        codes, for the batch encoders (:mod:`gulbara.encoding`) and the protocol."""
+        """The backend's result this view reads (``Position.stage_ends``, ``chain_ends_raw``)."""
         return self._raw
 
     @property
     def start(self):
-        """The position the stage starts from (a backend ``Position``)."""
+        """The position the mover starts from (a backend ``Position``)."""
         return self._raw.start()
 
     @property
     def seat(self) -> int:
-        """The side that plays the stage."""
+        """The side that plays the stage or the chain."""
         return self._raw.seat
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def codes(self) -> List[str]:
+        """The end position codes, in order (a Python list: mind the size)."""
+        raw = self._raw
+        return [raw.code(i) for i in range(len(raw))]
+
+
+class StageEnds(EndsView, Sequence[Play]):
+    """The legal choices of one stage: its distinct ends in canonical order (RULES §3.7-3.8).
+
+    A lazy sequence: ``len``, indexing, iteration and ``in`` build
+    :class:`Play` objects only for the ends asked for.
+    """
+
+    __slots__ = ()
 
     @property
     def dice(self) -> Tuple[int, ...]:
@@ -163,9 +179,6 @@ class StageEnds(Sequence[Play]):
     def playable_dice(self) -> int:
         """How many dice every legal play uses; a game-ending play counts as all (RULES §3.4)."""
         return self._raw.playable_dice
-
-    def __len__(self) -> int:
-        return len(self._raw)
 
     def _play(self, i: int) -> Play:
         raw = self._raw
@@ -188,11 +201,6 @@ class StageEnds(Sequence[Play]):
             return self.find(item) is not None
         except (InvalidNotationError, TypeError):
             return False
-
-    def codes(self) -> List[str]:
-        """The end position codes, in order."""
-        raw = self._raw
-        return [raw.code(i) for i in range(len(raw))]
 
     def find(self, item: Union[Play, str, Sequence[Step]]) -> Optional[Play]:
         """The end that ``item`` reaches if it is a legal play of this stage, else ``None``.
