@@ -31,7 +31,7 @@ from cpython.exc cimport PyErr_CheckSignals
 
 from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._keys cimport pos_set_mover_key
-from gulbara._movegen cimport stage_generate, Position
+from gulbara._movegen cimport stage_generate, Position, Ends
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, play_end,
                              stage_dice, read_game, state_code)
@@ -352,6 +352,15 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
         free(ends)
         free(tr.data)
     return rows, hist, traces
+
+
+def greedy_end(Ends ends):
+    """The index of the greedy policy's end of a stage (the core's ``stage_ends``
+    result): the highest :func:`gulbara.bots.greedy_score`, the first on a tie.
+    :class:`gulbara.bots.GreedyBot` plays it."""
+    if ends is None:
+        raise TypeError("greedy_end takes the core's stage ends, not None")
+    return greedy_choose(&ends.base, ends.seat, ends.ends, ends.n)
 
 
 def _py_greedy_score(code, seat, ends_game):

@@ -19,6 +19,7 @@ from typing import Callable, Optional, Protocol, Sequence, Tuple, runtime_checka
 
 import numpy as np
 
+from gulbara._backend import BACKEND_NAME
 from gulbara.conventions import other_point
 from gulbara.errors import GameStateError
 from gulbara.play import Play
@@ -40,6 +41,13 @@ class Bot(Protocol):
 
     def choose(self, game) -> Play:
         raise NotImplementedError
+
+
+if BACKEND_NAME == "core":
+    # GreedyBot's end from the native twin of greedy_score (_greedy.pxd)
+    from gulbara._selfplay import greedy_end as _native_greedy_end
+else:       # GULBARA_BACKEND=reference: the Python heuristic only
+    _native_greedy_end = None
 
 
 class RandomBot(Bot):
@@ -122,7 +130,12 @@ class FirstBot(Bot):
 class GreedyBot(Bot):
     """A one-stage greedy player, deterministic: the end with the highest
     :func:`greedy_score`, the first such end in canonical order (RULES §3.8) on
-    a tie. The native self-play's ``"greedy"`` policy plays the same moves."""
+    a tie. The native self-play's ``"greedy"`` policy plays the same moves.
+
+    With the compiled core the scores are computed natively (``_greedy.pxd``,
+    the same integers, tested against :func:`greedy_score` on every decision
+    of many games); a subclass that overrides :meth:`score` is scored by it,
+    in Python."""
 
     name = "greedy"
 
@@ -133,6 +146,8 @@ class GreedyBot(Bot):
 
     def choose(self, game) -> Play:
         ends = game.legal_plays()
+        if _native_greedy_end is not None and type(self).score is GreedyBot.score:
+            return ends[_native_greedy_end(ends.raw)]       # the same end, computed natively
         seat = ends.seat
         best, best_score = None, None
         for play in ends:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from gulbara import Game, Position, Rules, _selfplay
-from gulbara.bots import greedy_score
+from gulbara.bots import GreedyBot, greedy_score
 from gulbara.selfplay import (COLUMNS, Rng, _policy_pair, play_games, replay)
 
 from positions import mixed_positions
@@ -92,6 +92,34 @@ def test_greedy_score_twins():
                         == greedy_score(position, who, ends_game)), (code, who)
             checked += 1
     assert checked == 800
+
+
+class PythonGreedyBot(GreedyBot):
+    """GreedyBot scored in Python: overriding ``score`` turns the native choice off."""
+
+    def score(self, seat, play):
+        return super().score(seat, play)
+
+
+def test_greedy_bot_native_end_is_the_python_heuristic_end():
+    native, python = GreedyBot(), PythonGreedyBot()
+    rng = random.Random(31)
+    decisions = several = 0
+    for g in range(60):
+        game = Game(seed=900 + g)
+        while not game.is_over() and len(game.plays) < 400:
+            ends = game.legal_plays()
+            choice = native.choose(game)
+            assert choice == python.choose(game), (game.state_code(), choice)
+            decisions += 1
+            several += len(ends) > 1
+            game.play(ends[rng.randrange(len(ends))])       # random play: varied positions
+    assert decisions > 3000 and several > 2000, (decisions, several)
+
+
+def test_regression_greedy_end_refuses_none():
+    with pytest.raises(TypeError):
+        _selfplay.greedy_end(None)
 
 
 # ---------------------------------------------------------------------------
