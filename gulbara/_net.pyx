@@ -21,7 +21,7 @@ multiply-adds).
 
 **A stage's ends in one pass** (``net_choose``): the first layer's sums over
 the stage start's per-point inputs are made once per side to act after the
-end (``StartLayer``), with the inputs from ``IN_OFF`` on of the first end
+end (``StageLayer``), with the inputs from ``IN_OFF`` on of the first end
 valued in that view; each end then adds only the rows of what differs: the
 mover's points it changed (from the packed counts' difference) and the inputs
 from ``IN_OFF`` on that differ from that first end's (usually a handful).
@@ -145,31 +145,41 @@ cdef void fill_ratios() noexcept nogil:
 fill_ratios()
 
 
-cdef void rest_dense(const GameRules* r, const GameState* s, int pips_me, int pips_op,
-                     float* f) noexcept nogil:
-    """The N_REST gb1 inputs from IN_OFF on of ``s`` for its side to act, zeros included;
-    ``pips_me`` and ``pips_op`` are the pip counts of that side and the other. Every
-    numerator is at most RATIO_MAX (a pending count at most 4, 259 even in a corrupt state)."""
-    cdef int me = s.seat, op = 1 - s.seat, q
-    cdef int back
-    cdef int counts[7]
-    cdef bint chain = False, me_first
-    for q in range(N_REST):
-        f[q] = 0.0
-    f[IN_OFF - IN_OFF] = RATIO[BY_15][s.pos.off[me]]
-    f[IN_OFF + 1 - IN_OFF] = RATIO[BY_15][s.pos.off[op]]
+cdef enum:
+    N_HEAD = IN_ESCALATES - IN_OFF     # the inputs from IN_OFF on that the position gives
+    N_TAIL = N_REST - N_HEAD           # and those that what follows in the turn gives
+
+
+cdef inline void blocks(uint32_t occ_me, uint32_t occ_op, float* f) noexcept nogil:
+    """``f[0]``, ``f[1]``: the points of ``occ_me`` ahead of the rearmost checker of
+    ``occ_op`` (each in its own numbering) / 6, and their longest run / 6."""
+    cdef int back = bit_length(occ_op)
+    cdef uint32_t ahead
+    if back > 0:
+        ahead = rotate12(occ_me) & ((<uint32_t>1 << (back - 1)) - 1)
+        f[0] = RATIO[BY_6][popcount(ahead)]
+        f[1] = RATIO[BY_6][longest_run(ahead)]
+    else:
+        f[0] = f[1] = 0.0
+
+
+cdef inline void rest_head(int off_me, int off_op, int pips_me, int pips_op, uint32_t occ_me,
+                           uint32_t occ_op, float* f) noexcept nogil:
+    """The N_HEAD gb1 inputs from IN_OFF on (borne off, pips, blocks) of the side ``me``."""
+    f[IN_OFF - IN_OFF] = RATIO[BY_15][off_me]
+    f[IN_OFF + 1 - IN_OFF] = RATIO[BY_15][off_op]
     f[IN_PIPS - IN_OFF] = RATIO[BY_360][pips_me]
     f[IN_PIPS + 1 - IN_OFF] = RATIO[BY_360][pips_op]
-    back = bit_length(s.pos.occ[op])
-    if back > 0:
-        ahead = rotate12(s.pos.occ[me]) & ((<uint32_t>1 << (back - 1)) - 1)
-        f[IN_BLOCKS - IN_OFF] = RATIO[BY_6][popcount(ahead)]
-        f[IN_BLOCKS + 1 - IN_OFF] = RATIO[BY_6][longest_run(ahead)]
-    back = bit_length(s.pos.occ[me])
-    if back > 0:
-        ahead = rotate12(s.pos.occ[op]) & ((<uint32_t>1 << (back - 1)) - 1)
-        f[IN_BLOCKS + 2 - IN_OFF] = RATIO[BY_6][popcount(ahead)]
-        f[IN_BLOCKS + 3 - IN_OFF] = RATIO[BY_6][longest_run(ahead)]
+    blocks(occ_me, occ_op, &f[IN_BLOCKS - IN_OFF])
+    blocks(occ_op, occ_me, &f[IN_BLOCKS + 2 - IN_OFF])
+
+
+cdef void rest_tail(const GameRules* r, const GameState* s, float* f) noexcept nogil:
+    """The N_TAIL gb1 inputs from IN_ESCALATES on of ``s`` for its side to act: whose next
+    roll escalates and the dice it plays before it. They read nothing of the position."""
+    cdef int me = s.seat, op = 1 - s.seat, q
+    cdef int counts[7]
+    cdef bint chain = False, me_first
     for q in range(7):
         counts[q] = 0
     if s.phase == PH_STAGE and s.kind != K_PLAIN:
@@ -179,14 +189,23 @@ cdef void rest_dense(const GameRules* r, const GameState* s, int pips_me, int pi
             counts[q] += 4 if chain else s.then[q]
     # who rolls next: the player, unless it is in its own chain (RULES §4.5)
     me_first = not chain
-    if escalates(r, s.rolls[me] + 1, s.game_rolls + (1 if me_first else 2)):
-        f[IN_ESCALATES - IN_OFF] = 1.0
-    if escalates(r, s.rolls[op] + 1, s.game_rolls + (2 if me_first else 1)):
-        f[IN_ESCALATES + 1 - IN_OFF] = 1.0
+    f[IN_ESCALATES - IN_ESCALATES] = (
+        1.0 if escalates(r, s.rolls[me] + 1, s.game_rolls + (1 if me_first else 2)) else 0.0)
+    f[IN_ESCALATES + 1 - IN_ESCALATES] = (
+        1.0 if escalates(r, s.rolls[op] + 1, s.game_rolls + (2 if me_first else 1)) else 0.0)
     for q in range(1, 7):
-        f[IN_PENDING + q - 1 - IN_OFF] = RATIO[BY_4][counts[q]]
-    if chain:
-        f[IN_PENDING_CHAIN - IN_OFF] = 1.0
+        f[IN_PENDING + q - 1 - IN_ESCALATES] = RATIO[BY_4][counts[q]]
+    f[IN_PENDING_CHAIN - IN_ESCALATES] = 1.0 if chain else 0.0
+
+
+cdef void rest_dense(const GameRules* r, const GameState* s, int pips_me, int pips_op,
+                     float* f) noexcept nogil:
+    """The N_REST gb1 inputs from IN_OFF on of ``s`` for its side to act, zeros included;
+    ``pips_me`` and ``pips_op`` are the pip counts of that side and the other. Every
+    numerator is at most RATIO_MAX (a pending count at most 4, 259 even in a corrupt state)."""
+    cdef int me = s.seat, op = 1 - s.seat
+    rest_head(s.pos.off[me], s.pos.off[op], pips_me, pips_op, s.pos.occ[me], s.pos.occ[op], f)
+    rest_tail(r, s, &f[N_HEAD])
 
 
 cdef inline void encode_rest(const GameRules* r, const GameState* s, Sparse* x) noexcept nogil:
@@ -308,102 +327,168 @@ cdef float after_value(const Net* net, const GameRules* r, const GameState* afte
     return e if after.seat == mover else -e
 
 
-ctypedef struct StartLayer:
-    # per side's view: the first layer's sums over a stage start's per-point inputs
-    # and over the inputs from IN_OFF on (``rest``) of the first end valued in that view
+ctypedef struct EndKind:
+    # what follows the stage's ends of one number of steps that end the game or not:
+    # play_end_placed reads of an end nothing else, and of the position only the
+    # opponent's borne-off checkers (RULES §7.1), which the stage does not change
+    bint ready
+    bint over                  # the game is over: worth ``value`` to the mover
+    float value
+    int view                   # else the side to act next
+    float tail[N_TAIL]         # and its inputs from IN_ESCALATES on
+    bint diffed                # whether ``diff`` is known:
+    int n_diff                 # the inputs from IN_ESCALATES on that differ from the
+    int diff_idx[N_TAIL]       # first end valued in the same view (StageLayer.rest),
+    float diff_val[N_TAIL]     # in order, and by how much
+
+
+ctypedef struct StageLayer:
+    # what every end of one stage shares: the start and, per side's view, the first
+    # layer's sums over the start's per-point inputs and over the inputs from IN_OFF on
+    # (``rest``) of the first end valued in that view
+    int mover
+    int pips[2]                # the start's pip counts, borne-off checkers and
+    int off[2]                 # occupied points by seat
+    uint32_t occ[2]
+    uint64_t words[2]          # the mover's checkers, packed (_types.pxd: Key96)
     bint ready[2]
-    int pips[2]                # the start's pip counts by seat
-    Key96 key                  # the mover's checkers at the start, packed (_types.pxd)
-    int changed[24]            # the mover's points the current end changed,
-    int was[24]                # their counts before
-    int now[24]                # and after
-    int n_changed
-    int pips_after             # the mover's pip count after the current end
     float rest[2][N_REST]
     float pre[2][MAX_HIDDEN]
+    EndKind kinds[MAX_STAGE_DICE + 1][2]
 
 
-cdef inline void place_end(const GameState* start, const StageEnd* e, GameState* after,
-                           StartLayer* base) noexcept nogil:
-    """Set the mover's checkers in ``after`` (a copy of ``start``) to those of ``e`` from
-    the difference of the packed counts: as ``pos_set_mover_key``, writing only the
-    points that change, and note them and the mover's pip count in ``base``."""
-    cdef int mover = start.seat, q, b, c0, c1, moved_in = 0
+# POINT_BASE[v][q]: the first of the four inputs of the mover's own point q in the
+# view of the mover (v = 0) or of its opponent (v = 1, RULES §1.3)
+cdef int POINT_BASE[2][25]
+
+
+cdef void fill_point_bases() noexcept nogil:
+    cdef int q
+    for q in range(1, 25):
+        POINT_BASE[0][q] = IN_OWN + 4 * (q - 1)
+        POINT_BASE[1][q] = IN_OPP + 4 * ((q + 11) % 24)
+
+
+fill_point_bases()
+
+
+cdef void stage_layer(const GameState* s, StageLayer* st) noexcept nogil:
+    """Start ``st`` for the ends of the stage of ``s``."""
+    cdef Key96 key = pos_mover_key(&s.pos, s.seat)
+    cdef int k, seat
+    st.mover = s.seat
+    for seat in range(2):
+        st.pips[seat] = pip_count(&s.pos, seat)
+        st.off[seat] = s.pos.off[seat]
+        st.occ[seat] = s.pos.occ[seat]
+        st.ready[seat] = False
+    st.words[0] = key.lo
+    st.words[1] = key.hi
+    for k in range(MAX_STAGE_DICE + 1):
+        st.kinds[k][0].ready = st.kinds[k][1].ready = False
+
+
+cdef EndKind* end_kind(const GameRules* r, const GameState* s, StageLayer* st,
+                       const StageEnd* e) noexcept nogil:
+    """What follows end ``e`` of the stage of ``s``, found once per kind of end."""
+    cdef EndKind* kind = &st.kinds[e.n_steps][1 if e.ends_game else 0]
+    cdef GameState after
+    if not kind.ready:
+        after = s[0]
+        play_end_placed(r, &after, e)
+        kind.over = after.phase == PH_OVER
+        kind.value = result_value(&after, st.mover)
+        kind.view = after.seat
+        rest_tail(r, &after, kind.tail)
+        kind.diffed = False
+        kind.ready = True
+    return kind
+
+
+cdef void start_view(const Net* net, const GameState* s, StageLayer* st, int view,
+                     const float* head, const EndKind* kind) noexcept nogil:
+    """The first layer's sums in ``view`` over the start's per-point inputs and the inputs
+    from IN_OFF on (``head`` then ``kind``'s tail) of the first end valued in it."""
+    cdef Sparse x
+    cdef int q
+    x.n = 0
+    encode_points(&s.pos, view, &x)
+    for q in range(N_REST):
+        st.rest[view][q] = head[q] if q < N_HEAD else kind.tail[q - N_HEAD]
+        if st.rest[view][q] != 0.0:
+            put(&x, IN_OFF + q, st.rest[view][q])
+    gulbara_hidden(net.b1, x.idx, x.val, x.n, net.w1, net.hidden, st.pre[view], 0)
+    st.ready[view] = True
+
+
+cdef void diff_tail(const StageLayer* st, EndKind* kind) noexcept nogil:
+    """``kind``'s inputs from IN_ESCALATES on less those of its view's first end."""
+    cdef int q
+    cdef float d
+    kind.n_diff = 0
+    for q in range(N_TAIL):
+        d = kind.tail[q] - st.rest[kind.view][N_HEAD + q]
+        if d != 0.0:
+            kind.diff_idx[kind.n_diff] = IN_ESCALATES + q
+            kind.diff_val[kind.n_diff] = d
+            kind.n_diff += 1
+    kind.diffed = True
+
+
+cdef void end_outputs(const Net* net, const GameState* s, StageLayer* st, const StageEnd* e,
+                      EndKind* kind, float* z) noexcept nogil:
+    """The network's three outputs before their sigmoids (``z``) for the state after end
+    ``e`` of the stage of ``s`` (not over), its first layer from the stage's (``st``)
+    plus the inputs that differ: the mover's points the end changed (from the packed
+    counts' difference, in order) and the inputs from IN_OFF on that differ from those
+    of the first end valued in the same view."""
+    cdef float h[MAX_HIDDEN]
+    cdef float head[N_HEAD]
+    cdef Sparse x
+    cdef int mover = st.mover, op = 1 - st.mover, view = kind.view, q, b, c0, c1, u, k
+    cdef int moved_in = 0, pips = st.pips[mover]
+    cdef uint32_t occ = st.occ[mover]
     cdef uint64_t diff
-    cdef int k
-    cdef uint64_t words[2]
-    cdef uint64_t new_words[2]
-    words[0] = base.key.lo
-    words[1] = base.key.hi
-    new_words[0] = e.key.lo
-    new_words[1] = e.key.hi
-    base.n_changed = 0
-    base.pips_after = base.pips[mover]
+    cdef uint64_t now[2]
+    cdef const PointChange* pc
+    cdef const int* point_base = POINT_BASE[0 if view == mover else 1]
+    cdef float d
+    now[0] = e.key.lo
+    now[1] = e.key.hi
+    x.n = 0
     for k in range(2):                     # points 1..16, then 17..24, four bits each
-        diff = words[k] ^ new_words[k]
+        diff = st.words[k] ^ now[k]
         while diff:
             b = gulbara_ctz64(diff) >> 2
             diff &= ~(<uint64_t>0xF << (4 * b))
             q = 1 + 16 * k + b
-            c0 = start.pos.cnt[mover][q]
-            c1 = <int>((new_words[k] >> (4 * b)) & 15)
-            after.pos.cnt[mover][q] = c1
+            c0 = <int>((st.words[k] >> (4 * b)) & 15)
+            c1 = <int>((now[k] >> (4 * b)) & 15)
             if c1:
-                after.pos.occ[mover] |= <uint32_t>1 << (q - 1)
+                occ |= <uint32_t>1 << (q - 1)
             else:
-                after.pos.occ[mover] &= ~(<uint32_t>1 << (q - 1))
+                occ &= ~(<uint32_t>1 << (q - 1))
             moved_in += c1 - c0
-            base.pips_after += q * (c1 - c0)
-            base.changed[base.n_changed] = q
-            base.was[base.n_changed] = c0
-            base.now[base.n_changed] = c1
-            base.n_changed += 1
-    after.pos.off[mover] = start.pos.off[mover] - moved_in
-
-
-cdef void end_outputs(const Net* net, const GameRules* r, const GameState* start,
-                      const GameState* after, StartLayer* base, float* z) noexcept nogil:
-    """The network's three outputs before their sigmoids (``z``) for the state ``after``
-    an end of ``start``'s stage (not over), the first layer updated from the
-    stage's (``base``): only the inputs that differ, the mover's changed points and the
-    inputs from IN_OFF on that differ from the first end valued in the same view."""
-    cdef float h[MAX_HIDDEN]
-    cdef float rest[N_REST]
-    cdef Sparse x
-    cdef int mover = start.seat, view = after.seat, q, H = net.hidden, k, b
-    cdef int pips, u
-    cdef const PointChange* pc
-    cdef float d
-    pips = base.pips_after
+            pips += q * (c1 - c0)
+            pc = &POINT_CHANGE[c0][c1]
+            for u in range(pc.n):
+                put(&x, point_base[q] + pc.unit[u], pc.val[u])
     if view == mover:
-        rest_dense(r, after, pips, base.pips[1 - mover], rest)
+        rest_head(st.off[mover] - moved_in, st.off[op], pips, st.pips[op], occ, st.occ[op], head)
     else:
-        rest_dense(r, after, base.pips[view], pips, rest)
-    x.n = 0
-    if not base.ready[view]:
-        encode_points(&start.pos, view, &x)
-        for q in range(N_REST):
-            base.rest[view][q] = rest[q]
-            if rest[q] != 0.0:
-                put(&x, IN_OFF + q, rest[q])
-        gulbara_hidden(net.b1, x.idx, x.val, x.n, net.w1, H, base.pre[view], 0)
-        base.ready[view] = True
-        x.n = 0
-    for k in range(base.n_changed):
-        q = base.changed[k]
-        pc = &POINT_CHANGE[base.was[k]][base.now[k]]
-        if view == mover:                  # its own view, or the opponent's (RULES §1.3)
-            b = IN_OWN + 4 * (q - 1)
-        else:
-            b = IN_OPP + 4 * ((q + 11) % 24)
-        for u in range(pc.n):
-            put(&x, b + pc.unit[u], pc.val[u])
-    for q in range(N_REST):
-        d = rest[q] - base.rest[view][q]
+        rest_head(st.off[op], st.off[mover] - moved_in, st.pips[op], pips, st.occ[op], occ, head)
+    if not st.ready[view]:
+        start_view(net, s, st, view, head, kind)
+    for q in range(N_HEAD):
+        d = head[q] - st.rest[view][q]
         if d != 0.0:
             put(&x, IN_OFF + q, d)
-    gulbara_hidden(base.pre[view], x.idx, x.val, x.n, net.w1, H, h, 1)
-    gulbara_outputs(h, net.w2, net.b2, H, z, 0)
+    if not kind.diffed:
+        diff_tail(st, kind)
+    for u in range(kind.n_diff):
+        put(&x, kind.diff_idx[u], kind.diff_val[u])
+    gulbara_hidden(st.pre[view], x.idx, x.val, x.n, net.w1, net.hidden, h, 1)
+    gulbara_outputs(h, net.w2, net.b2, net.hidden, z, 0)
 
 
 cdef enum:
@@ -416,31 +501,26 @@ cdef int net_choose(const Net* net, const GameRules* r, const GameState* s,
 
     Ends are valued CHOOSE_CHUNK at a time: their outputs' sigmoids in one
     vector pass (the same bytes as one by one)."""
-    cdef GameState after
-    cdef StartLayer base
+    cdef StageLayer st
+    cdef EndKind* kind
     cdef float z[CHOOSE_CHUNK * N_OUT]
     cdef float fixed[CHOOSE_CHUNK]
     cdef int8_t sign[CHOOSE_CHUNK]
     cdef int i, t, m, lo, best = 0, mover = s.seat
     cdef float v, best_v = 0.0
-    base.ready[0] = base.ready[1] = False
-    base.pips[0] = pip_count(&s.pos, 0)
-    base.pips[1] = pip_count(&s.pos, 1)
-    base.key = pos_mover_key(&s.pos, mover)
+    stage_layer(s, &st)
     lo = 0
     while lo < n_ends:
         m = min(<int>CHOOSE_CHUNK, n_ends - lo)
         for t in range(m):
-            after = s[0]
-            place_end(s, &ends[lo + t], &after, &base)
-            play_end_placed(r, &after, &ends[lo + t])
-            if after.phase == PH_OVER:
+            kind = end_kind(r, s, &st, &ends[lo + t])
+            if kind.over:
                 sign[t] = 0
-                fixed[t] = result_value(&after, mover)
+                fixed[t] = kind.value
                 z[N_OUT * t] = z[N_OUT * t + 1] = z[N_OUT * t + 2] = 0.0
             else:
-                sign[t] = 1 if after.seat == mover else -1
-                end_outputs(net, r, s, &after, &base, &z[N_OUT * t])
+                sign[t] = 1 if kind.view == mover else -1
+                end_outputs(net, s, &st, &ends[lo + t], kind, &z[N_OUT * t])
         gulbara_sigmoid_n(z, N_OUT * m)
         for t in range(m):
             i = lo + t

@@ -99,37 +99,58 @@ static inline __m128 gulbara_sigmoid4(__m128 z)
 static inline GULBARA_AVX2_FN __m256 gulbara_sigmoid8(__m256 z)
     GULBARA_SIGMOID_LANES(_mm256, __m256, __m256i, _mm256_castsi256_ps)
 
-/* gulbara_hidden's first H - H mod 8 units: 32 (then 8) in registers. */
+/* The first layer's sums of 8 units (``acc``, starting at ``start``) or of 64
+   (gulbara_rows64, in 8 registers): start[j] + sum_i val[i] * w1[idx[i] * H + j]
+   in the order of i for every unit j. */
+static inline GULBARA_AVX2_FN __m256 gulbara_rows8(const float* start, const int* idx,
+                                                   const float* val, int n_in,
+                                                   const float* w1, int H) {
+    __m256 acc = _mm256_loadu_ps(start);
+    int i;
+    for (i = 0; i < n_in; i++)
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(val[i]),
+                                               _mm256_loadu_ps(w1 + (size_t)idx[i] * H)));
+    return acc;
+}
+
+static inline __attribute__((always_inline)) GULBARA_AVX2_FN void gulbara_rows64(
+        const float* start, const int* idx, const float* val, int n_in, const float* w1,
+        int H, __m256* acc) {
+    __m256 a0 = _mm256_loadu_ps(start), a1 = _mm256_loadu_ps(start + 8);
+    __m256 a2 = _mm256_loadu_ps(start + 16), a3 = _mm256_loadu_ps(start + 24);
+    __m256 a4 = _mm256_loadu_ps(start + 32), a5 = _mm256_loadu_ps(start + 40);
+    __m256 a6 = _mm256_loadu_ps(start + 48), a7 = _mm256_loadu_ps(start + 56);
+    int i;
+    for (i = 0; i < n_in; i++) {
+        const float* row = w1 + (size_t)idx[i] * H;
+        __m256 v = _mm256_set1_ps(val[i]);
+        a0 = _mm256_add_ps(a0, _mm256_mul_ps(v, _mm256_loadu_ps(row)));
+        a1 = _mm256_add_ps(a1, _mm256_mul_ps(v, _mm256_loadu_ps(row + 8)));
+        a2 = _mm256_add_ps(a2, _mm256_mul_ps(v, _mm256_loadu_ps(row + 16)));
+        a3 = _mm256_add_ps(a3, _mm256_mul_ps(v, _mm256_loadu_ps(row + 24)));
+        a4 = _mm256_add_ps(a4, _mm256_mul_ps(v, _mm256_loadu_ps(row + 32)));
+        a5 = _mm256_add_ps(a5, _mm256_mul_ps(v, _mm256_loadu_ps(row + 40)));
+        a6 = _mm256_add_ps(a6, _mm256_mul_ps(v, _mm256_loadu_ps(row + 48)));
+        a7 = _mm256_add_ps(a7, _mm256_mul_ps(v, _mm256_loadu_ps(row + 56)));
+    }
+    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+    acc[4] = a4; acc[5] = a5; acc[6] = a6; acc[7] = a7;
+}
+
+/* gulbara_hidden's first H - H mod 8 units: 64 at a time in registers, then 8. */
 static GULBARA_AVX2_FN int gulbara_hidden_avx2(const float* start, const int* idx,
                                                const float* val, int n_in, const float* w1,
                                                int H, float* h, int sigmoid) {
-    int j = 0, i;
-    for (; j + 32 <= H; j += 32) {
-        __m256 a = _mm256_loadu_ps(start + j), b = _mm256_loadu_ps(start + j + 8);
-        __m256 c = _mm256_loadu_ps(start + j + 16), d = _mm256_loadu_ps(start + j + 24);
-        for (i = 0; i < n_in; i++) {
-            const float* row = w1 + (size_t)idx[i] * H + j;
-            __m256 v = _mm256_set1_ps(val[i]);
-            a = _mm256_add_ps(a, _mm256_mul_ps(v, _mm256_loadu_ps(row)));
-            b = _mm256_add_ps(b, _mm256_mul_ps(v, _mm256_loadu_ps(row + 8)));
-            c = _mm256_add_ps(c, _mm256_mul_ps(v, _mm256_loadu_ps(row + 16)));
-            d = _mm256_add_ps(d, _mm256_mul_ps(v, _mm256_loadu_ps(row + 24)));
-        }
-        if (sigmoid) {
-            a = gulbara_sigmoid8(a); b = gulbara_sigmoid8(b);
-            c = gulbara_sigmoid8(c); d = gulbara_sigmoid8(d);
-        }
-        _mm256_storeu_ps(h + j, a);
-        _mm256_storeu_ps(h + j + 8, b);
-        _mm256_storeu_ps(h + j + 16, c);
-        _mm256_storeu_ps(h + j + 24, d);
+    __m256 acc[8];
+    int j = 0, k;
+    for (; j + 64 <= H; j += 64) {
+        gulbara_rows64(start + j, idx, val, n_in, w1 + j, H, acc);
+        for (k = 0; k < 8; k++)
+            _mm256_storeu_ps(h + j + 8 * k, sigmoid ? gulbara_sigmoid8(acc[k]) : acc[k]);
     }
     for (; j + 8 <= H; j += 8) {
-        __m256 a = _mm256_loadu_ps(start + j);
-        for (i = 0; i < n_in; i++)
-            a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_set1_ps(val[i]),
-                                               _mm256_loadu_ps(w1 + (size_t)idx[i] * H + j)));
-        _mm256_storeu_ps(h + j, sigmoid ? gulbara_sigmoid8(a) : a);
+        acc[0] = gulbara_rows8(start + j, idx, val, n_in, w1 + j, H);
+        _mm256_storeu_ps(h + j, sigmoid ? gulbara_sigmoid8(acc[0]) : acc[0]);
     }
     return j;
 }
