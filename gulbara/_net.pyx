@@ -239,10 +239,14 @@ cdef inline void put_point_change(Sparse* x, int base, int c0, int c1) noexcept 
         put(x, base + 3, d)
 
 
-ctypedef struct PointChange:
-    int n                      # the units that change, in order
-    int unit[4]
-    float val[4]
+cdef extern from "_net_math.h":
+    ctypedef struct PointChange "gulbara_point_change":
+        int n                  # the units that change, in order
+        int unit[4]
+        float val[4]
+    int gulbara_point_changes(const uint64_t* was, const uint64_t* now, const int* first,
+                              const PointChange* table, int* idx, float* val, int n,
+                              int* moved_in, int* pips, uint32_t* occ) noexcept nogil
 
 # POINT_CHANGE[c0][c1]: put_point_change's entries for a point going from c0 to c1
 cdef PointChange POINT_CHANGE[16][16]
@@ -355,6 +359,8 @@ ctypedef struct StageLayer:
     float rest[2][N_REST]
     float pre[2][MAX_HIDDEN]
     EndKind kinds[MAX_STAGE_DICE + 1][2]
+    uint32_t behind_known      # bit b: ``behind[b]`` is known:
+    float behind[25][2]        # blocks(opponent, mover) when the mover's rearmost is on b
 
 
 # POINT_BASE[v][q]: the first of the four inputs of the mover's own point q in the
@@ -384,6 +390,7 @@ cdef void stage_layer(const GameState* s, StageLayer* st) noexcept nogil:
         st.ready[seat] = False
     st.words[0] = key.lo
     st.words[1] = key.hi
+    st.behind_known = 0
     for k in range(MAX_STAGE_DICE + 1):
         st.kinds[k][0].ready = st.kinds[k][1].ready = False
 
@@ -428,103 +435,140 @@ cdef void diff_tail(const StageLayer* st, EndKind* kind) noexcept nogil:
     kind.n_diff = 0
     for q in range(N_TAIL):
         d = kind.tail[q] - st.rest[kind.view][N_HEAD + q]
-        if d != 0.0:
-            kind.diff_idx[kind.n_diff] = IN_ESCALATES + q
-            kind.diff_val[kind.n_diff] = d
-            kind.n_diff += 1
+        kind.diff_idx[kind.n_diff] = IN_ESCALATES + q
+        kind.diff_val[kind.n_diff] = d
+        kind.n_diff += d != 0.0
     kind.diffed = True
 
 
-cdef void end_outputs(const Net* net, const GameState* s, StageLayer* st, const StageEnd* e,
-                      EndKind* kind, float* z) noexcept nogil:
-    """The network's three outputs before their sigmoids (``z``) for the state after end
-    ``e`` of the stage of ``s`` (not over), its first layer from the stage's (``st``)
-    plus the inputs that differ: the mover's points the end changed (from the packed
-    counts' difference, in order) and the inputs from IN_OFF on that differ from those
-    of the first end valued in the same view."""
-    cdef float h[MAX_HIDDEN]
+cdef enum:
+    CHOOSE_CHUNK = 16          # ends valued together, each step for all of them in turn
+    END_CHANGES = 112          # room for an end's changed inputs: 24 points x 4, 6 from
+                               # IN_OFF on and N_TAIL, written 4 or N_TAIL wide
+
+
+ctypedef struct Changes:
+    # the inputs of one end that differ from its stage's start (StageLayer.pre)
+    int n
+    int idx[END_CHANGES]
+    float val[END_CHANGES]
+
+
+cdef inline int put_change(int* idx, float* val, int n, int i, float d) noexcept nogil:
+    """Append input ``i``'s change ``d`` to the ``n`` entries of ``idx`` and ``val`` when it
+    is not zero (without a branch); returns the new count."""
+    idx[n] = i
+    val[n] = d
+    return n + (d != 0.0)
+
+
+cdef const float* end_changes(const Net* net, const GameState* s, StageLayer* st,
+                              const StageEnd* e, EndKind* kind, Changes* x) noexcept nogil:
+    """The inputs of the state after end ``e`` of the stage of ``s`` (not over) that
+    differ from those its first layer starts from, the stage's sums in its view (the
+    pointer returned), in order: the mover's points the end changed (from the packed
+    counts' difference) and the inputs from IN_OFF on that differ from those of the
+    first end valued in the same view (only the mover's borne-off checkers, pips and
+    blocks can; the rest by ``kind``)."""
     cdef float head[N_HEAD]
-    cdef Sparse x
-    cdef int mover = st.mover, op = 1 - st.mover, view = kind.view, q, b, c0, c1, u, k
-    cdef int moved_in = 0, pips = st.pips[mover]
+    cdef float ahead[2]
+    cdef int mover = st.mover, op = 1 - st.mover, view = kind.view, u, back, n
+    cdef int moved_in = 0, pips = st.pips[mover], mine = view == mover
     cdef uint32_t occ = st.occ[mover]
-    cdef uint64_t diff
     cdef uint64_t now[2]
-    cdef const PointChange* pc
-    cdef const int* point_base = POINT_BASE[0 if view == mover else 1]
-    cdef float d
+    cdef int* idx = x.idx
+    cdef float* val = x.val
+    cdef const int* point_base = POINT_BASE[0 if mine else 1]
+    cdef const float* base
+    cdef float* behind
     now[0] = e.key.lo
     now[1] = e.key.hi
-    x.n = 0
-    for k in range(2):                     # points 1..16, then 17..24, four bits each
-        diff = st.words[k] ^ now[k]
-        while diff:
-            b = gulbara_ctz64(diff) >> 2
-            diff &= ~(<uint64_t>0xF << (4 * b))
-            q = 1 + 16 * k + b
-            c0 = <int>((st.words[k] >> (4 * b)) & 15)
-            c1 = <int>((now[k] >> (4 * b)) & 15)
-            if c1:
-                occ |= <uint32_t>1 << (q - 1)
-            else:
-                occ &= ~(<uint32_t>1 << (q - 1))
-            moved_in += c1 - c0
-            pips += q * (c1 - c0)
-            pc = &POINT_CHANGE[c0][c1]
-            for u in range(pc.n):
-                put(&x, point_base[q] + pc.unit[u], pc.val[u])
-    if view == mover:
-        rest_head(st.off[mover] - moved_in, st.off[op], pips, st.pips[op], occ, st.occ[op], head)
-    else:
-        rest_head(st.off[op], st.off[mover] - moved_in, st.pips[op], pips, st.occ[op], occ, head)
+    n = gulbara_point_changes(st.words, now, point_base, &POINT_CHANGE[0][0], idx, val, 0,
+                              &moved_in, &pips, &occ)
     if not st.ready[view]:
+        if mine:
+            rest_head(st.off[mover] - moved_in, st.off[op], pips, st.pips[op], occ, st.occ[op],
+                      head)
+        else:
+            rest_head(st.off[op], st.off[mover] - moved_in, st.pips[op], pips, st.occ[op], occ,
+                      head)
         start_view(net, s, st, view, head, kind)
-    for q in range(N_HEAD):
-        d = head[q] - st.rest[view][q]
-        if d != 0.0:
-            put(&x, IN_OFF + q, d)
+    base = st.rest[view]
+    # the opponent's pips and borne-off checkers are the first end's (RULES §1.4)
+    n = put_change(idx, val, n, IN_OFF + 1 - mine,
+                   RATIO[BY_15][st.off[mover] - moved_in] - base[1 - mine])
+    n = put_change(idx, val, n, IN_PIPS + 1 - mine, RATIO[BY_360][pips] - base[3 - mine])
+    back = bit_length(occ)                 # blocks in front of the mover's rearmost checker
+    behind = st.behind[back]
+    if not (st.behind_known >> back) & 1:
+        blocks(st.occ[op], occ, behind)
+        st.behind_known |= <uint32_t>1 << back
+    blocks(occ, st.occ[op], ahead)
+    if mine:
+        n = put_change(idx, val, n, IN_BLOCKS, ahead[0] - base[4])
+        n = put_change(idx, val, n, IN_BLOCKS + 1, ahead[1] - base[5])
+        n = put_change(idx, val, n, IN_BLOCKS + 2, behind[0] - base[6])
+        n = put_change(idx, val, n, IN_BLOCKS + 3, behind[1] - base[7])
+    else:
+        n = put_change(idx, val, n, IN_BLOCKS, behind[0] - base[4])
+        n = put_change(idx, val, n, IN_BLOCKS + 1, behind[1] - base[5])
+        n = put_change(idx, val, n, IN_BLOCKS + 2, ahead[0] - base[6])
+        n = put_change(idx, val, n, IN_BLOCKS + 3, ahead[1] - base[7])
     if not kind.diffed:
         diff_tail(st, kind)
     for u in range(kind.n_diff):
-        put(&x, kind.diff_idx[u], kind.diff_val[u])
-    gulbara_hidden(st.pre[view], x.idx, x.val, x.n, net.w1, net.hidden, h, 1)
-    gulbara_outputs(h, net.w2, net.b2, net.hidden, z, 0)
-
-
-cdef enum:
-    CHOOSE_CHUNK = 64          # ends whose outputs get their sigmoids together
+        idx[n + u] = kind.diff_idx[u]
+        val[n + u] = kind.diff_val[u]
+    x.n = n + kind.n_diff
+    return st.pre[view]
 
 
 cdef int net_choose(const Net* net, const GameRules* r, const GameState* s,
                     const StageEnd* ends, int n_ends, float* values) noexcept nogil:
     """The end with the highest value (the first on a tie); ``values`` (or NULL) gets them all.
 
-    Ends are valued CHOOSE_CHUNK at a time: their outputs' sigmoids in one
-    vector pass (the same bytes as one by one)."""
+    Ends are valued CHOOSE_CHUNK at a time, each step of the network for all of
+    them in turn: their inputs' changes, their first layers' sums, the sigmoids
+    of all those sums in one vector pass, their outputs, the outputs' sigmoids
+    in one pass (the same bytes as end by end: every sum in its own order)."""
     cdef StageLayer st
     cdef EndKind* kind
+    cdef Changes ch[CHOOSE_CHUNK]
+    cdef const float* start[CHOOSE_CHUNK]
+    cdef float a[CHOOSE_CHUNK * MAX_HIDDEN]
     cdef float z[CHOOSE_CHUNK * N_OUT]
     cdef float fixed[CHOOSE_CHUNK]
     cdef int8_t sign[CHOOSE_CHUNK]
-    cdef int i, t, m, lo, best = 0, mover = s.seat
+    cdef int i, t, m, k, u, lo, best = 0, mover = s.seat, H = net.hidden
     cdef float v, best_v = 0.0
     stage_layer(s, &st)
     lo = 0
     while lo < n_ends:
         m = min(<int>CHOOSE_CHUNK, n_ends - lo)
+        k = 0                              # the ends of the chunk the network values
         for t in range(m):
             kind = end_kind(r, s, &st, &ends[lo + t])
             if kind.over:
                 sign[t] = 0
                 fixed[t] = kind.value
-                z[N_OUT * t] = z[N_OUT * t + 1] = z[N_OUT * t + 2] = 0.0
             else:
                 sign[t] = 1 if kind.view == mover else -1
-                end_outputs(net, s, &st, &ends[lo + t], kind, &z[N_OUT * t])
-        gulbara_sigmoid_n(z, N_OUT * m)
+                start[k] = end_changes(net, s, &st, &ends[lo + t], kind, &ch[k])
+                k += 1
+        for u in range(k):
+            gulbara_hidden(start[u], ch[u].idx, ch[u].val, ch[u].n, net.w1, H, &a[u * H], 0)
+        gulbara_sigmoid_n(a, k * H)
+        for u in range(k):
+            gulbara_outputs(&a[u * H], net.w2, net.b2, H, &z[N_OUT * u], 0)
+        gulbara_sigmoid_n(z, N_OUT * k)
+        u = 0
         for t in range(m):
             i = lo + t
-            v = fixed[t] if sign[t] == 0 else sign[t] * equity(&z[N_OUT * t])
+            if sign[t] == 0:
+                v = fixed[t]
+            else:
+                v = sign[t] * equity(&z[N_OUT * u])
+                u += 1
             if values != NULL:
                 values[i] = v
             if i == 0 or v > best_v:

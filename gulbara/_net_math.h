@@ -2,6 +2,8 @@
 #ifndef GULBARA_NET_MATH_H
 #define GULBARA_NET_MATH_H
 
+#include <stdint.h>
+
 /* The network's arithmetic. Every operation is one IEEE single-precision
    operation done lane by lane, so the SSE2 path (every x86-64) and the plain C
    path give the same bytes; only a build that fuses multiply-adds
@@ -302,6 +304,69 @@ static inline void gulbara_hidden(const float* start, const int* idx, const floa
             z += val[i] * w1[(size_t)idx[i] * H + j];
         h[j] = sigmoid ? gulbara_sigmoid(z) : z;
     }
+}
+
+/* The changes of one point's four inputs when its count goes from c0 to c1
+   (_net.pyx fills them, POINT_CHANGE[c0][c1]): n entries, the units among 0..3 in
+   order and by how much; zeros from n on. */
+typedef struct {
+    int n;
+    int unit[4];
+    float val[4];
+} gulbara_point_change;
+
+/* Bit i set for each nonzero four-bit nibble i of ``d``. */
+static inline uint32_t gulbara_nibbles_set(uint64_t d) {
+    d = d | (d >> 1);
+    d = (d | (d >> 2)) & 0x1111111111111111ULL;
+    d = (d | (d >> 3)) & 0x0303030303030303ULL;
+    d = (d | (d >> 6)) & 0x000F000F000F000FULL;
+    d = (d | (d >> 12)) & 0x000000FF000000FFULL;
+    return (uint32_t)((d | (d >> 24)) & 0xFFFF);
+}
+
+/* Append to the n entries of idx, val the changes of the inputs of each point p whose
+   count differs between the packed counts ``was`` and ``now`` (_types.pxd's Key96 as
+   two words: point p in bits 4 (p - 1) % 64 of word (p - 1) / 16), points in order:
+   table[c0 * 16 + c1]'s entries, their units after first[p]. Adds the checkers that
+   came onto the points to *moved_in and their pips (p each) to *pips, and sets bit p - 1
+   of *occ when point p ends occupied, else clears it. Returns the new count; writes up
+   to 4 entries past it. */
+static inline int gulbara_point_changes(const uint64_t* was, const uint64_t* now,
+                                        const int* first, const gulbara_point_change* table,
+                                        int* idx, float* val, int n, int* moved_in, int* pips,
+                                        uint32_t* occ) {
+    uint32_t changed = gulbara_nibbles_set(was[0] ^ now[0])
+                       | (gulbara_nibbles_set(was[1] ^ now[1]) << 16);
+    uint32_t o = *occ;
+    int moved = 0, dp = 0;
+    while (changed) {
+        int b = gulbara_ctz64(changed), shift = 4 * (b & 15);
+        int c0 = (int)((was[b >> 4] >> shift) & 15), c1 = (int)((now[b >> 4] >> shift) & 15);
+        const gulbara_point_change* pc = table + 16 * c0 + c1;
+        int u;
+        changed &= changed - 1;
+#ifdef GULBARA_NET_SSE2
+        _mm_storeu_si128((__m128i*)(idx + n),
+                         _mm_add_epi32(_mm_set1_epi32(first[b + 1]),
+                                       _mm_loadu_si128((const __m128i*)pc->unit)));
+        _mm_storeu_ps(val + n, _mm_loadu_ps(pc->val));
+#else
+        for (u = 0; u < 4; u++) {
+            idx[n + u] = first[b + 1] + pc->unit[u];
+            val[n + u] = pc->val[u];
+        }
+#endif
+        (void)u;
+        n += pc->n;
+        moved += c1 - c0;
+        dp += (b + 1) * (c1 - c0);
+        o = (o & ~((uint32_t)1 << b)) | ((uint32_t)(c1 != 0) << b);
+    }
+    *moved_in += moved;
+    *pips += dp;
+    *occ = o;
+    return n;
 }
 
 #endif
