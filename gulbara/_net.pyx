@@ -14,10 +14,10 @@ output-major), ``b2``; ``gulbara.net`` reads and writes them as ``.npz``.
 reduction and a degree-7 polynomial (relative error below 2e-7, no libm
 call), so it vectorizes. Every operation is one IEEE float32 operation in a
 fixed order per hidden unit or output lane, done 8 lanes at a time with
-AVX2 when the CPU has it (chosen at import, :func:`simd_level`), 4 with SSE2,
-else one by one: the three give the same bytes (a test), and so do trained
-weights on any x86-64 build without ``-march=native`` (which may fuse
-multiply-adds).
+AVX2 when the CPU has it (chosen at import, :func:`simd_level`), the sigmoids
+and the first layer's sums 16 at a time with AVX-512F, 4 with SSE2, else one
+by one: all give the same bytes (a test), and so do trained weights on any
+x86-64 build without ``-march=native`` (which may fuse multiply-adds).
 
 **A stage's ends in one pass** (``net_choose``): the first layer's sums over
 the stage start's per-point inputs are made once per side to act after the
@@ -25,7 +25,10 @@ end (``StageLayer``), with the inputs from ``IN_OFF`` on of the first end
 valued in that view; each end then adds only the rows of what differs: the
 mover's points it changed (from the packed counts' difference) and the inputs
 from ``IN_OFF`` on that differ from that first end's (usually a handful).
-The outputs of 64 ends get their sigmoids in one vector pass.
+What follows an end (the side to act, its pending dice, a finished game) is
+found once per number of steps (``EndKind``): no after-state is copied or
+played per end. The ends go 16 at a time through each step in turn (inputs,
+sums, the sums' sigmoids in one vector pass, outputs, their sigmoids).
 
 **Values.** A stage's end is valued by the state it leads to: the game's
 result when it ends the game (+points for the mover), else the network's
@@ -286,8 +289,8 @@ cdef extern from "_net_math.h":
 
 
 def simd_level(int level=-1):
-    """The arithmetic the network uses: 2 AVX2, 1 SSE2, 0 plain C (the best this build
-    and CPU have at import). ``level`` >= 0 chooses a lower one (tests: every level
+    """The arithmetic the network uses: 3 AVX-512F, 2 AVX2, 1 SSE2, 0 plain C (the best
+    this build and CPU have at import). ``level`` >= 0 chooses a lower one (tests: every level
     gives the same bytes). Returns the level in use."""
     return gulbara_net_simd(level)
 

@@ -101,9 +101,9 @@ static inline __m128 gulbara_sigmoid4(__m128 z)
 static inline GULBARA_AVX2_FN __m256 gulbara_sigmoid8(__m256 z)
     GULBARA_SIGMOID_LANES(_mm256, __m256, __m256i, _mm256_castsi256_ps)
 
-/* The first layer's sums of 8 units (``acc``, starting at ``start``) or of 64
-   (gulbara_rows64, in 8 registers): start[j] + sum_i val[i] * w1[idx[i] * H + j]
-   in the order of i for every unit j. */
+/* The first layer's sums of 8 units from ``start`` (gulbara_rows8, returned) or of
+   64 in 8 registers (gulbara_rows64, stored in h): start[j] + sum_i val[i] *
+   w1[idx[i] * H + j] in the order of i for every unit j. */
 static inline GULBARA_AVX2_FN __m256 gulbara_rows8(const float* start, const int* idx,
                                                    const float* val, int n_in,
                                                    const float* w1, int H) {
@@ -115,9 +115,9 @@ static inline GULBARA_AVX2_FN __m256 gulbara_rows8(const float* start, const int
     return acc;
 }
 
-static inline __attribute__((always_inline)) GULBARA_AVX2_FN void gulbara_rows64(
-        const float* start, const int* idx, const float* val, int n_in, const float* w1,
-        int H, __m256* acc) {
+static inline GULBARA_AVX2_FN void gulbara_rows64(const float* start, const int* idx,
+                                                  const float* val, int n_in,
+                                                  const float* w1, int H, float* h) {
     __m256 a0 = _mm256_loadu_ps(start), a1 = _mm256_loadu_ps(start + 8);
     __m256 a2 = _mm256_loadu_ps(start + 16), a3 = _mm256_loadu_ps(start + 24);
     __m256 a4 = _mm256_loadu_ps(start + 32), a5 = _mm256_loadu_ps(start + 40);
@@ -135,30 +135,30 @@ static inline __attribute__((always_inline)) GULBARA_AVX2_FN void gulbara_rows64
         a6 = _mm256_add_ps(a6, _mm256_mul_ps(v, _mm256_loadu_ps(row + 48)));
         a7 = _mm256_add_ps(a7, _mm256_mul_ps(v, _mm256_loadu_ps(row + 56)));
     }
-    acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
-    acc[4] = a4; acc[5] = a5; acc[6] = a6; acc[7] = a7;
+    _mm256_storeu_ps(h, a0);
+    _mm256_storeu_ps(h + 8, a1);
+    _mm256_storeu_ps(h + 16, a2);
+    _mm256_storeu_ps(h + 24, a3);
+    _mm256_storeu_ps(h + 32, a4);
+    _mm256_storeu_ps(h + 40, a5);
+    _mm256_storeu_ps(h + 48, a6);
+    _mm256_storeu_ps(h + 56, a7);
 }
 
-/* gulbara_hidden's first H - H mod 8 units: 64 at a time in registers, then 8. */
-static GULBARA_AVX2_FN int gulbara_hidden_avx2(const float* start, const int* idx,
-                                               const float* val, int n_in, const float* w1,
-                                               int H, float* h, int sigmoid) {
-    __m256 acc[8];
-    int j = 0, k;
-    for (; j + 64 <= H; j += 64) {
-        gulbara_rows64(start + j, idx, val, n_in, w1 + j, H, acc);
-        for (k = 0; k < 8; k++)
-            _mm256_storeu_ps(h + j + 8 * k, sigmoid ? gulbara_sigmoid8(acc[k]) : acc[k]);
-    }
-    for (; j + 8 <= H; j += 8) {
-        acc[0] = gulbara_rows8(start + j, idx, val, n_in, w1 + j, H);
-        _mm256_storeu_ps(h + j, sigmoid ? gulbara_sigmoid8(acc[0]) : acc[0]);
-    }
+/* gulbara_hidden's sums of the units j0 .. H - 1 - (H - j0) mod 8: 64 at a time, then 8. */
+static GULBARA_AVX2_FN int gulbara_sums_avx2(const float* start, const int* idx,
+                                             const float* val, int n_in, const float* w1,
+                                             int H, float* h, int j0) {
+    int j = j0;
+    for (; j + 64 <= H; j += 64)
+        gulbara_rows64(start + j, idx, val, n_in, w1 + j, H, h + j);
+    for (; j + 8 <= H; j += 8)
+        _mm256_storeu_ps(h + j, gulbara_rows8(start + j, idx, val, n_in, w1 + j, H));
     return j;
 }
 
-static GULBARA_AVX2_FN int gulbara_sigmoid_n_avx2(float* z, int n) {
-    int j = 0;
+static GULBARA_AVX2_FN int gulbara_sigmoid_n_avx2(float* z, int n, int j0) {
+    int j = j0;
     for (; j + 8 <= n; j += 8)
         _mm256_storeu_ps(z + j, gulbara_sigmoid8(_mm256_loadu_ps(z + j)));
     return j;
@@ -189,7 +189,86 @@ static GULBARA_AVX2_FN int gulbara_dots3_avx2(const float* a, const float* w, in
 }
 #endif
 
-/* The arithmetic level: 2 AVX2, 1 SSE2, 0 plain C; all give the same bytes. */
+/* Sixteen lanes at a time with AVX-512F when the running CPU has it, for what is
+   done lane by lane (the sigmoid, the first layer's sums; the output sums keep their
+   eight lanes, their order): the bytes equal the other levels'. The arithmetic is
+   the _round forms with the current rounding (to nearest): where AVX-512F is on,
+   GCC would fuse a plain multiply and add into one FMA. */
+#if defined(GULBARA_NET_AVX2) && (defined(__GNUC__) || defined(__clang__)) \
+    && defined(__x86_64__)
+#define GULBARA_NET_AVX512 1
+#define GULBARA_AVX512_FN __attribute__((target("avx512f")))
+static inline GULBARA_AVX512_FN __m512 gulbara_z_add_ps(__m512 a, __m512 b) {
+    return _mm512_add_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);
+}
+static inline GULBARA_AVX512_FN __m512 gulbara_z_sub_ps(__m512 a, __m512 b) {
+    return _mm512_sub_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);
+}
+static inline GULBARA_AVX512_FN __m512 gulbara_z_mul_ps(__m512 a, __m512 b) {
+    return _mm512_mul_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);
+}
+static inline GULBARA_AVX512_FN __m512 gulbara_z_div_ps(__m512 a, __m512 b) {
+    return _mm512_div_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);
+}
+#define gulbara_z_setzero_ps _mm512_setzero_ps
+#define gulbara_z_set1_ps _mm512_set1_ps
+#define gulbara_z_max_ps _mm512_max_ps
+#define gulbara_z_min_ps _mm512_min_ps
+#define gulbara_z_cvttps_epi32 _mm512_cvttps_epi32
+#define gulbara_z_add_epi32 _mm512_add_epi32
+#define gulbara_z_set1_epi32 _mm512_set1_epi32
+#define gulbara_z_slli_epi32 _mm512_slli_epi32
+
+static inline GULBARA_AVX512_FN __m512 gulbara_sigmoid16(__m512 z)
+    GULBARA_SIGMOID_LANES(gulbara_z, __m512, __m512i, _mm512_castsi512_ps)
+
+/* gulbara_rows64's sums in four registers of 16 lanes. */
+static inline GULBARA_AVX512_FN void gulbara_rows64_z(const float* start, const int* idx,
+                                                      const float* val, int n_in,
+                                                      const float* w1, int H, float* h) {
+    __m512 a0 = _mm512_loadu_ps(start), a1 = _mm512_loadu_ps(start + 16);
+    __m512 a2 = _mm512_loadu_ps(start + 32), a3 = _mm512_loadu_ps(start + 48);
+    int i;
+    for (i = 0; i < n_in; i++) {
+        const float* row = w1 + (size_t)idx[i] * H;
+        __m512 v = _mm512_set1_ps(val[i]);
+        a0 = gulbara_z_add_ps(a0, gulbara_z_mul_ps(v, _mm512_loadu_ps(row)));
+        a1 = gulbara_z_add_ps(a1, gulbara_z_mul_ps(v, _mm512_loadu_ps(row + 16)));
+        a2 = gulbara_z_add_ps(a2, gulbara_z_mul_ps(v, _mm512_loadu_ps(row + 32)));
+        a3 = gulbara_z_add_ps(a3, gulbara_z_mul_ps(v, _mm512_loadu_ps(row + 48)));
+    }
+    _mm512_storeu_ps(h, a0);
+    _mm512_storeu_ps(h + 16, a1);
+    _mm512_storeu_ps(h + 32, a2);
+    _mm512_storeu_ps(h + 48, a3);
+}
+
+/* gulbara_hidden's sums of the first H - H mod 16 units: 64 at a time, then 16. */
+static GULBARA_AVX512_FN int gulbara_sums_avx512(const float* start, const int* idx,
+                                                 const float* val, int n_in,
+                                                 const float* w1, int H, float* h) {
+    int j = 0, i;
+    for (; j + 64 <= H; j += 64)
+        gulbara_rows64_z(start + j, idx, val, n_in, w1 + j, H, h + j);
+    for (; j + 16 <= H; j += 16) {
+        __m512 acc = _mm512_loadu_ps(start + j);
+        for (i = 0; i < n_in; i++)
+            acc = gulbara_z_add_ps(acc, gulbara_z_mul_ps(
+                _mm512_set1_ps(val[i]), _mm512_loadu_ps(w1 + (size_t)idx[i] * H + j)));
+        _mm512_storeu_ps(h + j, acc);
+    }
+    return j;
+}
+
+static GULBARA_AVX512_FN int gulbara_sigmoid_n_avx512(float* z, int n) {
+    int j = 0;
+    for (; j + 16 <= n; j += 16)
+        _mm512_storeu_ps(z + j, gulbara_sigmoid16(_mm512_loadu_ps(z + j)));
+    return j;
+}
+#endif
+
+/* The arithmetic level: 3 AVX-512F, 2 AVX2, 1 SSE2, 0 plain C; all give the same bytes. */
 static int gulbara_net_level = 0;
 
 /* Use the best level this build and CPU have, or ``level`` when lower (tests);
@@ -205,6 +284,10 @@ static int gulbara_net_simd(int level) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) best = 2;
 #endif
+#ifdef GULBARA_NET_AVX512
+    __builtin_cpu_init();
+    if (best == 2 && __builtin_cpu_supports("avx512f")) best = 3;
+#endif
     if (level >= 0 && level < best) best = level;
     gulbara_net_level = best;
     return best;
@@ -213,9 +296,13 @@ static int gulbara_net_simd(int level) {
 /* The sigmoid of each of z[0 .. n - 1], in place. */
 static inline void gulbara_sigmoid_n(float* z, int n) {
     int j = 0;
+#ifdef GULBARA_NET_AVX512
+    if (gulbara_net_level >= 3)
+        j = gulbara_sigmoid_n_avx512(z, n);
+#endif
 #ifdef GULBARA_NET_AVX2
     if (gulbara_net_level >= 2)
-        j = gulbara_sigmoid_n_avx2(z, n);
+        j = gulbara_sigmoid_n_avx2(z, n, j);
 #endif
 #ifdef GULBARA_NET_SSE2
     if (gulbara_net_level >= 1) {
@@ -271,13 +358,18 @@ static inline void gulbara_outputs(const float* a, const float* w, const float* 
 
 /* The hidden layer: h[j] = start[j] + sum_i val[i] * w1[idx[i] * H + j], the sum
    taken in the order of i for every j (as adding the rows one by one), then its
-   sigmoid when ``sigmoid``; ``start`` is the biases or a stage start's sums. */
+   sigmoid when ``sigmoid`` (gulbara_sigmoid_n); ``start`` is the biases or a stage
+   start's sums. */
 static inline void gulbara_hidden(const float* start, const int* idx, const float* val,
                                   int n_in, const float* w1, int H, float* h, int sigmoid) {
     int j = 0, i;
+#ifdef GULBARA_NET_AVX512
+    if (gulbara_net_level >= 3)
+        j = gulbara_sums_avx512(start, idx, val, n_in, w1, H, h);
+#endif
 #ifdef GULBARA_NET_AVX2
     if (gulbara_net_level >= 2)
-        j = gulbara_hidden_avx2(start, idx, val, n_in, w1, H, h, sigmoid);
+        j = gulbara_sums_avx2(start, idx, val, n_in, w1, H, h, j);
 #endif
 #ifdef GULBARA_NET_SSE2
     if (gulbara_net_level >= 1) {
@@ -289,10 +381,6 @@ static inline void gulbara_hidden(const float* start, const int* idx, const floa
                 a = _mm_add_ps(a, _mm_mul_ps(v, _mm_loadu_ps(row)));
                 b = _mm_add_ps(b, _mm_mul_ps(v, _mm_loadu_ps(row + 4)));
             }
-            if (sigmoid) {
-                a = gulbara_sigmoid4(a);
-                b = gulbara_sigmoid4(b);
-            }
             _mm_storeu_ps(h + j, a);
             _mm_storeu_ps(h + j + 4, b);
         }
@@ -302,8 +390,10 @@ static inline void gulbara_hidden(const float* start, const int* idx, const floa
         float z = start[j];
         for (i = 0; i < n_in; i++)
             z += val[i] * w1[(size_t)idx[i] * H + j];
-        h[j] = sigmoid ? gulbara_sigmoid(z) : z;
+        h[j] = z;
     }
+    if (sigmoid)
+        gulbara_sigmoid_n(h, H);
 }
 
 /* The changes of one point's four inputs when its count goes from c0 to c1
