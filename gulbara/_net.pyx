@@ -362,8 +362,14 @@ ctypedef struct StageLayer:
     float rest[2][N_REST]
     float pre[2][MAX_HIDDEN]
     EndKind kinds[MAX_STAGE_DICE + 1][2]
+    uint32_t ahead_mask        # the points in front of the opponent's rearmost checker
     uint32_t behind_known      # bit b: ``behind[b]`` is known:
     float behind[25][2]        # blocks(opponent, mover) when the mover's rearmost is on b
+    # per view, what gives the first end's inputs from IN_OFF on that the end changes:
+    int first_off[2]           # the mover's borne-off checkers and pips,
+    int first_pips[2]
+    uint32_t first_ahead[2]    # its points in front of the opponent's rearmost checker,
+    int first_back[2]          # its rearmost point
 
 
 # POINT_BASE[v][q]: the first of the four inputs of the mover's own point q in the
@@ -384,7 +390,7 @@ fill_point_bases()
 cdef void stage_layer(const GameState* s, StageLayer* st) noexcept nogil:
     """Start ``st`` for the ends of the stage of ``s``."""
     cdef Key96 key = pos_mover_key(&s.pos, s.seat)
-    cdef int k, seat
+    cdef int k, seat, back
     st.mover = s.seat
     for seat in range(2):
         st.pips[seat] = pip_count(&s.pos, seat)
@@ -394,6 +400,8 @@ cdef void stage_layer(const GameState* s, StageLayer* st) noexcept nogil:
     st.words[0] = key.lo
     st.words[1] = key.hi
     st.behind_known = 0
+    back = bit_length(s.pos.occ[1 - s.seat])
+    st.ahead_mask = ((<uint32_t>1 << (back - 1)) - 1) if back > 0 else 0
     for k in range(MAX_STAGE_DICE + 1):
         st.kinds[k][0].ready = st.kinds[k][1].ready = False
 
@@ -465,6 +473,34 @@ cdef inline int put_change(int* idx, float* val, int n, int i, float d) noexcept
     return n + (d != 0.0)
 
 
+cdef inline int put_ahead(const StageLayer* st, int view, uint32_t bits, int first, int* idx,
+                          float* val, int n) noexcept nogil:
+    """Append the changes of inputs ``first``, ``first + 1`` (the mover's points ``bits``
+    in front of the opponent's rearmost checker, / 6, and their longest run / 6) from
+    the first end valued in ``view``; returns the new count."""
+    cdef const float* base = &st.rest[view][first - IN_OFF]
+    if bits == st.first_ahead[view]:
+        return n
+    n = put_change(idx, val, n, first, RATIO[BY_6][popcount(bits)] - base[0])
+    return put_change(idx, val, n, first + 1, RATIO[BY_6][longest_run(bits)] - base[1])
+
+
+cdef inline int put_behind(StageLayer* st, int view, uint32_t occ, int back, int first,
+                           int* idx, float* val, int n) noexcept nogil:
+    """Append the changes of inputs ``first``, ``first + 1`` (the opponent's points in
+    front of the mover's rearmost checker ``back``, the mover's points ``occ``) from the
+    first end valued in ``view``; returns the new count."""
+    cdef const float* base = &st.rest[view][first - IN_OFF]
+    cdef float* behind = st.behind[back]
+    if back == st.first_back[view]:
+        return n
+    if not (st.behind_known >> back) & 1:
+        blocks(st.occ[1 - st.mover], occ, behind)
+        st.behind_known |= <uint32_t>1 << back
+    n = put_change(idx, val, n, first, behind[0] - base[0])
+    return put_change(idx, val, n, first + 1, behind[1] - base[1])
+
+
 cdef const float* end_changes(const Net* net, const GameState* s, StageLayer* st,
                               const StageEnd* e, EndKind* kind, Changes* x) noexcept nogil:
     """The inputs of the state after end ``e`` of the stage of ``s`` (not over) that
@@ -474,49 +510,44 @@ cdef const float* end_changes(const Net* net, const GameState* s, StageLayer* st
     first end valued in the same view (only the mover's borne-off checkers, pips and
     blocks can; the rest by ``kind``)."""
     cdef float head[N_HEAD]
-    cdef float ahead[2]
-    cdef int mover = st.mover, op = 1 - st.mover, view = kind.view, u, back, n
+    cdef int mover = st.mover, op = 1 - st.mover, view = kind.view, u, back, n, off
     cdef int moved_in = 0, pips = st.pips[mover], mine = view == mover
-    cdef uint32_t occ = st.occ[mover]
+    cdef uint32_t occ = st.occ[mover], ahead_bits
     cdef uint64_t now[2]
     cdef int* idx = x.idx
     cdef float* val = x.val
     cdef const int* point_base = POINT_BASE[0 if mine else 1]
     cdef const float* base
-    cdef float* behind
     now[0] = e.key.lo
     now[1] = e.key.hi
     n = gulbara_point_changes(st.words, now, point_base, &POINT_CHANGE[0][0], idx, val, 0,
                               &moved_in, &pips, &occ)
+    off = st.off[mover] - moved_in
+    ahead_bits = rotate12(occ) & st.ahead_mask
+    back = bit_length(occ)
     if not st.ready[view]:
         if mine:
-            rest_head(st.off[mover] - moved_in, st.off[op], pips, st.pips[op], occ, st.occ[op],
-                      head)
+            rest_head(off, st.off[op], pips, st.pips[op], occ, st.occ[op], head)
         else:
-            rest_head(st.off[op], st.off[mover] - moved_in, st.pips[op], pips, st.occ[op], occ,
-                      head)
+            rest_head(st.off[op], off, st.pips[op], pips, st.occ[op], occ, head)
         start_view(net, s, st, view, head, kind)
+        st.first_off[view] = off
+        st.first_pips[view] = pips
+        st.first_ahead[view] = ahead_bits
+        st.first_back[view] = back
+    # Only the mover's checkers differ from the first end's: its borne-off checkers,
+    # pips and blocks, each input equal to the first end's when what gives it is.
     base = st.rest[view]
-    # the opponent's pips and borne-off checkers are the first end's (RULES §1.4)
-    n = put_change(idx, val, n, IN_OFF + 1 - mine,
-                   RATIO[BY_15][st.off[mover] - moved_in] - base[1 - mine])
-    n = put_change(idx, val, n, IN_PIPS + 1 - mine, RATIO[BY_360][pips] - base[3 - mine])
-    back = bit_length(occ)                 # blocks in front of the mover's rearmost checker
-    behind = st.behind[back]
-    if not (st.behind_known >> back) & 1:
-        blocks(st.occ[op], occ, behind)
-        st.behind_known |= <uint32_t>1 << back
-    blocks(occ, st.occ[op], ahead)
+    if off != st.first_off[view]:
+        n = put_change(idx, val, n, IN_OFF + 1 - mine, RATIO[BY_15][off] - base[1 - mine])
+    if pips != st.first_pips[view]:
+        n = put_change(idx, val, n, IN_PIPS + 1 - mine, RATIO[BY_360][pips] - base[3 - mine])
     if mine:
-        n = put_change(idx, val, n, IN_BLOCKS, ahead[0] - base[4])
-        n = put_change(idx, val, n, IN_BLOCKS + 1, ahead[1] - base[5])
-        n = put_change(idx, val, n, IN_BLOCKS + 2, behind[0] - base[6])
-        n = put_change(idx, val, n, IN_BLOCKS + 3, behind[1] - base[7])
+        n = put_ahead(st, view, ahead_bits, IN_BLOCKS, idx, val, n)
+        n = put_behind(st, view, occ, back, IN_BLOCKS + 2, idx, val, n)
     else:
-        n = put_change(idx, val, n, IN_BLOCKS, behind[0] - base[4])
-        n = put_change(idx, val, n, IN_BLOCKS + 1, behind[1] - base[5])
-        n = put_change(idx, val, n, IN_BLOCKS + 2, ahead[0] - base[6])
-        n = put_change(idx, val, n, IN_BLOCKS + 3, ahead[1] - base[7])
+        n = put_behind(st, view, occ, back, IN_BLOCKS, idx, val, n)
+        n = put_ahead(st, view, ahead_bits, IN_BLOCKS + 2, idx, val, n)
     if not kind.diffed:
         diff_tail(st, kind)
     for u in range(kind.n_diff):
