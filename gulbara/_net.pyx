@@ -700,6 +700,18 @@ cdef int play_one(const GameRules* r, GameState* s, const Players* pl, Rng* dice
     return 0
 
 
+cdef int play_seeded(const GameRules* r, const GameState* s0, const Players* pl, uint64_t seed,
+                     uint64_t game, StageEnd* ends, int32_t max_rolls, Record* rec, Outcome* res,
+                     int32_t* trace, int trace_cap, int* trace_n) noexcept nogil:
+    """``play_one`` from ``s0`` on game ``game`` of the run seeded ``seed``: its dice from
+    stream 0, the random policy's choices from stream 1 (_rng.pxd)."""
+    cdef Rng dice, rng
+    cdef GameState s = s0[0]
+    rng_seed(&dice, seed, game, 0)
+    rng_seed(&rng, seed, game, 1)
+    return play_one(r, &s, pl, &dice, &rng, ends, max_rolls, rec, res, trace, trace_cap, trace_n)
+
+
 # ---------------------------------------------------------------------------
 # TD(lambda) on one recorded game
 # ---------------------------------------------------------------------------
@@ -912,9 +924,8 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
     slot ``k``'s update goes to ``delta[k]``. Returns an ``len(slot_list) x 5``
     int64 array (states, winner, points, rolls, 1e6 x summed |TD error|)."""
     cdef GameRules r
-    cdef GameState s0, s
+    cdef GameState s0
     cdef Players pl
-    cdef Rng dice, rng
     cdef Record rec
     cdef Outcome res
     cdef StageEnd* ends
@@ -935,11 +946,9 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
     s0.pos = start.pos
     pl.policy[0] = pl.policy[1] = POLICY_NET
     pl.net[0] = pl.net[1] = &network.net
-    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    ends = alloc_ends()
     rec.states = NULL
     rec.n = rec.capacity = rec.failed = 0
-    if ends == NULL:
-        raise MemoryError("no memory for the training buffers")
     try:
         with nogil:
             for k in range(n):
@@ -947,12 +956,9 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
                     failed = 2
                     break
                 game = <uint64_t>batch * <uint64_t>slots + <uint64_t>slot_v[k]
-                rng_seed(&dice, seed, game, 0)
-                rng_seed(&rng, seed, game, 1)
-                s = s0
                 rec.n = 0
-                if play_one(&r, &s, &pl, &dice, &rng, ends, max_rolls, &rec, &res,
-                            NULL, 0, &n_trace):
+                if play_seeded(&r, &s0, &pl, seed, game, ends, max_rolls, &rec, &res,
+                               NULL, 0, &n_trace):
                     failed = 1
                     break
                 if td_update(&network.net, &r, &rec, &res, alpha, lam, &delta[slot_v[k], 0],
@@ -986,9 +992,8 @@ def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
     ``trace``, one int32 array of (n_ends, chosen) pairs per game.
     """
     cdef GameRules r
-    cdef GameState s0, s
+    cdef GameState s0
     cdef Players pl
-    cdef Rng dice, rng
     cdef Outcome res
     cdef StageEnd* ends
     cdef int failed = 0, a_seat, n_trace = 0, trace_cap = 0
@@ -1001,9 +1006,7 @@ def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
     rows = np.zeros((n, 6), dtype=np.int32)
     cdef int32_t[:, ::1] rv = rows
     traces = [] if trace else None
-    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
-    if ends == NULL:
-        raise MemoryError("no memory for the match buffers")
+    ends = alloc_ends()
     try:
         if trace:
             trace_cap = 2 * (max_rolls + 64) * 64
@@ -1019,12 +1022,9 @@ def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
             pl.net[1 - a_seat] = &net_b.net if net_b is not None else NULL
             dice_game = first + <uint64_t>(g // 2 if duplicate else g)
             with nogil:
-                rng_seed(&dice, seed, dice_game, 0)
-                rng_seed(&rng, seed, dice_game, 1)
-                s = s0
                 n_trace = 0
-                failed = play_one(&r, &s, &pl, &dice, &rng, ends, max_rolls, NULL, &res,
-                                  tr, trace_cap, &n_trace)
+                failed = play_seeded(&r, &s0, &pl, seed, dice_game, ends, max_rolls, NULL, &res,
+                                     tr, trace_cap, &n_trace)
             if failed:
                 raise RuntimeError("a stage overflowed the match buffer")
             rv[g, 0] = a_seat

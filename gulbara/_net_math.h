@@ -78,9 +78,44 @@ static inline float gulbara_sigmoid(float z) {
         return P##_div_ps(P##_set1_ps(1.0f), P##_add_ps(P##_set1_ps(1.0f), p));     \
     }
 
+/* The first layer's sums of K x W units (K registers of W lanes) from ``start`` into
+   h: start[j] + sum_i val[i] * w1[idx[i] * H + j] in the order of i for every unit j;
+   one body for each width (the parameters are those of gulbara_rows). */
+#define GULBARA_ROWS(P, VF, W, K)                                                   \
+    {                                                                               \
+        VF acc[K];                                                                  \
+        int i, k;                                                                   \
+        for (k = 0; k < K; k++)                                                     \
+            acc[k] = P##_loadu_ps(start + W * k);                                   \
+        for (i = 0; i < n_in; i++) {                                                \
+            const float* row = w1 + (size_t)idx[i] * H;                             \
+            VF v = P##_set1_ps(val[i]);                                             \
+            for (k = 0; k < K; k++)                                                 \
+                acc[k] = P##_add_ps(acc[k], P##_mul_ps(v, P##_loadu_ps(row + W * k))); \
+        }                                                                           \
+        for (k = 0; k < K; k++)                                                     \
+            P##_storeu_ps(h + W * k, acc[k]);                                       \
+    }
+#define GULBARA_ROWS_ARGS const float* start, const int* idx, const float* val, int n_in, \
+                          const float* w1, int H, float* h
+
+/* The sums of units j0 .. by 64 (BIG) then by W (SMALL) while whole; returns where
+   the rest starts. */
+#define GULBARA_SUMS(BIG, SMALL, W)                                                 \
+    {                                                                               \
+        int j = j0;                                                                 \
+        for (; j + 64 <= H; j += 64)                                                \
+            BIG(start + j, idx, val, n_in, w1 + j, H, h + j);                       \
+        for (; j + W <= H; j += W)                                                  \
+            SMALL(start + j, idx, val, n_in, w1 + j, H, h + j);                     \
+        return j;                                                                   \
+    }
+
 #ifdef GULBARA_NET_SSE2
 static inline __m128 gulbara_sigmoid4(__m128 z)
     GULBARA_SIGMOID_LANES(_mm, __m128, __m128i, _mm_castsi128_ps)
+
+static inline void gulbara_rows8_sse2(GULBARA_ROWS_ARGS) GULBARA_ROWS(_mm, __m128, 4, 2)
 #endif
 
 /* The same lanes eight at a time with AVX2 when the running CPU has it (GCC and
@@ -101,61 +136,14 @@ static inline __m128 gulbara_sigmoid4(__m128 z)
 static inline GULBARA_AVX2_FN __m256 gulbara_sigmoid8(__m256 z)
     GULBARA_SIGMOID_LANES(_mm256, __m256, __m256i, _mm256_castsi256_ps)
 
-/* The first layer's sums of 8 units from ``start`` (gulbara_rows8, returned) or of
-   64 in 8 registers (gulbara_rows64, stored in h): start[j] + sum_i val[i] *
-   w1[idx[i] * H + j] in the order of i for every unit j. */
-static inline GULBARA_AVX2_FN __m256 gulbara_rows8(const float* start, const int* idx,
-                                                   const float* val, int n_in,
-                                                   const float* w1, int H) {
-    __m256 acc = _mm256_loadu_ps(start);
-    int i;
-    for (i = 0; i < n_in; i++)
-        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(val[i]),
-                                               _mm256_loadu_ps(w1 + (size_t)idx[i] * H)));
-    return acc;
-}
-
-static inline GULBARA_AVX2_FN void gulbara_rows64(const float* start, const int* idx,
-                                                  const float* val, int n_in,
-                                                  const float* w1, int H, float* h) {
-    __m256 a0 = _mm256_loadu_ps(start), a1 = _mm256_loadu_ps(start + 8);
-    __m256 a2 = _mm256_loadu_ps(start + 16), a3 = _mm256_loadu_ps(start + 24);
-    __m256 a4 = _mm256_loadu_ps(start + 32), a5 = _mm256_loadu_ps(start + 40);
-    __m256 a6 = _mm256_loadu_ps(start + 48), a7 = _mm256_loadu_ps(start + 56);
-    int i;
-    for (i = 0; i < n_in; i++) {
-        const float* row = w1 + (size_t)idx[i] * H;
-        __m256 v = _mm256_set1_ps(val[i]);
-        a0 = _mm256_add_ps(a0, _mm256_mul_ps(v, _mm256_loadu_ps(row)));
-        a1 = _mm256_add_ps(a1, _mm256_mul_ps(v, _mm256_loadu_ps(row + 8)));
-        a2 = _mm256_add_ps(a2, _mm256_mul_ps(v, _mm256_loadu_ps(row + 16)));
-        a3 = _mm256_add_ps(a3, _mm256_mul_ps(v, _mm256_loadu_ps(row + 24)));
-        a4 = _mm256_add_ps(a4, _mm256_mul_ps(v, _mm256_loadu_ps(row + 32)));
-        a5 = _mm256_add_ps(a5, _mm256_mul_ps(v, _mm256_loadu_ps(row + 40)));
-        a6 = _mm256_add_ps(a6, _mm256_mul_ps(v, _mm256_loadu_ps(row + 48)));
-        a7 = _mm256_add_ps(a7, _mm256_mul_ps(v, _mm256_loadu_ps(row + 56)));
-    }
-    _mm256_storeu_ps(h, a0);
-    _mm256_storeu_ps(h + 8, a1);
-    _mm256_storeu_ps(h + 16, a2);
-    _mm256_storeu_ps(h + 24, a3);
-    _mm256_storeu_ps(h + 32, a4);
-    _mm256_storeu_ps(h + 40, a5);
-    _mm256_storeu_ps(h + 48, a6);
-    _mm256_storeu_ps(h + 56, a7);
-}
+static inline GULBARA_AVX2_FN void gulbara_rows64(GULBARA_ROWS_ARGS)
+    GULBARA_ROWS(_mm256, __m256, 8, 8)
+static inline GULBARA_AVX2_FN void gulbara_rows8(GULBARA_ROWS_ARGS)
+    GULBARA_ROWS(_mm256, __m256, 8, 1)
 
 /* gulbara_hidden's sums of the units j0 .. H - 1 - (H - j0) mod 8: 64 at a time, then 8. */
-static GULBARA_AVX2_FN int gulbara_sums_avx2(const float* start, const int* idx,
-                                             const float* val, int n_in, const float* w1,
-                                             int H, float* h, int j0) {
-    int j = j0;
-    for (; j + 64 <= H; j += 64)
-        gulbara_rows64(start + j, idx, val, n_in, w1 + j, H, h + j);
-    for (; j + 8 <= H; j += 8)
-        _mm256_storeu_ps(h + j, gulbara_rows8(start + j, idx, val, n_in, w1 + j, H));
-    return j;
-}
+static GULBARA_AVX2_FN int gulbara_sums_avx2(GULBARA_ROWS_ARGS, int j0)
+    GULBARA_SUMS(gulbara_rows64, gulbara_rows8, 8)
 
 static GULBARA_AVX2_FN int gulbara_sigmoid_n_avx2(float* z, int n, int j0) {
     int j = j0;
@@ -222,43 +210,16 @@ static inline GULBARA_AVX512_FN __m512 gulbara_z_div_ps(__m512 a, __m512 b) {
 static inline GULBARA_AVX512_FN __m512 gulbara_sigmoid16(__m512 z)
     GULBARA_SIGMOID_LANES(gulbara_z, __m512, __m512i, _mm512_castsi512_ps)
 
-/* gulbara_rows64's sums in four registers of 16 lanes. */
-static inline GULBARA_AVX512_FN void gulbara_rows64_z(const float* start, const int* idx,
-                                                      const float* val, int n_in,
-                                                      const float* w1, int H, float* h) {
-    __m512 a0 = _mm512_loadu_ps(start), a1 = _mm512_loadu_ps(start + 16);
-    __m512 a2 = _mm512_loadu_ps(start + 32), a3 = _mm512_loadu_ps(start + 48);
-    int i;
-    for (i = 0; i < n_in; i++) {
-        const float* row = w1 + (size_t)idx[i] * H;
-        __m512 v = _mm512_set1_ps(val[i]);
-        a0 = gulbara_z_add_ps(a0, gulbara_z_mul_ps(v, _mm512_loadu_ps(row)));
-        a1 = gulbara_z_add_ps(a1, gulbara_z_mul_ps(v, _mm512_loadu_ps(row + 16)));
-        a2 = gulbara_z_add_ps(a2, gulbara_z_mul_ps(v, _mm512_loadu_ps(row + 32)));
-        a3 = gulbara_z_add_ps(a3, gulbara_z_mul_ps(v, _mm512_loadu_ps(row + 48)));
-    }
-    _mm512_storeu_ps(h, a0);
-    _mm512_storeu_ps(h + 16, a1);
-    _mm512_storeu_ps(h + 32, a2);
-    _mm512_storeu_ps(h + 48, a3);
-}
+#define gulbara_z_loadu_ps _mm512_loadu_ps
+#define gulbara_z_storeu_ps _mm512_storeu_ps
+static inline GULBARA_AVX512_FN void gulbara_rows64_z(GULBARA_ROWS_ARGS)
+    GULBARA_ROWS(gulbara_z, __m512, 16, 4)
+static inline GULBARA_AVX512_FN void gulbara_rows16_z(GULBARA_ROWS_ARGS)
+    GULBARA_ROWS(gulbara_z, __m512, 16, 1)
 
 /* gulbara_hidden's sums of the first H - H mod 16 units: 64 at a time, then 16. */
-static GULBARA_AVX512_FN int gulbara_sums_avx512(const float* start, const int* idx,
-                                                 const float* val, int n_in,
-                                                 const float* w1, int H, float* h) {
-    int j = 0, i;
-    for (; j + 64 <= H; j += 64)
-        gulbara_rows64_z(start + j, idx, val, n_in, w1 + j, H, h + j);
-    for (; j + 16 <= H; j += 16) {
-        __m512 acc = _mm512_loadu_ps(start + j);
-        for (i = 0; i < n_in; i++)
-            acc = gulbara_z_add_ps(acc, gulbara_z_mul_ps(
-                _mm512_set1_ps(val[i]), _mm512_loadu_ps(w1 + (size_t)idx[i] * H + j)));
-        _mm512_storeu_ps(h + j, acc);
-    }
-    return j;
-}
+static GULBARA_AVX512_FN int gulbara_sums_avx512(GULBARA_ROWS_ARGS, int j0)
+    GULBARA_SUMS(gulbara_rows64_z, gulbara_rows16_z, 16)
 
 static GULBARA_AVX512_FN int gulbara_sigmoid_n_avx512(float* z, int n) {
     int j = 0;
@@ -365,26 +326,16 @@ static inline void gulbara_hidden(const float* start, const int* idx, const floa
     int j = 0, i;
 #ifdef GULBARA_NET_AVX512
     if (gulbara_net_level >= 3)
-        j = gulbara_sums_avx512(start, idx, val, n_in, w1, H, h);
+        j = gulbara_sums_avx512(start, idx, val, n_in, w1, H, h, 0);
 #endif
 #ifdef GULBARA_NET_AVX2
     if (gulbara_net_level >= 2)
         j = gulbara_sums_avx2(start, idx, val, n_in, w1, H, h, j);
 #endif
 #ifdef GULBARA_NET_SSE2
-    if (gulbara_net_level >= 1) {
-        for (; j + 8 <= H; j += 8) {
-            __m128 a = _mm_loadu_ps(start + j), b = _mm_loadu_ps(start + j + 4);
-            for (i = 0; i < n_in; i++) {
-                const float* row = w1 + (size_t)idx[i] * H + j;
-                __m128 v = _mm_set1_ps(val[i]);
-                a = _mm_add_ps(a, _mm_mul_ps(v, _mm_loadu_ps(row)));
-                b = _mm_add_ps(b, _mm_mul_ps(v, _mm_loadu_ps(row + 4)));
-            }
-            _mm_storeu_ps(h + j, a);
-            _mm_storeu_ps(h + j + 4, b);
-        }
-    }
+    if (gulbara_net_level >= 1)
+        for (; j + 8 <= H; j += 8)
+            gulbara_rows8_sse2(start + j, idx, val, n_in, w1 + j, H, h + j);
 #endif
     for (; j < H; j++) {
         float z = start[j];
