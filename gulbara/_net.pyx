@@ -14,18 +14,21 @@ output-major), ``b2``; ``gulbara.net`` reads and writes them as ``.npz``.
 reduction and a degree-7 polynomial (relative error below 2e-7, no libm
 call), so it vectorizes. Every operation is one IEEE float32 operation in a
 fixed order per hidden unit or output lane, done 8 lanes at a time with
-AVX2 when the CPU has it (chosen at import, :func:`simd_level`), 4 with SSE2,
-else one by one: the three give the same bytes (a test), and so do trained
-weights on any x86-64 build without ``-march=native`` (which may fuse
-multiply-adds).
+AVX2 when the CPU has it (chosen at import, :func:`simd_level`), the sigmoids
+and the first layer's sums 16 at a time with AVX-512F, 4 with SSE2, else one
+by one: all give the same bytes (a test), and so do trained weights on any
+x86-64 build without ``-march=native`` (which may fuse multiply-adds).
 
 **A stage's ends in one pass** (``net_choose``): the first layer's sums over
 the stage start's per-point inputs are made once per side to act after the
-end (``StartLayer``), with the inputs from ``IN_OFF`` on of the first end
+end (``StageLayer``), with the inputs from ``IN_OFF`` on of the first end
 valued in that view; each end then adds only the rows of what differs: the
 mover's points it changed (from the packed counts' difference) and the inputs
 from ``IN_OFF`` on that differ from that first end's (usually a handful).
-The outputs of 64 ends get their sigmoids in one vector pass.
+What follows an end (the side to act, its pending dice, a finished game) is
+found once per number of steps (``EndKind``): no after-state is copied or
+played per end. The ends go 16 at a time through each step in turn (inputs,
+sums, the sums' sigmoids in one vector pass, outputs, their sigmoids).
 
 **Values.** A stage's end is valued by the state it leads to: the game's
 result when it ends the game (+points for the mover), else the network's
@@ -81,8 +84,6 @@ cdef enum:                     # policies (0..2 as in _selfplay)
 
 POLICY_CODES = {"random": POLICY_RANDOM, "first": POLICY_FIRST, "greedy": POLICY_GREEDY,
                 "net": POLICY_NET}
-
-
 
 
 # ---------------------------------------------------------------------------
@@ -145,31 +146,36 @@ cdef void fill_ratios() noexcept nogil:
 fill_ratios()
 
 
-cdef void rest_dense(const GameRules* r, const GameState* s, int pips_me, int pips_op,
-                     float* f) noexcept nogil:
-    """The N_REST gb1 inputs from IN_OFF on of ``s`` for its side to act, zeros included;
-    ``pips_me`` and ``pips_op`` are the pip counts of that side and the other. Every
-    numerator is at most RATIO_MAX (a pending count at most 4, 259 even in a corrupt state)."""
-    cdef int me = s.seat, op = 1 - s.seat, q
-    cdef int back
-    cdef int counts[7]
-    cdef bint chain = False, me_first
-    for q in range(N_REST):
-        f[q] = 0.0
-    f[IN_OFF - IN_OFF] = RATIO[BY_15][s.pos.off[me]]
-    f[IN_OFF + 1 - IN_OFF] = RATIO[BY_15][s.pos.off[op]]
+cdef inline void blocks(uint32_t occ_me, uint32_t occ_op, float* f) noexcept nogil:
+    """``f[0]``, ``f[1]``: the points of ``occ_me`` ahead of the rearmost checker of
+    ``occ_op`` (each in its own numbering) / 6, and their longest run / 6."""
+    cdef int back = bit_length(occ_op)
+    cdef uint32_t ahead
+    if back > 0:
+        ahead = rotate12(occ_me) & ((<uint32_t>1 << (back - 1)) - 1)
+        f[0] = RATIO[BY_6][popcount(ahead)]
+        f[1] = RATIO[BY_6][longest_run(ahead)]
+    else:
+        f[0] = f[1] = 0.0
+
+
+cdef inline void rest_head(int off_me, int off_op, int pips_me, int pips_op, uint32_t occ_me,
+                           uint32_t occ_op, float* f) noexcept nogil:
+    """The N_HEAD gb1 inputs from IN_OFF on (borne off, pips, blocks) of the side ``me``."""
+    f[IN_OFF - IN_OFF] = RATIO[BY_15][off_me]
+    f[IN_OFF + 1 - IN_OFF] = RATIO[BY_15][off_op]
     f[IN_PIPS - IN_OFF] = RATIO[BY_360][pips_me]
     f[IN_PIPS + 1 - IN_OFF] = RATIO[BY_360][pips_op]
-    back = bit_length(s.pos.occ[op])
-    if back > 0:
-        ahead = rotate12(s.pos.occ[me]) & ((<uint32_t>1 << (back - 1)) - 1)
-        f[IN_BLOCKS - IN_OFF] = RATIO[BY_6][popcount(ahead)]
-        f[IN_BLOCKS + 1 - IN_OFF] = RATIO[BY_6][longest_run(ahead)]
-    back = bit_length(s.pos.occ[me])
-    if back > 0:
-        ahead = rotate12(s.pos.occ[op]) & ((<uint32_t>1 << (back - 1)) - 1)
-        f[IN_BLOCKS + 2 - IN_OFF] = RATIO[BY_6][popcount(ahead)]
-        f[IN_BLOCKS + 3 - IN_OFF] = RATIO[BY_6][longest_run(ahead)]
+    blocks(occ_me, occ_op, &f[IN_BLOCKS - IN_OFF])
+    blocks(occ_op, occ_me, &f[IN_BLOCKS + 2 - IN_OFF])
+
+
+cdef void rest_tail(const GameRules* r, const GameState* s, float* f) noexcept nogil:
+    """The N_TAIL gb1 inputs from IN_ESCALATES on of ``s`` for its side to act: whose next
+    roll escalates and the dice it plays before it. They read nothing of the position."""
+    cdef int me = s.seat, op = 1 - s.seat, q
+    cdef int counts[7]
+    cdef bint chain = False, me_first
     for q in range(7):
         counts[q] = 0
     if s.phase == PH_STAGE and s.kind != K_PLAIN:
@@ -179,14 +185,23 @@ cdef void rest_dense(const GameRules* r, const GameState* s, int pips_me, int pi
             counts[q] += 4 if chain else s.then[q]
     # who rolls next: the player, unless it is in its own chain (RULES §4.5)
     me_first = not chain
-    if escalates(r, s.rolls[me] + 1, s.game_rolls + (1 if me_first else 2)):
-        f[IN_ESCALATES - IN_OFF] = 1.0
-    if escalates(r, s.rolls[op] + 1, s.game_rolls + (2 if me_first else 1)):
-        f[IN_ESCALATES + 1 - IN_OFF] = 1.0
+    f[IN_ESCALATES - IN_ESCALATES] = (
+        1.0 if escalates(r, s.rolls[me] + 1, s.game_rolls + (1 if me_first else 2)) else 0.0)
+    f[IN_ESCALATES + 1 - IN_ESCALATES] = (
+        1.0 if escalates(r, s.rolls[op] + 1, s.game_rolls + (2 if me_first else 1)) else 0.0)
     for q in range(1, 7):
-        f[IN_PENDING + q - 1 - IN_OFF] = RATIO[BY_4][counts[q]]
-    if chain:
-        f[IN_PENDING_CHAIN - IN_OFF] = 1.0
+        f[IN_PENDING + q - 1 - IN_ESCALATES] = RATIO[BY_4][counts[q]]
+    f[IN_PENDING_CHAIN - IN_ESCALATES] = 1.0 if chain else 0.0
+
+
+cdef void rest_dense(const GameRules* r, const GameState* s, int pips_me, int pips_op,
+                     float* f) noexcept nogil:
+    """The N_REST gb1 inputs from IN_OFF on of ``s`` for its side to act, zeros included;
+    ``pips_me`` and ``pips_op`` are the pip counts of that side and the other. Every
+    numerator is at most RATIO_MAX (a pending count at most 4, 259 even in a corrupt state)."""
+    cdef int me = s.seat, op = 1 - s.seat
+    rest_head(s.pos.off[me], s.pos.off[op], pips_me, pips_op, s.pos.occ[me], s.pos.occ[op], f)
+    rest_tail(r, s, &f[N_HEAD])
 
 
 cdef inline void encode_rest(const GameRules* r, const GameState* s, Sparse* x) noexcept nogil:
@@ -220,10 +235,14 @@ cdef inline void put_point_change(Sparse* x, int base, int c0, int c1) noexcept 
         put(x, base + 3, d)
 
 
-ctypedef struct PointChange:
-    int n                      # the units that change, in order
-    int unit[4]
-    float val[4]
+cdef extern from "_net_math.h":
+    ctypedef struct PointChange "gulbara_point_change":
+        int n                  # the units that change, in order
+        int unit[4]
+        float val[4]
+    int gulbara_point_changes(const uint64_t* was, const uint64_t* now, const int* first,
+                              const PointChange* table, int* idx, float* val, int n,
+                              int* moved_in, int* pips, uint32_t* occ) noexcept nogil
 
 # POINT_CHANGE[c0][c1]: put_point_change's entries for a point going from c0 to c1
 cdef PointChange POINT_CHANGE[16][16]
@@ -260,11 +279,9 @@ cdef extern from "_net_math.h":
     void gulbara_sigmoid_n(float* z, int n) noexcept nogil
 
 
-
-
 def simd_level(int level=-1):
-    """The arithmetic the network uses: 2 AVX2, 1 SSE2, 0 plain C (the best this build
-    and CPU have at import). ``level`` >= 0 chooses a lower one (tests: every level
+    """The arithmetic the network uses: 3 AVX-512F, 2 AVX2, 1 SSE2, 0 plain C (the best
+    this build and CPU have at import). ``level`` >= 0 chooses a lower one (tests: every level
     gives the same bytes). Returns the level in use."""
     return gulbara_net_simd(level)
 
@@ -308,143 +325,224 @@ cdef float after_value(const Net* net, const GameRules* r, const GameState* afte
     return e if after.seat == mover else -e
 
 
-ctypedef struct StartLayer:
-    # per side's view: the first layer's sums over a stage start's per-point inputs
-    # and over the inputs from IN_OFF on (``rest``) of the first end valued in that view
-    bint ready[2]
-    int pips[2]                # the start's pip counts by seat
-    Key96 key                  # the mover's checkers at the start, packed (_types.pxd)
-    int changed[24]            # the mover's points the current end changed,
-    int was[24]                # their counts before
-    int now[24]                # and after
-    int n_changed
-    int pips_after             # the mover's pip count after the current end
-    float rest[2][N_REST]
-    float pre[2][MAX_HIDDEN]
+# POINT_BASE[v][q]: the first of the four inputs of the mover's own point q in the
+# view of the mover (v = 0) or of its opponent (v = 1, RULES §1.3)
+cdef int POINT_BASE[2][25]
 
 
-cdef inline void place_end(const GameState* start, const StageEnd* e, GameState* after,
-                           StartLayer* base) noexcept nogil:
-    """Set the mover's checkers in ``after`` (a copy of ``start``) to those of ``e`` from
-    the difference of the packed counts: as ``pos_set_mover_key``, writing only the
-    points that change, and note them and the mover's pip count in ``base``."""
-    cdef int mover = start.seat, q, b, c0, c1, moved_in = 0
-    cdef uint64_t diff
-    cdef int k
-    cdef uint64_t words[2]
-    cdef uint64_t new_words[2]
-    words[0] = base.key.lo
-    words[1] = base.key.hi
-    new_words[0] = e.key.lo
-    new_words[1] = e.key.hi
-    base.n_changed = 0
-    base.pips_after = base.pips[mover]
-    for k in range(2):                     # points 1..16, then 17..24, four bits each
-        diff = words[k] ^ new_words[k]
-        while diff:
-            b = gulbara_ctz64(diff) >> 2
-            diff &= ~(<uint64_t>0xF << (4 * b))
-            q = 1 + 16 * k + b
-            c0 = start.pos.cnt[mover][q]
-            c1 = <int>((new_words[k] >> (4 * b)) & 15)
-            after.pos.cnt[mover][q] = c1
-            if c1:
-                after.pos.occ[mover] |= <uint32_t>1 << (q - 1)
-            else:
-                after.pos.occ[mover] &= ~(<uint32_t>1 << (q - 1))
-            moved_in += c1 - c0
-            base.pips_after += q * (c1 - c0)
-            base.changed[base.n_changed] = q
-            base.was[base.n_changed] = c0
-            base.now[base.n_changed] = c1
-            base.n_changed += 1
-    after.pos.off[mover] = start.pos.off[mover] - moved_in
+cdef void fill_point_bases() noexcept nogil:
+    cdef int q
+    for q in range(1, 25):
+        POINT_BASE[0][q] = IN_OWN + 4 * (q - 1)
+        POINT_BASE[1][q] = IN_OPP + 4 * ((q + 11) % 24)
 
 
-cdef void end_outputs(const Net* net, const GameRules* r, const GameState* start,
-                      const GameState* after, StartLayer* base, float* z) noexcept nogil:
-    """The network's three outputs before their sigmoids (``z``) for the state ``after``
-    an end of ``start``'s stage (not over), the first layer updated from the
-    stage's (``base``): only the inputs that differ, the mover's changed points and the
-    inputs from IN_OFF on that differ from the first end valued in the same view."""
-    cdef float h[MAX_HIDDEN]
-    cdef float rest[N_REST]
+fill_point_bases()
+
+
+cdef void stage_layer(const GameState* s, StageLayer* st) noexcept nogil:
+    """Start ``st`` for the ends of the stage of ``s``."""
+    cdef Key96 key = pos_mover_key(&s.pos, s.seat)
+    cdef int k, seat, back
+    st.mover = s.seat
+    for seat in range(2):
+        st.pips[seat] = pip_count(&s.pos, seat)
+        st.off[seat] = s.pos.off[seat]
+        st.occ[seat] = s.pos.occ[seat]
+        st.ready[seat] = False
+    st.words[0] = key.lo
+    st.words[1] = key.hi
+    st.behind_known = 0
+    back = bit_length(s.pos.occ[1 - s.seat])
+    st.ahead_mask = ((<uint32_t>1 << (back - 1)) - 1) if back > 0 else 0
+    for k in range(MAX_STAGE_DICE + 1):
+        st.kinds[k][0].ready = st.kinds[k][1].ready = False
+
+
+cdef EndKind* end_kind(const GameRules* r, const GameState* s, StageLayer* st,
+                       const StageEnd* e) noexcept nogil:
+    """What follows end ``e`` of the stage of ``s``, found once per kind of end."""
+    cdef EndKind* kind = &st.kinds[e.n_steps][1 if e.ends_game else 0]
+    cdef GameState after
+    if not kind.ready:
+        after = s[0]
+        play_end_placed(r, &after, e)
+        kind.over = after.phase == PH_OVER
+        kind.value = result_value(&after, st.mover)
+        kind.view = after.seat
+        rest_tail(r, &after, kind.tail)
+        kind.diffed = False
+        kind.ready = True
+    return kind
+
+
+cdef void start_view(const Net* net, const GameState* s, StageLayer* st, int view,
+                     const float* head, const EndKind* kind) noexcept nogil:
+    """The first layer's sums in ``view`` over the start's per-point inputs and the inputs
+    from IN_OFF on (``head`` then ``kind``'s tail) of the first end valued in it."""
     cdef Sparse x
-    cdef int mover = start.seat, view = after.seat, q, H = net.hidden, k, b
-    cdef int pips, u
-    cdef const PointChange* pc
-    cdef float d
-    pips = base.pips_after
-    if view == mover:
-        rest_dense(r, after, pips, base.pips[1 - mover], rest)
-    else:
-        rest_dense(r, after, base.pips[view], pips, rest)
+    cdef int q
     x.n = 0
-    if not base.ready[view]:
-        encode_points(&start.pos, view, &x)
-        for q in range(N_REST):
-            base.rest[view][q] = rest[q]
-            if rest[q] != 0.0:
-                put(&x, IN_OFF + q, rest[q])
-        gulbara_hidden(net.b1, x.idx, x.val, x.n, net.w1, H, base.pre[view], 0)
-        base.ready[view] = True
-        x.n = 0
-    for k in range(base.n_changed):
-        q = base.changed[k]
-        pc = &POINT_CHANGE[base.was[k]][base.now[k]]
-        if view == mover:                  # its own view, or the opponent's (RULES §1.3)
-            b = IN_OWN + 4 * (q - 1)
-        else:
-            b = IN_OPP + 4 * ((q + 11) % 24)
-        for u in range(pc.n):
-            put(&x, b + pc.unit[u], pc.val[u])
+    encode_points(&s.pos, view, &x)
     for q in range(N_REST):
-        d = rest[q] - base.rest[view][q]
-        if d != 0.0:
-            put(&x, IN_OFF + q, d)
-    gulbara_hidden(base.pre[view], x.idx, x.val, x.n, net.w1, H, h, 1)
-    gulbara_outputs(h, net.w2, net.b2, H, z, 0)
+        st.rest[view][q] = head[q] if q < N_HEAD else kind.tail[q - N_HEAD]
+        if st.rest[view][q] != 0.0:
+            put(&x, IN_OFF + q, st.rest[view][q])
+    gulbara_hidden(net.b1, x.idx, x.val, x.n, net.w1, net.hidden, st.pre[view], 0)
+    st.ready[view] = True
 
 
-cdef enum:
-    CHOOSE_CHUNK = 64          # ends whose outputs get their sigmoids together
+cdef void diff_tail(const StageLayer* st, EndKind* kind) noexcept nogil:
+    """``kind``'s inputs from IN_ESCALATES on less those of its view's first end."""
+    cdef int q
+    cdef float d
+    kind.n_diff = 0
+    for q in range(N_TAIL):
+        d = kind.tail[q] - st.rest[kind.view][N_HEAD + q]
+        kind.diff_idx[kind.n_diff] = IN_ESCALATES + q
+        kind.diff_val[kind.n_diff] = d
+        kind.n_diff += d != 0.0
+    kind.diffed = True
+
+
+cdef inline int put_change(int* idx, float* val, int n, int i, float d) noexcept nogil:
+    """Append input ``i``'s change ``d`` to the ``n`` entries of ``idx`` and ``val`` when it
+    is not zero (without a branch); returns the new count."""
+    idx[n] = i
+    val[n] = d
+    return n + (d != 0.0)
+
+
+cdef inline int put_ahead(const StageLayer* st, int view, uint32_t bits, int first, int* idx,
+                          float* val, int n) noexcept nogil:
+    """Append the changes of inputs ``first``, ``first + 1`` (the mover's points ``bits``
+    in front of the opponent's rearmost checker, / 6, and their longest run / 6) from
+    the first end valued in ``view``; returns the new count."""
+    cdef const float* base = &st.rest[view][first - IN_OFF]
+    if bits == st.first_ahead[view]:
+        return n
+    n = put_change(idx, val, n, first, RATIO[BY_6][popcount(bits)] - base[0])
+    return put_change(idx, val, n, first + 1, RATIO[BY_6][longest_run(bits)] - base[1])
+
+
+cdef inline int put_behind(StageLayer* st, int view, uint32_t occ, int back, int first,
+                           int* idx, float* val, int n) noexcept nogil:
+    """Append the changes of inputs ``first``, ``first + 1`` (the opponent's points in
+    front of the mover's rearmost checker ``back``, the mover's points ``occ``) from the
+    first end valued in ``view``; returns the new count."""
+    cdef const float* base = &st.rest[view][first - IN_OFF]
+    cdef float* behind = st.behind[back]
+    if back == st.first_back[view]:
+        return n
+    if not (st.behind_known >> back) & 1:
+        blocks(st.occ[1 - st.mover], occ, behind)
+        st.behind_known |= <uint32_t>1 << back
+    n = put_change(idx, val, n, first, behind[0] - base[0])
+    return put_change(idx, val, n, first + 1, behind[1] - base[1])
+
+
+cdef const float* end_changes(const Net* net, const GameState* s, StageLayer* st,
+                              const StageEnd* e, EndKind* kind, Changes* x) noexcept nogil:
+    """The inputs of the state after end ``e`` of the stage of ``s`` (not over) that
+    differ from those its first layer starts from, the stage's sums in its view (the
+    pointer returned), in order: the mover's points the end changed (from the packed
+    counts' difference) and the inputs from IN_OFF on that differ from those of the
+    first end valued in the same view (only the mover's borne-off checkers, pips and
+    blocks can; the rest by ``kind``)."""
+    cdef float head[N_HEAD]
+    cdef int mover = st.mover, op = 1 - st.mover, view = kind.view, u, back, n, off
+    cdef int moved_in = 0, pips = st.pips[mover], mine = view == mover
+    cdef uint32_t occ = st.occ[mover], ahead_bits
+    cdef uint64_t now[2]
+    cdef int* idx = x.idx
+    cdef float* val = x.val
+    cdef const int* point_base = POINT_BASE[0 if mine else 1]
+    cdef const float* base
+    now[0] = e.key.lo
+    now[1] = e.key.hi
+    n = gulbara_point_changes(st.words, now, point_base, &POINT_CHANGE[0][0], idx, val, 0,
+                              &moved_in, &pips, &occ)
+    off = st.off[mover] - moved_in
+    ahead_bits = rotate12(occ) & st.ahead_mask
+    back = bit_length(occ)
+    if not st.ready[view]:
+        if mine:
+            rest_head(off, st.off[op], pips, st.pips[op], occ, st.occ[op], head)
+        else:
+            rest_head(st.off[op], off, st.pips[op], pips, st.occ[op], occ, head)
+        start_view(net, s, st, view, head, kind)
+        st.first_off[view] = off
+        st.first_pips[view] = pips
+        st.first_ahead[view] = ahead_bits
+        st.first_back[view] = back
+    # Only the mover's checkers differ from the first end's: its borne-off checkers,
+    # pips and blocks, each input equal to the first end's when what gives it is.
+    base = st.rest[view]
+    if off != st.first_off[view]:
+        n = put_change(idx, val, n, IN_OFF + 1 - mine, RATIO[BY_15][off] - base[1 - mine])
+    if pips != st.first_pips[view]:
+        n = put_change(idx, val, n, IN_PIPS + 1 - mine, RATIO[BY_360][pips] - base[3 - mine])
+    if mine:
+        n = put_ahead(st, view, ahead_bits, IN_BLOCKS, idx, val, n)
+        n = put_behind(st, view, occ, back, IN_BLOCKS + 2, idx, val, n)
+    else:
+        n = put_behind(st, view, occ, back, IN_BLOCKS, idx, val, n)
+        n = put_ahead(st, view, ahead_bits, IN_BLOCKS + 2, idx, val, n)
+    if not kind.diffed:
+        diff_tail(st, kind)
+    for u in range(kind.n_diff):
+        idx[n + u] = kind.diff_idx[u]
+        val[n + u] = kind.diff_val[u]
+    x.n = n + kind.n_diff
+    return st.pre[view]
 
 
 cdef int net_choose(const Net* net, const GameRules* r, const GameState* s,
                     const StageEnd* ends, int n_ends, float* values) noexcept nogil:
     """The end with the highest value (the first on a tie); ``values`` (or NULL) gets them all.
 
-    Ends are valued CHOOSE_CHUNK at a time: their outputs' sigmoids in one
-    vector pass (the same bytes as one by one)."""
-    cdef GameState after
-    cdef StartLayer base
+    Ends are valued CHOOSE_CHUNK at a time, each step of the network for all of
+    them in turn: their inputs' changes, their first layers' sums, the sigmoids
+    of all those sums in one vector pass, their outputs, the outputs' sigmoids
+    in one pass (the same bytes as end by end: every sum in its own order)."""
+    cdef StageLayer st
+    cdef EndKind* kind
+    cdef Changes ch[CHOOSE_CHUNK]
+    cdef const float* start[CHOOSE_CHUNK]
+    cdef float a[CHOOSE_CHUNK * MAX_HIDDEN]
     cdef float z[CHOOSE_CHUNK * N_OUT]
     cdef float fixed[CHOOSE_CHUNK]
     cdef int8_t sign[CHOOSE_CHUNK]
-    cdef int i, t, m, lo, best = 0, mover = s.seat
+    cdef int i, t, m, k, u, lo, best = 0, mover = s.seat, H = net.hidden
     cdef float v, best_v = 0.0
-    base.ready[0] = base.ready[1] = False
-    base.pips[0] = pip_count(&s.pos, 0)
-    base.pips[1] = pip_count(&s.pos, 1)
-    base.key = pos_mover_key(&s.pos, mover)
+    stage_layer(s, &st)
     lo = 0
     while lo < n_ends:
         m = min(<int>CHOOSE_CHUNK, n_ends - lo)
+        k = 0                              # the ends of the chunk the network values
         for t in range(m):
-            after = s[0]
-            place_end(s, &ends[lo + t], &after, &base)
-            play_end_placed(r, &after, &ends[lo + t])
-            if after.phase == PH_OVER:
+            kind = end_kind(r, s, &st, &ends[lo + t])
+            if kind.over:
                 sign[t] = 0
-                fixed[t] = result_value(&after, mover)
-                z[N_OUT * t] = z[N_OUT * t + 1] = z[N_OUT * t + 2] = 0.0
+                fixed[t] = kind.value
             else:
-                sign[t] = 1 if after.seat == mover else -1
-                end_outputs(net, r, s, &after, &base, &z[N_OUT * t])
-        gulbara_sigmoid_n(z, N_OUT * m)
+                sign[t] = 1 if kind.view == mover else -1
+                start[k] = end_changes(net, s, &st, &ends[lo + t], kind, &ch[k])
+                k += 1
+        for u in range(k):
+            gulbara_hidden(start[u], ch[u].idx, ch[u].val, ch[u].n, net.w1, H, &a[u * H], 0)
+        gulbara_sigmoid_n(a, k * H)
+        for u in range(k):
+            gulbara_outputs(&a[u * H], net.w2, net.b2, H, &z[N_OUT * u], 0)
+        gulbara_sigmoid_n(z, N_OUT * k)
+        u = 0
         for t in range(m):
             i = lo + t
-            v = fixed[t] if sign[t] == 0 else sign[t] * equity(&z[N_OUT * t])
+            if sign[t] == 0:
+                v = fixed[t]
+            else:
+                v = sign[t] * equity(&z[N_OUT * u])
+                u += 1
             if values != NULL:
                 values[i] = v
             if i == 0 or v > best_v:
@@ -540,6 +638,18 @@ cdef int play_one(const GameRules* r, GameState* s, const Players* pl, Rng* dice
         res.points = s.points
     res.rolls = s.game_rolls - start_rolls
     return 0
+
+
+cdef int play_seeded(const GameRules* r, const GameState* s0, const Players* pl, uint64_t seed,
+                     uint64_t game, StageEnd* ends, int32_t max_rolls, Record* rec, Outcome* res,
+                     int32_t* trace, int trace_cap, int* trace_n) noexcept nogil:
+    """``play_one`` from ``s0`` on game ``game`` of the run seeded ``seed``: its dice from
+    stream 0, the random policy's choices from stream 1 (_rng.pxd)."""
+    cdef Rng dice, rng
+    cdef GameState s = s0[0]
+    rng_seed(&dice, seed, game, 0)
+    rng_seed(&rng, seed, game, 1)
+    return play_one(r, &s, pl, &dice, &rng, ends, max_rolls, rec, res, trace, trace_cap, trace_n)
 
 
 # ---------------------------------------------------------------------------
@@ -754,9 +864,8 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
     slot ``k``'s update goes to ``delta[k]``. Returns an ``len(slot_list) x 5``
     int64 array (states, winner, points, rolls, 1e6 x summed |TD error|)."""
     cdef GameRules r
-    cdef GameState s0, s
+    cdef GameState s0
     cdef Players pl
-    cdef Rng dice, rng
     cdef Record rec
     cdef Outcome res
     cdef StageEnd* ends
@@ -777,11 +886,9 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
     s0.pos = start.pos
     pl.policy[0] = pl.policy[1] = POLICY_NET
     pl.net[0] = pl.net[1] = &network.net
-    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    ends = alloc_ends()
     rec.states = NULL
     rec.n = rec.capacity = rec.failed = 0
-    if ends == NULL:
-        raise MemoryError("no memory for the training buffers")
     try:
         with nogil:
             for k in range(n):
@@ -789,12 +896,9 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
                     failed = 2
                     break
                 game = <uint64_t>batch * <uint64_t>slots + <uint64_t>slot_v[k]
-                rng_seed(&dice, seed, game, 0)
-                rng_seed(&rng, seed, game, 1)
-                s = s0
                 rec.n = 0
-                if play_one(&r, &s, &pl, &dice, &rng, ends, max_rolls, &rec, &res,
-                            NULL, 0, &n_trace):
+                if play_seeded(&r, &s0, &pl, seed, game, ends, max_rolls, &rec, &res,
+                               NULL, 0, &n_trace):
                     failed = 1
                     break
                 if td_update(&network.net, &r, &rec, &res, alpha, lam, &delta[slot_v[k], 0],
@@ -828,9 +932,8 @@ def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
     ``trace``, one int32 array of (n_ends, chosen) pairs per game.
     """
     cdef GameRules r
-    cdef GameState s0, s
+    cdef GameState s0
     cdef Players pl
-    cdef Rng dice, rng
     cdef Outcome res
     cdef StageEnd* ends
     cdef int failed = 0, a_seat, n_trace = 0, trace_cap = 0
@@ -843,9 +946,7 @@ def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
     rows = np.zeros((n, 6), dtype=np.int32)
     cdef int32_t[:, ::1] rv = rows
     traces = [] if trace else None
-    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
-    if ends == NULL:
-        raise MemoryError("no memory for the match buffers")
+    ends = alloc_ends()
     try:
         if trace:
             trace_cap = 2 * (max_rolls + 64) * 64
@@ -861,12 +962,9 @@ def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
             pl.net[1 - a_seat] = &net_b.net if net_b is not None else NULL
             dice_game = first + <uint64_t>(g // 2 if duplicate else g)
             with nogil:
-                rng_seed(&dice, seed, dice_game, 0)
-                rng_seed(&rng, seed, dice_game, 1)
-                s = s0
                 n_trace = 0
-                failed = play_one(&r, &s, &pl, &dice, &rng, ends, max_rolls, NULL, &res,
-                                  tr, trace_cap, &n_trace)
+                failed = play_seeded(&r, &s0, &pl, seed, dice_game, ends, max_rolls, NULL, &res,
+                                     tr, trace_cap, &n_trace)
             if failed:
                 raise RuntimeError("a stage overflowed the match buffer")
             rv[g, 0] = a_seat

@@ -2,6 +2,8 @@
 #ifndef GULBARA_NET_MATH_H
 #define GULBARA_NET_MATH_H
 
+#include <stdint.h>
+
 /* The network's arithmetic. Every operation is one IEEE single-precision
    operation done lane by lane, so the SSE2 path (every x86-64) and the plain C
    path give the same bytes; only a build that fuses multiply-adds
@@ -76,9 +78,44 @@ static inline float gulbara_sigmoid(float z) {
         return P##_div_ps(P##_set1_ps(1.0f), P##_add_ps(P##_set1_ps(1.0f), p));     \
     }
 
+/* The first layer's sums of K x W units (K registers of W lanes) from ``start`` into
+   h: start[j] + sum_i val[i] * w1[idx[i] * H + j] in the order of i for every unit j;
+   one body for each width (the parameters are those of gulbara_rows). */
+#define GULBARA_ROWS(P, VF, W, K)                                                   \
+    {                                                                               \
+        VF acc[K];                                                                  \
+        int i, k;                                                                   \
+        for (k = 0; k < K; k++)                                                     \
+            acc[k] = P##_loadu_ps(start + W * k);                                   \
+        for (i = 0; i < n_in; i++) {                                                \
+            const float* row = w1 + (size_t)idx[i] * H;                             \
+            VF v = P##_set1_ps(val[i]);                                             \
+            for (k = 0; k < K; k++)                                                 \
+                acc[k] = P##_add_ps(acc[k], P##_mul_ps(v, P##_loadu_ps(row + W * k))); \
+        }                                                                           \
+        for (k = 0; k < K; k++)                                                     \
+            P##_storeu_ps(h + W * k, acc[k]);                                       \
+    }
+#define GULBARA_ROWS_ARGS const float* start, const int* idx, const float* val, int n_in, \
+                          const float* w1, int H, float* h
+
+/* The sums of units j0 .. by 64 (BIG) then by W (SMALL) while whole; returns where
+   the rest starts. */
+#define GULBARA_SUMS(BIG, SMALL, W)                                                 \
+    {                                                                               \
+        int j = j0;                                                                 \
+        for (; j + 64 <= H; j += 64)                                                \
+            BIG(start + j, idx, val, n_in, w1 + j, H, h + j);                       \
+        for (; j + W <= H; j += W)                                                  \
+            SMALL(start + j, idx, val, n_in, w1 + j, H, h + j);                     \
+        return j;                                                                   \
+    }
+
 #ifdef GULBARA_NET_SSE2
 static inline __m128 gulbara_sigmoid4(__m128 z)
     GULBARA_SIGMOID_LANES(_mm, __m128, __m128i, _mm_castsi128_ps)
+
+static inline void gulbara_rows8_sse2(GULBARA_ROWS_ARGS) GULBARA_ROWS(_mm, __m128, 4, 2)
 #endif
 
 /* The same lanes eight at a time with AVX2 when the running CPU has it (GCC and
@@ -99,43 +136,17 @@ static inline __m128 gulbara_sigmoid4(__m128 z)
 static inline GULBARA_AVX2_FN __m256 gulbara_sigmoid8(__m256 z)
     GULBARA_SIGMOID_LANES(_mm256, __m256, __m256i, _mm256_castsi256_ps)
 
-/* gulbara_hidden's first H - H mod 8 units: 32 (then 8) in registers. */
-static GULBARA_AVX2_FN int gulbara_hidden_avx2(const float* start, const int* idx,
-                                               const float* val, int n_in, const float* w1,
-                                               int H, float* h, int sigmoid) {
-    int j = 0, i;
-    for (; j + 32 <= H; j += 32) {
-        __m256 a = _mm256_loadu_ps(start + j), b = _mm256_loadu_ps(start + j + 8);
-        __m256 c = _mm256_loadu_ps(start + j + 16), d = _mm256_loadu_ps(start + j + 24);
-        for (i = 0; i < n_in; i++) {
-            const float* row = w1 + (size_t)idx[i] * H + j;
-            __m256 v = _mm256_set1_ps(val[i]);
-            a = _mm256_add_ps(a, _mm256_mul_ps(v, _mm256_loadu_ps(row)));
-            b = _mm256_add_ps(b, _mm256_mul_ps(v, _mm256_loadu_ps(row + 8)));
-            c = _mm256_add_ps(c, _mm256_mul_ps(v, _mm256_loadu_ps(row + 16)));
-            d = _mm256_add_ps(d, _mm256_mul_ps(v, _mm256_loadu_ps(row + 24)));
-        }
-        if (sigmoid) {
-            a = gulbara_sigmoid8(a); b = gulbara_sigmoid8(b);
-            c = gulbara_sigmoid8(c); d = gulbara_sigmoid8(d);
-        }
-        _mm256_storeu_ps(h + j, a);
-        _mm256_storeu_ps(h + j + 8, b);
-        _mm256_storeu_ps(h + j + 16, c);
-        _mm256_storeu_ps(h + j + 24, d);
-    }
-    for (; j + 8 <= H; j += 8) {
-        __m256 a = _mm256_loadu_ps(start + j);
-        for (i = 0; i < n_in; i++)
-            a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_set1_ps(val[i]),
-                                               _mm256_loadu_ps(w1 + (size_t)idx[i] * H + j)));
-        _mm256_storeu_ps(h + j, sigmoid ? gulbara_sigmoid8(a) : a);
-    }
-    return j;
-}
+static inline GULBARA_AVX2_FN void gulbara_rows64(GULBARA_ROWS_ARGS)
+    GULBARA_ROWS(_mm256, __m256, 8, 8)
+static inline GULBARA_AVX2_FN void gulbara_rows8(GULBARA_ROWS_ARGS)
+    GULBARA_ROWS(_mm256, __m256, 8, 1)
 
-static GULBARA_AVX2_FN int gulbara_sigmoid_n_avx2(float* z, int n) {
-    int j = 0;
+/* gulbara_hidden's sums of the units j0 .. H - 1 - (H - j0) mod 8: 64 at a time, then 8. */
+static GULBARA_AVX2_FN int gulbara_sums_avx2(GULBARA_ROWS_ARGS, int j0)
+    GULBARA_SUMS(gulbara_rows64, gulbara_rows8, 8)
+
+static GULBARA_AVX2_FN int gulbara_sigmoid_n_avx2(float* z, int n, int j0) {
+    int j = j0;
     for (; j + 8 <= n; j += 8)
         _mm256_storeu_ps(z + j, gulbara_sigmoid8(_mm256_loadu_ps(z + j)));
     return j;
@@ -166,7 +177,59 @@ static GULBARA_AVX2_FN int gulbara_dots3_avx2(const float* a, const float* w, in
 }
 #endif
 
-/* The arithmetic level: 2 AVX2, 1 SSE2, 0 plain C; all give the same bytes. */
+/* Sixteen lanes at a time with AVX-512F when the running CPU has it, for what is
+   done lane by lane (the sigmoid, the first layer's sums; the output sums keep their
+   eight lanes, their order): the bytes equal the other levels'. The arithmetic is
+   the _round forms with the current rounding (to nearest): where AVX-512F is on,
+   GCC would fuse a plain multiply and add into one FMA. */
+#if defined(GULBARA_NET_AVX2) && (defined(__GNUC__) || defined(__clang__)) \
+    && defined(__x86_64__)
+#define GULBARA_NET_AVX512 1
+#define GULBARA_AVX512_FN __attribute__((target("avx512f")))
+static inline GULBARA_AVX512_FN __m512 gulbara_z_add_ps(__m512 a, __m512 b) {
+    return _mm512_add_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);
+}
+static inline GULBARA_AVX512_FN __m512 gulbara_z_sub_ps(__m512 a, __m512 b) {
+    return _mm512_sub_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);
+}
+static inline GULBARA_AVX512_FN __m512 gulbara_z_mul_ps(__m512 a, __m512 b) {
+    return _mm512_mul_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);
+}
+static inline GULBARA_AVX512_FN __m512 gulbara_z_div_ps(__m512 a, __m512 b) {
+    return _mm512_div_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);
+}
+#define gulbara_z_setzero_ps _mm512_setzero_ps
+#define gulbara_z_set1_ps _mm512_set1_ps
+#define gulbara_z_max_ps _mm512_max_ps
+#define gulbara_z_min_ps _mm512_min_ps
+#define gulbara_z_cvttps_epi32 _mm512_cvttps_epi32
+#define gulbara_z_add_epi32 _mm512_add_epi32
+#define gulbara_z_set1_epi32 _mm512_set1_epi32
+#define gulbara_z_slli_epi32 _mm512_slli_epi32
+
+static inline GULBARA_AVX512_FN __m512 gulbara_sigmoid16(__m512 z)
+    GULBARA_SIGMOID_LANES(gulbara_z, __m512, __m512i, _mm512_castsi512_ps)
+
+#define gulbara_z_loadu_ps _mm512_loadu_ps
+#define gulbara_z_storeu_ps _mm512_storeu_ps
+static inline GULBARA_AVX512_FN void gulbara_rows64_z(GULBARA_ROWS_ARGS)
+    GULBARA_ROWS(gulbara_z, __m512, 16, 4)
+static inline GULBARA_AVX512_FN void gulbara_rows16_z(GULBARA_ROWS_ARGS)
+    GULBARA_ROWS(gulbara_z, __m512, 16, 1)
+
+/* gulbara_hidden's sums of the first H - H mod 16 units: 64 at a time, then 16. */
+static GULBARA_AVX512_FN int gulbara_sums_avx512(GULBARA_ROWS_ARGS, int j0)
+    GULBARA_SUMS(gulbara_rows64_z, gulbara_rows16_z, 16)
+
+static GULBARA_AVX512_FN int gulbara_sigmoid_n_avx512(float* z, int n) {
+    int j = 0;
+    for (; j + 16 <= n; j += 16)
+        _mm512_storeu_ps(z + j, gulbara_sigmoid16(_mm512_loadu_ps(z + j)));
+    return j;
+}
+#endif
+
+/* The arithmetic level: 3 AVX-512F, 2 AVX2, 1 SSE2, 0 plain C; all give the same bytes. */
 static int gulbara_net_level = 0;
 
 /* Use the best level this build and CPU have, or ``level`` when lower (tests);
@@ -182,6 +245,10 @@ static int gulbara_net_simd(int level) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) best = 2;
 #endif
+#ifdef GULBARA_NET_AVX512
+    __builtin_cpu_init();
+    if (best == 2 && __builtin_cpu_supports("avx512f")) best = 3;
+#endif
     if (level >= 0 && level < best) best = level;
     gulbara_net_level = best;
     return best;
@@ -190,9 +257,13 @@ static int gulbara_net_simd(int level) {
 /* The sigmoid of each of z[0 .. n - 1], in place. */
 static inline void gulbara_sigmoid_n(float* z, int n) {
     int j = 0;
+#ifdef GULBARA_NET_AVX512
+    if (gulbara_net_level >= 3)
+        j = gulbara_sigmoid_n_avx512(z, n);
+#endif
 #ifdef GULBARA_NET_AVX2
     if (gulbara_net_level >= 2)
-        j = gulbara_sigmoid_n_avx2(z, n);
+        j = gulbara_sigmoid_n_avx2(z, n, j);
 #endif
 #ifdef GULBARA_NET_SSE2
     if (gulbara_net_level >= 1) {
@@ -248,39 +319,95 @@ static inline void gulbara_outputs(const float* a, const float* w, const float* 
 
 /* The hidden layer: h[j] = start[j] + sum_i val[i] * w1[idx[i] * H + j], the sum
    taken in the order of i for every j (as adding the rows one by one), then its
-   sigmoid when ``sigmoid``; ``start`` is the biases or a stage start's sums. */
+   sigmoid when ``sigmoid`` (gulbara_sigmoid_n); ``start`` is the biases or a stage
+   start's sums. */
 static inline void gulbara_hidden(const float* start, const int* idx, const float* val,
                                   int n_in, const float* w1, int H, float* h, int sigmoid) {
     int j = 0, i;
+#ifdef GULBARA_NET_AVX512
+    if (gulbara_net_level >= 3)
+        j = gulbara_sums_avx512(start, idx, val, n_in, w1, H, h, 0);
+#endif
 #ifdef GULBARA_NET_AVX2
     if (gulbara_net_level >= 2)
-        j = gulbara_hidden_avx2(start, idx, val, n_in, w1, H, h, sigmoid);
+        j = gulbara_sums_avx2(start, idx, val, n_in, w1, H, h, j);
 #endif
 #ifdef GULBARA_NET_SSE2
-    if (gulbara_net_level >= 1) {
-        for (; j + 8 <= H; j += 8) {
-            __m128 a = _mm_loadu_ps(start + j), b = _mm_loadu_ps(start + j + 4);
-            for (i = 0; i < n_in; i++) {
-                const float* row = w1 + (size_t)idx[i] * H + j;
-                __m128 v = _mm_set1_ps(val[i]);
-                a = _mm_add_ps(a, _mm_mul_ps(v, _mm_loadu_ps(row)));
-                b = _mm_add_ps(b, _mm_mul_ps(v, _mm_loadu_ps(row + 4)));
-            }
-            if (sigmoid) {
-                a = gulbara_sigmoid4(a);
-                b = gulbara_sigmoid4(b);
-            }
-            _mm_storeu_ps(h + j, a);
-            _mm_storeu_ps(h + j + 4, b);
-        }
-    }
+    if (gulbara_net_level >= 1)
+        for (; j + 8 <= H; j += 8)
+            gulbara_rows8_sse2(start + j, idx, val, n_in, w1 + j, H, h + j);
 #endif
     for (; j < H; j++) {
         float z = start[j];
         for (i = 0; i < n_in; i++)
             z += val[i] * w1[(size_t)idx[i] * H + j];
-        h[j] = sigmoid ? gulbara_sigmoid(z) : z;
+        h[j] = z;
     }
+    if (sigmoid)
+        gulbara_sigmoid_n(h, H);
+}
+
+/* The changes of one point's four inputs when its count goes from c0 to c1
+   (_net.pyx fills them, POINT_CHANGE[c0][c1]): n entries, the units among 0..3 in
+   order and by how much; zeros from n on. */
+typedef struct {
+    int n;
+    int unit[4];
+    float val[4];
+} gulbara_point_change;
+
+/* Bit i set for each nonzero four-bit nibble i of ``d``. */
+static inline uint32_t gulbara_nibbles_set(uint64_t d) {
+    d = d | (d >> 1);
+    d = (d | (d >> 2)) & 0x1111111111111111ULL;
+    d = (d | (d >> 3)) & 0x0303030303030303ULL;
+    d = (d | (d >> 6)) & 0x000F000F000F000FULL;
+    d = (d | (d >> 12)) & 0x000000FF000000FFULL;
+    return (uint32_t)((d | (d >> 24)) & 0xFFFF);
+}
+
+/* Append to the n entries of idx, val the changes of the inputs of each point p whose
+   count differs between the packed counts ``was`` and ``now`` (_types.pxd's Key96 as
+   two words: point p in bits 4 (p - 1) % 64 of word (p - 1) / 16), points in order:
+   table[c0 * 16 + c1]'s entries, their units after first[p]. Adds the checkers that
+   came onto the points to *moved_in and their pips (p each) to *pips, and sets bit p - 1
+   of *occ when point p ends occupied, else clears it. Returns the new count; writes up
+   to 4 entries past it. */
+static inline int gulbara_point_changes(const uint64_t* was, const uint64_t* now,
+                                        const int* first, const gulbara_point_change* table,
+                                        int* idx, float* val, int n, int* moved_in, int* pips,
+                                        uint32_t* occ) {
+    uint32_t changed = gulbara_nibbles_set(was[0] ^ now[0])
+                       | (gulbara_nibbles_set(was[1] ^ now[1]) << 16);
+    uint32_t o = *occ;
+    int moved = 0, dp = 0;
+    while (changed) {
+        int b = gulbara_ctz64(changed), shift = 4 * (b & 15);
+        int c0 = (int)((was[b >> 4] >> shift) & 15), c1 = (int)((now[b >> 4] >> shift) & 15);
+        const gulbara_point_change* pc = table + 16 * c0 + c1;
+        int u;
+        changed &= changed - 1;
+#ifdef GULBARA_NET_SSE2
+        _mm_storeu_si128((__m128i*)(idx + n),
+                         _mm_add_epi32(_mm_set1_epi32(first[b + 1]),
+                                       _mm_loadu_si128((const __m128i*)pc->unit)));
+        _mm_storeu_ps(val + n, _mm_loadu_ps(pc->val));
+#else
+        for (u = 0; u < 4; u++) {
+            idx[n + u] = first[b + 1] + pc->unit[u];
+            val[n + u] = pc->val[u];
+        }
+#endif
+        (void)u;
+        n += pc->n;
+        moved += c1 - c0;
+        dp += (b + 1) * (c1 - c0);
+        o = (o & ~((uint32_t)1 << b)) | ((uint32_t)(c1 != 0) << b);
+    }
+    *moved_in += moved;
+    *pips += dp;
+    *occ = o;
+    return n;
 }
 
 #endif

@@ -76,6 +76,28 @@ def test_stage_values_equal_python_twin(net):
     assert compared > 3000
 
 
+@pytest.mark.parametrize("options", [
+    {"exempt_rolls": 0, "exempt_counting": "game_wide", "unstarted_chain": "to_opponent"},
+    {"exempt_rolls": 1, "remainder": "lost", "mars": False},
+    {"escalation": False, "stuck_limit": 1},
+], ids=["game-wide", "remainder-lost", "stuck-1"])
+def test_stage_values_equal_python_twin_under_other_rules(net, options):
+    # what follows an end (the next side to act, its pending dice, a draw by the stuck
+    # rule, a mars) is found once per number of steps: every rule that shapes it
+    rules = gulbara.Rules(**options)
+    rng = random.Random(4)
+    compared = 0
+    for gi in range(4):
+        game = gulbara.Game(rules, seed=40 + gi)
+        while not game.is_over():
+            native = net.stage_values(game)
+            assert np.abs(native - net.stage_values_python(game)).max() < 1e-5, game.state_code()
+            compared += len(native)
+            plays = game.legal_plays()
+            game.play(plays[rng.randrange(len(plays))])
+    assert compared > 500
+
+
 def test_winning_play_is_valued_by_the_result(net):
     # White bears off its last checker: a mars (Black has none off), +2 whatever the network says
     game = gulbara.Game.from_state_code(
@@ -144,9 +166,10 @@ def _decision_games(n_games, seed):
     return games
 
 
-@pytest.mark.parametrize("hidden", [64, 37, 8])
+@pytest.mark.parametrize("hidden", [64, 77, 37, 8])
 def test_incremental_stage_values_equal_python_twin_at_other_sizes(hidden):
-    # 64: the shipped size (32 units at a time with AVX2); 37 and 8: the shorter loops
+    # 64: the shipped size (64 units at a time with AVX2); 77: 64, 8, then 5 one by one;
+    # 37 and 8: the shorter loops
     net = ValueNet.random(hidden=hidden, seed=hidden, scale=0.4)
     compared = 0
     for game in _decision_games(3, 11):
@@ -168,7 +191,7 @@ def test_every_arithmetic_level_gives_the_same_bytes(states):
     try:
         for level in range(best + 1):
             assert _net.simd_level(level) == level
-            for hidden in (64, 37):
+            for hidden in (64, 77, 37):
                 net = ValueNet.random(hidden=hidden, seed=3, scale=0.5)
                 values = np.concatenate([net.stage_values(g) for g in games])
                 delta = np.zeros((2, _net.parameter_count(hidden)))
@@ -181,4 +204,4 @@ def test_every_arithmetic_level_gives_the_same_bytes(states):
     for level, hidden, *rest in results:
         first = next(r for r in results if r[1] == hidden)
         assert rest == list(first[2:]), (level, hidden)
-    assert len(results) == 2 * (best + 1)
+    assert len(results) == 3 * (best + 1)
