@@ -129,6 +129,43 @@ def test_over_budget_falls_back_to_stage_by_stage(net):
     assert bot.choose(game) in list(game.legal_plays())
 
 
+def _smallest_budget(code, seat, first):
+    """The smallest max_ends (within 1%) that lets the chain through on one thread."""
+    low, high = 1, 2_000_000
+    while high - low > max(16, low // 100):
+        middle = (low + high) // 2
+        try:
+            gulbara.chain_ends(code, seat, first, max_ends=middle, threads=1)
+            high = middle
+        except gulbara.EnumerationLimitError:
+            low = middle + 1
+    return high
+
+
+def test_regression_chain_budget_does_not_depend_on_the_cores(net, monkeypatch):
+    # NetBot enumerated chains on the default thread count (every core); threads
+    # hold some positions twice until they are merged, so at a budget a chain fits
+    # on one thread, more threads refused it and the bot fell back to its
+    # stage-by-stage play: its moves depended on the machine.
+    from gulbara import chains
+    from gulbara.suites import MID_GAME_11
+    entry = MID_GAME_11[2]                                   # mid-c: 31,346 outcomes
+    code = (f"{entry.code} next=chain:{_letter(entry.seat)} stage=1-1-1-1 index=0 "
+            f"roll=1-1 rolls=5,5 stuck=0")
+    budget = _smallest_budget(entry.code, entry.seat, 1)
+    with pytest.raises(gulbara.EnumerationLimitError):      # what the bot used to meet
+        gulbara.chain_ends(entry.code, entry.seat, 1, max_ends=budget, threads=3)
+    monkeypatch.setattr(chains, "default_threads", lambda: 3)
+    bot = NetBot(net, chain_budget=budget)
+
+    def no_fallback(game):
+        raise AssertionError("the chain fits the budget: no stage-by-stage fallback")
+
+    monkeypatch.setattr(bot, "_stage_by_stage", no_fallback)
+    game = gulbara.Game.from_state_code(code)
+    assert bot.choose(game) in list(game.legal_plays())
+
+
 def test_net2_searches_the_opponents_rolls(net):
     game = gulbara.Game(seed=11)
     bot = Net2Bot(net, top=3)
