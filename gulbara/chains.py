@@ -279,10 +279,14 @@ def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
     to ``memory`` bytes (default :data:`DEFAULT_MEMORY`); past it the
     enumeration is repeated in passes, each keeping a share of the outcomes
     (up to :data:`MAX_PASSES`), so a chain that fits the machine is not
-    refused. With ``max_ends`` set, more than ``max_ends`` distinct positions
+    refused. With ``max_ends`` set, more than ``max_ends`` positions
     held at once (the frontier being expanded, the next one and the
     outcomes), or more memory than ``max_ends *`` :data:`BYTES_PER_END`
-    bytes, raise ``EnumerationLimitError``. Ctrl-C stops it promptly.
+    bytes, raise ``EnumerationLimitError``. On more than one thread a
+    position that two threads both reach is held twice until their tables
+    are merged, so a chain can need a larger ``max_ends`` on more threads:
+    give ``threads=1`` too for a bound that does not depend on the machine's
+    cores. Ctrl-C stops it promptly.
 
     >>> chain = chain_ends("G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12", 1, 6)
     >>> list(chain)
