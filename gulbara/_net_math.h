@@ -111,6 +111,27 @@ static inline float gulbara_sigmoid(float z) {
         return j;                                                                   \
     }
 
+/* One arithmetic level's lane functions, W lanes of vector type VF (P the intrinsics'
+   prefix, FN its target attribute): the sigmoid of W lanes, the first layer's sums 64
+   units (K registers) then W at a time from unit j0 (gulbara_sums_NAME), and the
+   sigmoids of z[j0 .. n - 1] W at a time while whole (gulbara_sigmoid_n_NAME); both
+   return where the rest starts. */
+#define GULBARA_LEVEL(FN, NAME, P, VF, VI, CAST, W, K)                              \
+    static inline FN VF gulbara_sigmoid_##NAME(VF z)                                \
+        GULBARA_SIGMOID_LANES(P, VF, VI, CAST)                                      \
+    static inline FN void gulbara_rows64_##NAME(GULBARA_ROWS_ARGS)                  \
+        GULBARA_ROWS(P, VF, W, K)                                                   \
+    static inline FN void gulbara_rows_##NAME(GULBARA_ROWS_ARGS)                    \
+        GULBARA_ROWS(P, VF, W, 1)                                                   \
+    static FN int gulbara_sums_##NAME(GULBARA_ROWS_ARGS, int j0)                    \
+        GULBARA_SUMS(gulbara_rows64_##NAME, gulbara_rows_##NAME, W)                 \
+    static FN int gulbara_sigmoid_n_##NAME(float* z, int n, int j0) {               \
+        int j = j0;                                                                 \
+        for (; j + W <= n; j += W)                                                  \
+            P##_storeu_ps(z + j, gulbara_sigmoid_##NAME(P##_loadu_ps(z + j)));      \
+        return j;                                                                   \
+    }
+
 #ifdef GULBARA_NET_SSE2
 static inline __m128 gulbara_sigmoid4(__m128 z)
     GULBARA_SIGMOID_LANES(_mm, __m128, __m128i, _mm_castsi128_ps)
@@ -133,24 +154,9 @@ static inline void gulbara_rows8_sse2(GULBARA_ROWS_ARGS) GULBARA_ROWS(_mm, __m12
 #endif
 
 #ifdef GULBARA_NET_AVX2
-static inline GULBARA_AVX2_FN __m256 gulbara_sigmoid8(__m256 z)
-    GULBARA_SIGMOID_LANES(_mm256, __m256, __m256i, _mm256_castsi256_ps)
-
-static inline GULBARA_AVX2_FN void gulbara_rows64(GULBARA_ROWS_ARGS)
-    GULBARA_ROWS(_mm256, __m256, 8, 8)
-static inline GULBARA_AVX2_FN void gulbara_rows8(GULBARA_ROWS_ARGS)
-    GULBARA_ROWS(_mm256, __m256, 8, 1)
-
-/* gulbara_hidden's sums of the units j0 .. H - 1 - (H - j0) mod 8: 64 at a time, then 8. */
-static GULBARA_AVX2_FN int gulbara_sums_avx2(GULBARA_ROWS_ARGS, int j0)
-    GULBARA_SUMS(gulbara_rows64, gulbara_rows8, 8)
-
-static GULBARA_AVX2_FN int gulbara_sigmoid_n_avx2(float* z, int n, int j0) {
-    int j = j0;
-    for (; j + 8 <= n; j += 8)
-        _mm256_storeu_ps(z + j, gulbara_sigmoid8(_mm256_loadu_ps(z + j)));
-    return j;
-}
+/* gulbara_sums_avx2: gulbara_hidden's sums of the units j0 .. H - 1 - (H - j0) mod 8,
+   64 at a time, then 8; gulbara_sigmoid_n_avx2: the sigmoids of z[j0 ..] 8 at a time. */
+GULBARA_LEVEL(GULBARA_AVX2_FN, avx2, _mm256, __m256, __m256i, _mm256_castsi256_ps, 8, 8)
 
 /* The lanes of three dot products' first n - n mod 8 terms, summed as gulbara_outputs
    sums them; returns where the rest starts. */
@@ -186,18 +192,15 @@ static GULBARA_AVX2_FN int gulbara_dots3_avx2(const float* a, const float* w, in
     && defined(__x86_64__)
 #define GULBARA_NET_AVX512 1
 #define GULBARA_AVX512_FN __attribute__((target("avx512f")))
-static inline GULBARA_AVX512_FN __m512 gulbara_z_add_ps(__m512 a, __m512 b) {
-    return _mm512_add_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);
-}
-static inline GULBARA_AVX512_FN __m512 gulbara_z_sub_ps(__m512 a, __m512 b) {
-    return _mm512_sub_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);
-}
-static inline GULBARA_AVX512_FN __m512 gulbara_z_mul_ps(__m512 a, __m512 b) {
-    return _mm512_mul_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);
-}
-static inline GULBARA_AVX512_FN __m512 gulbara_z_div_ps(__m512 a, __m512 b) {
-    return _mm512_div_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);
-}
+/* gulbara_z_OP_ps: _mm512_OP_ps in its _round form, for OP add, sub, mul and div. */
+#define GULBARA_Z_ROUNDED(OP)                                                       \
+    static inline GULBARA_AVX512_FN __m512 gulbara_z_##OP##_ps(__m512 a, __m512 b) { \
+        return _mm512_##OP##_round_ps(a, b, _MM_FROUND_CUR_DIRECTION);              \
+    }
+GULBARA_Z_ROUNDED(add)
+GULBARA_Z_ROUNDED(sub)
+GULBARA_Z_ROUNDED(mul)
+GULBARA_Z_ROUNDED(div)
 #define gulbara_z_setzero_ps _mm512_setzero_ps
 #define gulbara_z_set1_ps _mm512_set1_ps
 #define gulbara_z_max_ps _mm512_max_ps
@@ -207,26 +210,13 @@ static inline GULBARA_AVX512_FN __m512 gulbara_z_div_ps(__m512 a, __m512 b) {
 #define gulbara_z_set1_epi32 _mm512_set1_epi32
 #define gulbara_z_slli_epi32 _mm512_slli_epi32
 
-static inline GULBARA_AVX512_FN __m512 gulbara_sigmoid16(__m512 z)
-    GULBARA_SIGMOID_LANES(gulbara_z, __m512, __m512i, _mm512_castsi512_ps)
-
 #define gulbara_z_loadu_ps _mm512_loadu_ps
 #define gulbara_z_storeu_ps _mm512_storeu_ps
-static inline GULBARA_AVX512_FN void gulbara_rows64_z(GULBARA_ROWS_ARGS)
-    GULBARA_ROWS(gulbara_z, __m512, 16, 4)
-static inline GULBARA_AVX512_FN void gulbara_rows16_z(GULBARA_ROWS_ARGS)
-    GULBARA_ROWS(gulbara_z, __m512, 16, 1)
 
-/* gulbara_hidden's sums of the first H - H mod 16 units: 64 at a time, then 16. */
-static GULBARA_AVX512_FN int gulbara_sums_avx512(GULBARA_ROWS_ARGS, int j0)
-    GULBARA_SUMS(gulbara_rows64_z, gulbara_rows16_z, 16)
-
-static GULBARA_AVX512_FN int gulbara_sigmoid_n_avx512(float* z, int n) {
-    int j = 0;
-    for (; j + 16 <= n; j += 16)
-        _mm512_storeu_ps(z + j, gulbara_sigmoid16(_mm512_loadu_ps(z + j)));
-    return j;
-}
+/* gulbara_sums_avx512: gulbara_hidden's sums of the units j0 .. H - 1 - (H - j0) mod 16,
+   64 at a time, then 16; gulbara_sigmoid_n_avx512: the sigmoids 16 at a time. */
+GULBARA_LEVEL(GULBARA_AVX512_FN, avx512, gulbara_z, __m512, __m512i, _mm512_castsi512_ps,
+              16, 4)
 #endif
 
 /* The arithmetic level: 3 AVX-512F, 2 AVX2, 1 SSE2, 0 plain C; all give the same bytes. */
@@ -259,7 +249,7 @@ static inline void gulbara_sigmoid_n(float* z, int n) {
     int j = 0;
 #ifdef GULBARA_NET_AVX512
     if (gulbara_net_level >= 3)
-        j = gulbara_sigmoid_n_avx512(z, n);
+        j = gulbara_sigmoid_n_avx512(z, n, 0);
 #endif
 #ifdef GULBARA_NET_AVX2
     if (gulbara_net_level >= 2)
