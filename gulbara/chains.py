@@ -258,8 +258,14 @@ def _remainder_pairs(stages) -> list:
     return pairs
 
 
-def _threads(threads) -> int:
-    return default_threads() if threads is None else threads
+def _threads(threads, max_ends=None) -> int:
+    """The threads of one enumeration: as given, else every core, but one when
+    ``max_ends`` bounds it. Threads hold some positions twice until their
+    tables merge, so only on one thread does a bound on the positions held
+    mean the same on every machine."""
+    if threads is not None:
+        return threads
+    return 1 if max_ends is not None else default_threads()
 
 
 def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
@@ -273,9 +279,9 @@ def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
     or a ``Board``. The remainder of each outcome follows ``rules``
     (``remainder`` and ``unstarted_chain``).
 
-    ``threads`` share each big stage's work (default: every core;
-    ``threads=1`` runs on the calling thread, with the GIL released); the
-    outcomes and their order do not depend on it. Memory: the tables are held
+    ``threads`` share each big stage's work (default: every core, or one
+    with ``max_ends`` set; ``threads=1`` runs on the calling thread, with the
+    GIL released); the outcomes and their order do not depend on it. Memory: the tables are held
     to ``memory`` bytes (default :data:`DEFAULT_MEMORY`); past it the
     enumeration is repeated in passes, each keeping a share of the outcomes
     (up to :data:`MAX_PASSES`), so a chain that fits the machine is not
@@ -285,8 +291,8 @@ def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
     bytes, raise ``EnumerationLimitError``. On more than one thread a
     position that two threads both reach is held twice until their tables
     are merged, so a chain can need a larger ``max_ends`` on more threads:
-    give ``threads=1`` too for a bound that does not depend on the machine's
-    cores. Ctrl-C stops it promptly.
+    that is why ``max_ends`` without ``threads`` runs on one thread, a bound
+    that means the same on every machine. Ctrl-C stops it promptly.
 
     >>> chain = chain_ends("G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12", 1, 6)
     >>> list(chain)
@@ -294,7 +300,8 @@ def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
     """
     rules = DEFAULT_RULES if rules is None else rules
     first = _first_number(first)
-    raw = backend.chain_ends_raw(_start(code), seat, first, max_ends, _threads(threads), memory)
+    raw = backend.chain_ends_raw(_start(code), seat, first, max_ends, _threads(threads, max_ends),
+                                 memory)
     return ChainEnds(raw, rules, first)
 
 
@@ -314,8 +321,8 @@ def remainder_ends(code, seat: int, stages: Sequence[Sequence[int]],
     ['G:,,,,,,-2,,,,,-13,,,,,,,,,,,,15|0,0|0,0', 'G:,-1,,,,,,,,,,-14,,,,,,,,,,,,15|0,0|0,0']
     """
     pairs = _remainder_pairs(stages)
-    raw = backend.remainder_ends_raw(_start(code), seat, pairs, max_ends, _threads(threads),
-                                     memory)
+    raw = backend.remainder_ends_raw(_start(code), seat, pairs, max_ends,
+                                     _threads(threads, max_ends), memory)
     return ChainEnds(raw, DEFAULT_RULES, None)
 
 

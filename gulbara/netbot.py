@@ -101,18 +101,14 @@ class NetBot(Bot):
 
     def _enumerate(self, code: str, game, seat: int, first_stage: Tuple[int, ...],
                    following) -> Tuple[object, bool]:
-        """The whole-turn outcomes from ``code`` of the stages starting with ``first_stage``.
-
-        On one thread: threads hold some positions twice until they are merged,
-        so whether an enumeration fits ``chain_budget`` (and so the bot's play)
-        would otherwise depend on the machine's cores."""
+        """The whole-turn outcomes from ``code`` of the stages starting with ``first_stage``
+        (bounded by ``chain_budget``, so on one thread: the bot plays the same on any machine)."""
         d = game.decision
         if d.is_remainder:
             stages = [list(first_stage)] + [[n] * c for n, c in following]
-            return remainder_ends(code, seat, stages, max_ends=self.chain_budget,
-                                  threads=1), False
+            return remainder_ends(code, seat, stages, max_ends=self.chain_budget), False
         return chain_ends(code, seat, first_stage[0], game.rules,
-                          max_ends=self.chain_budget, threads=1), True
+                          max_ends=self.chain_budget), True
 
     def _outcome_values(self, outcomes, game, seat: int, own_chain: bool) -> np.ndarray:
         rolls = game.rolls_made

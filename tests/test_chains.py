@@ -449,6 +449,30 @@ def test_regression_stream_uses_the_thread_count_its_budget_was_found_with():
     assert gulbara.chain_count(code, seat, first, threads=2, memory=budget) == len(whole)
 
 
+def test_regression_max_ends_without_threads_is_the_same_bound_on_any_machine(monkeypatch):
+    # max_ends counts the positions held, twice when two threads hold one, so a
+    # bound given without a thread count once meant more on a machine with fewer
+    # cores: the default was every core. It is one thread now.
+    entry = MID_GAME_11[2]                                   # mid-c
+    needed = smallest_max_ends(entry.code, entry.seat, 1)
+    with pytest.raises(gulbara.EnumerationLimitError):
+        chain_ends(entry.code, entry.seat, 1, max_ends=needed, threads=3)
+    monkeypatch.setattr(gulbara.chains, "default_threads", lambda: 3)
+    assert len(chain_ends(entry.code, entry.seat, 1, max_ends=needed)) == entry.outcomes[0]
+    stages = [[2] * 2] + [[n] * 4 for n in range(3, 7)]      # a remainder's stages
+    low, high = 1, 10_000_000
+    while high - low > max(64, low // 50):                 # its bound on one thread
+        middle = (low + high) // 2
+        try:
+            remainder_ends(entry.code, entry.seat, stages, max_ends=middle, threads=1)
+            high = middle
+        except gulbara.EnumerationLimitError:
+            low = middle + 1
+    whole = remainder_ends(entry.code, entry.seat, stages, threads=1)
+    assert len(remainder_ends(entry.code, entry.seat, stages, max_ends=high)) == len(whole)
+    assert len(chain_ends(entry.code, entry.seat, 1)) == entry.outcomes[0]   # 3 threads
+
+
 def test_remainder_streams_give_the_in_memory_result():
     code, seat = MID_GAME_11[1].code, MID_GAME_11[1].seat
     stages = [[2, 2], [3] * 4, [4] * 4, [5] * 4, [6] * 4]      # 6,020 outcomes

@@ -145,7 +145,7 @@ class GulBaraEndsEnv(GulBaraEnv):
             return None
         try:
             chain = chain_ends(self._driver.game.position, decision.seat, decision.dice[0],
-                               self._driver.game.rules, max_ends=8 * self.max_ends, threads=1)
+                               self._driver.game.rules, max_ends=8 * self.max_ends)
         except EnumerationLimitError:
             return None
         return chain if len(chain) <= self.max_ends else None
