@@ -17,16 +17,14 @@ features, the number of ends and the index chosen; memory is 1,672 bytes
 and a few counters per decision.
 """
 
-from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t, uint64_t
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
 from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._keys cimport pos_set_mover_key
-from gulbara._movegen cimport stage_generate
-from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
-                             K_CHAIN, K_REMAINDER, begin_roll, next_roll, escalates,
-                             play_end, stage_dice, read_game)
+from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_OVER, K_CHAIN,
+                             K_REMAINDER, escalates, play_end, stage_dice, read_game)
 from gulbara._rng cimport Rng, rng_seed
 from gulbara._playloop cimport chance_step, pending_ends
 from gulbara._encode cimport (encode_pos, encode_state, GameContext, BOARD_FEATURES,

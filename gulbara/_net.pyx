@@ -51,7 +51,7 @@ slot order, so the weights depend only on the arguments.
 
 from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memset, memcpy
+from libc.string cimport memset
 from libc.math cimport fabs
 from cpython.exc cimport PyErr_CheckSignals
 
@@ -59,12 +59,13 @@ from gulbara._bits cimport bit_length, popcount
 from gulbara._masks cimport rotate12
 from gulbara._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._keys cimport pos_mover_key
-from gulbara._movegen cimport stage_generate, Position
+from gulbara._movegen cimport Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
-                             K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, next_roll, escalates,
-                             play_end, play_end_placed, stage_dice, read_rules, read_game)
+                             K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, escalates, play_end,
+                             play_end_placed, read_rules, read_game)
 from gulbara._rng cimport Rng, rng_seed, rng_below
-from gulbara._playloop cimport chance_step, pending_ends, OPENING_TIE
+from gulbara._playloop cimport (chance_step, pending_ends, POLICY_RANDOM, POLICY_FIRST,
+                                POLICY_GREEDY, POLICY_NET)
 from gulbara._greedy cimport greedy_choose, longest_run
 
 import numpy as np
@@ -75,12 +76,6 @@ from gulbara._backend import START_CODE
 #: Inputs of the gb1 layout and its name.
 N_INPUTS = N_IN
 LAYOUT = "gb1"
-
-cdef enum:                     # policies (0..2 as in _selfplay)
-    POLICY_RANDOM = 0
-    POLICY_FIRST = 1
-    POLICY_GREEDY = 2
-    POLICY_NET = 4
 
 POLICY_CODES = {"random": POLICY_RANDOM, "first": POLICY_FIRST, "greedy": POLICY_GREEDY,
                 "net": POLICY_NET}

@@ -1,7 +1,8 @@
 # cython: language_level=3
 """Pieces of a native game loop shared by ``_selfplay.pyx``, ``_net.pyx`` and
-``_lockstep.pyx``: one draw at a chance node, drawn as native self-play draws it,
-and the pending stage's ends; inline C (this file is the implementation)."""
+``_lockstep.pyx``: the seats' policies, one draw at a chance node, drawn as native
+self-play draws it, and the pending stage's ends; inline C (this file is the
+implementation)."""
 
 from libc.stdint cimport uint8_t
 
@@ -13,6 +14,14 @@ from gulbara._rng cimport Rng, rng_below
 
 cdef enum:
     OPENING_TIE = -2
+
+# A seat's policy, by number (each module's POLICY_CODES names those it plays).
+cdef enum:
+    POLICY_RANDOM = 0          # a uniformly random end
+    POLICY_FIRST = 1           # the first end (canonical order, RULES §3.8)
+    POLICY_GREEDY = 2          # the highest greedy_score (_greedy.pxd)
+    POLICY_EVALUATOR = 3       # a caller's evaluator (_selfplay.pyx only)
+    POLICY_NET = 4             # a gb1 value network (_net.pxd)
 
 
 cdef inline int chance_step(const GameRules* r, GameState* s, Rng* dice) noexcept nogil:

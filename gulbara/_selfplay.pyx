@@ -39,21 +39,12 @@ from gulbara._encode cimport encode_pos, BOARD_FEATURES
 from gulbara._net cimport Net, Network, net_choose
 from gulbara._rng cimport Rng, splitmix64, rng_seed, rng_next, rng_below
 from gulbara._greedy cimport greedy_score, greedy_choose
-from gulbara._playloop cimport chance_step
+from gulbara._playloop cimport (chance_step, POLICY_RANDOM, POLICY_FIRST, POLICY_GREEDY,
+                                POLICY_EVALUATOR, POLICY_NET)
 
 import numpy as np
 
 from gulbara.errors import checked_scores
-
-cdef enum:
-    MAX_SEAT_POLICY = 4
-
-cdef enum:                     # policies
-    POLICY_RANDOM = 0
-    POLICY_FIRST = 1
-    POLICY_GREEDY = 2
-    POLICY_EVALUATOR = 3
-    POLICY_NET = 4             # a gb1 value network (_net.pxd)
 
 #: The policies' numbers, by name (gulbara.selfplay.POLICIES).
 POLICY_CODES = {"random": POLICY_RANDOM, "first": POLICY_FIRST, "greedy": POLICY_GREEDY,

@@ -2,10 +2,8 @@
 """From :class:`gulbara.Game` and :class:`gulbara.Rules` to the structs of
 ``_state.pxd``, and from a state back to :meth:`gulbara.Game.state_code` text."""
 
-from libc.stdint cimport uint8_t, int32_t
 from libc.string cimport memset
 
-from gulbara._types cimport Pos
 from gulbara._movegen cimport pos_format, Position
 
 from gulbara import _movegen
