@@ -588,6 +588,19 @@ ctypedef struct Outcome:
     int unfinished
 
 
+ctypedef fused result_int:
+    int32_t
+    int64_t
+
+
+cdef inline void put_result(result_int* row, const Outcome* res) noexcept nogil:
+    """A game's winner, points and rolls into columns 1..3 of ``row`` (the rows of
+    train_slots and play_match)."""
+    row[1] = res.winner
+    row[2] = res.points
+    row[3] = res.rolls
+
+
 cdef int play_one(const GameRules* r, GameState* s, const Players* pl, Rng* dice, Rng* rng,
                   StageEnd* ends, int32_t max_rolls, Record* rec, Outcome* res,
                   int32_t* trace, int trace_cap, int* trace_n) noexcept nogil:
@@ -830,19 +843,33 @@ cdef int decision_ends(game, GameState* s, GameRules* r, StageEnd* ends, int* n_
     return 0
 
 
+cdef class _Decision:
+    """A game's decision read natively (state, rules, its stage's ends) with the
+    buffers the values of its ends need, ``later`` for the stages after them (or
+    NULL); both freed with the object."""
+    cdef GameState s
+    cdef GameRules r
+    cdef StageEnd* ends
+    cdef StageEnd* later
+    cdef int n_ends
+
+    def __cinit__(self, game, bint later):
+        self.ends = alloc_ends()
+        if later:
+            self.later = alloc_ends()
+        decision_ends(game, &self.s, &self.r, self.ends, &self.n_ends)
+
+    def __dealloc__(self):
+        free(self.ends)
+        free(self.later)
+
+
 def stage_values(Network network not None, game):
     """The value of each end of ``game``'s pending stage for its mover (float32, in
     the order of :meth:`gulbara.Game.legal_plays`), GIL released."""
-    cdef GameState s
-    cdef GameRules r
-    cdef int n_ends = 0
-    cdef StageEnd* ends = alloc_ends()
-    try:
-        decision_ends(game, &s, &r, ends, &n_ends)
-        values = np.zeros(n_ends, dtype=np.float32)
-        _values_into(&network.net, &r, &s, ends, n_ends, values)
-    finally:
-        free(ends)
+    cdef _Decision d = _Decision(game, False)
+    values = np.zeros(d.n_ends, dtype=np.float32)
+    _values_into(&network.net, &d.r, &d.s, d.ends, d.n_ends, values)
     return values
 
 
@@ -901,9 +928,7 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
                     failed = 1
                     break
                 st[k, 0] = rec.n
-                st[k, 1] = res.winner
-                st[k, 2] = res.points
-                st[k, 3] = res.rolls
+                put_result(&st[k, 0], &res)
                 st[k, 4] = <int64_t>(err * 1e6)
     finally:
         free(ends)
@@ -963,9 +988,7 @@ def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
             if failed:
                 raise RuntimeError("a stage overflowed the match buffer")
             rv[g, 0] = a_seat
-            rv[g, 1] = res.winner
-            rv[g, 2] = res.points
-            rv[g, 3] = res.rolls
+            put_result(&rv[g, 0], &res)
             rv[g, 4] = res.decisions
             rv[g, 5] = res.starter
             if trace:
@@ -1074,41 +1097,33 @@ def search_values(Network network not None, game, int top):
     rolls of its best reply; the others keep their 1-ply value. Returns
     ``(values_1ply, values_2ply, searched)`` (legal-play order; ``searched`` marks the
     ends valued two deep or exactly), GIL released."""
-    cdef GameState s, after
-    cdef GameRules r
-    cdef int n_ends = 0, failed = 0, i
+    cdef GameState after
+    cdef int failed = 0, i
     cdef float v
-    cdef StageEnd* ends
-    cdef StageEnd* scratch = NULL
+    cdef _Decision d
     if top < 1:
         raise ValueError(f"top must be >= 1, got {top}")
-    ends = alloc_ends()
-    try:
-        scratch = alloc_ends()
-        decision_ends(game, &s, &r, ends, &n_ends)
-        one = np.zeros(n_ends, dtype=np.float32)
-        _values_into(&network.net, &r, &s, ends, n_ends, one)
-        two = one.copy()
-        searched = np.zeros(n_ends, dtype=bool)
-        order = np.argsort(-one, kind="stable")[:top]
-        for k in order:
-            i = k
-            after = s
-            play_end(&r, &after, &ends[i])
-            if after.phase == PH_OVER:
-                searched[i] = True                  # exact
-                continue
-            if after.phase != PH_ROLL or after.seat == s.seat:
-                continue
-            searched[i] = True
-            with nogil:
-                v = reply_value(&network.net, &r, &after, s.seat, scratch, &failed)
-            if failed:
-                raise RuntimeError("a reply stage overflowed its buffer")
-            two[i] = v
-    finally:
-        free(ends)
-        free(scratch)
+    d = _Decision(game, True)
+    one = np.zeros(d.n_ends, dtype=np.float32)
+    _values_into(&network.net, &d.r, &d.s, d.ends, d.n_ends, one)
+    two = one.copy()
+    searched = np.zeros(d.n_ends, dtype=bool)
+    order = np.argsort(-one, kind="stable")[:top]
+    for k in order:
+        i = k
+        after = d.s
+        play_end(&d.r, &after, &d.ends[i])
+        if after.phase == PH_OVER:
+            searched[i] = True                      # exact
+            continue
+        if after.phase != PH_ROLL or after.seat == d.s.seat:
+            continue
+        searched[i] = True
+        with nogil:
+            v = reply_value(&network.net, &d.r, &after, d.s.seat, d.later, &failed)
+        if failed:
+            raise RuntimeError("a reply stage overflowed its buffer")
+        two[i] = v
     return one, two, searched
 
 
@@ -1116,21 +1131,12 @@ def continuation_values(Network network not None, game):
     """The value for the mover of each end of ``game``'s stage after the rest of its turn
     played by the network stage by stage (its best end at each later stage of the
     same chain or remainder), in legal-play order; GIL released."""
-    cdef GameState s
-    cdef GameRules r
-    cdef int n_ends = 0, failed = 0
-    cdef StageEnd* ends = alloc_ends()
-    cdef StageEnd* later = NULL
-    try:
-        later = alloc_ends()
-        decision_ends(game, &s, &r, ends, &n_ends)
-        values = np.zeros(n_ends, dtype=np.float32)
-        _continuations_into(&network.net, &r, &s, ends, n_ends, later, values, &failed)
-        if failed:
-            raise RuntimeError("a later stage overflowed its buffer")
-    finally:
-        free(ends)
-        free(later)
+    cdef int failed = 0
+    cdef _Decision d = _Decision(game, True)
+    values = np.zeros(d.n_ends, dtype=np.float32)
+    _continuations_into(&network.net, &d.r, &d.s, d.ends, d.n_ends, d.later, values, &failed)
+    if failed:
+        raise RuntimeError("a later stage overflowed its buffer")
     return values
 
 
