@@ -4,17 +4,19 @@
 ``encode_pos`` writes BOARD_FEATURES float32 values describing a position from
 one side's point of view; the self-play loop and the numpy encoders share it.
 ``encode_state`` adds the game-state block (STATE_FEATURES in all) from a
-``GameContext`` filled by the caller. Implemented in ``_encode.pyx``.
+``GameContext`` filled by the caller; ``encode_end`` the board block of a stage's
+end (an afterstate). Implemented in ``_encode.pyx``.
 """
 
 from libc.stdint cimport uint8_t
-from gulbara._types cimport Pos
+from gulbara._types cimport Pos, Key96
 
 cdef enum:
     UNITS_PER_POINT = 4
     BOARD_FEATURES = 196       # 2 x 24 x 4 point units, 2 borne off, 2 pip counts
 
 cdef void encode_pos(const Pos* p, int seat, float* out) noexcept nogil
+cdef void encode_end(const Pos* start, int seat, Key96 key, float* out) noexcept nogil
 
 # The game-state block (docs/encoding.md): offsets after the board block.
 cdef enum:

@@ -26,7 +26,8 @@ checked, C-contiguous buffers and are its back end.
 
 from libc.stdint cimport int8_t, uint8_t, uint32_t
 from libc.string cimport memset
-from gulbara._types cimport Pos, N_POINTS, N_CHECKERS
+from gulbara._types cimport Pos, Key96, N_POINTS, N_CHECKERS
+from gulbara._keys cimport pos_set_mover_key
 from gulbara._movegen cimport Position, EndSet
 from gulbara._rows cimport read_board, ROW_OK, BAD_SEAT, BAD_POINT, BAD_OFF, BAD_TOTAL
 
@@ -49,6 +50,14 @@ cdef void encode_pos(const Pos* p, int seat, float* out) noexcept nogil:
             base += UNITS_PER_POINT
         out[192 + side] = p.off[who] / 15.0
         out[194 + side] = pips / 360.0
+
+
+cdef void encode_end(const Pos* start, int seat, Key96 key, float* out) noexcept nogil:
+    """The board block, seen by the mover ``seat``, of the end of a stage from ``start``
+    that ``key`` packs (the mover's counts, RULES §3.7): an afterstate's features."""
+    cdef Pos end = start[0]
+    pos_set_mover_key(&end, seat, key)
+    encode_pos(&end, seat, out)
 
 
 cdef void encode_state(const Pos* p, const GameContext* c, float* out) noexcept nogil:

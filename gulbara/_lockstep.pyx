@@ -21,13 +21,12 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
-from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
-from gulbara._keys cimport pos_set_mover_key
+from gulbara._types cimport StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_OVER, K_CHAIN,
                              K_REMAINDER, escalates, play_end, stage_dice, read_game)
 from gulbara._rng cimport Rng, rng_seed
 from gulbara._playloop cimport chance_step, pending_ends
-from gulbara._encode cimport (encode_pos, encode_state, GameContext, BOARD_FEATURES,
+from gulbara._encode cimport (encode_end, encode_state, GameContext, BOARD_FEATURES,
                               STATE_FEATURES)
 
 import numpy as np
@@ -164,16 +163,13 @@ cdef class Lockstep:
 
     cdef int play(self, Slot* sl, const StageEnd* ends, int n_ends, int i) except -1:
         cdef GameContext c
-        cdef Pos end
         cdef float[::1] state, after
         if self.record:
             state = np.empty(STATE_FEATURES, dtype=np.float32)
             after = np.empty(BOARD_FEATURES, dtype=np.float32)
             context_of(&self.r, &sl.s, &c)
             encode_state(&sl.s.pos, &c, &state[0])
-            end = sl.s.pos
-            pos_set_mover_key(&end, sl.s.seat, ends[i].key)
-            encode_pos(&end, sl.s.seat, &after[0])
+            encode_end(&sl.s.pos, sl.s.seat, ends[i].key, &after[0])
             t = self.traj
             t["game"].append(sl.game)
             t["seat"].append(sl.s.seat)
@@ -202,7 +198,6 @@ cdef class Lockstep:
         cdef int i, j
         cdef Py_ssize_t rows = 0
         cdef Slot* sl
-        cdef Pos end
         cdef float[:, ::1] out
         for i in range(self.k):
             sl = &self.slots[i]
@@ -219,9 +214,7 @@ cdef class Lockstep:
             for i in range(self.k):
                 sl = &self.slots[i]
                 for j in range(sl.n_ends):
-                    end = sl.s.pos
-                    pos_set_mover_key(&end, sl.s.seat, sl.ends[j].key)
-                    encode_pos(&end, sl.s.seat, &out[sl.row + j, 0])
+                    encode_end(&sl.s.pos, sl.s.seat, sl.ends[j].key, &out[sl.row + j, 0])
         return rows
 
     def apply(self, const double[::1] scores):

@@ -29,13 +29,12 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
 from cpython.exc cimport PyErr_CheckSignals
 
-from gulbara._types cimport Pos, StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
-from gulbara._keys cimport pos_set_mover_key
+from gulbara._types cimport StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate, Position, Ends
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, play_end,
                              stage_dice, read_game, state_code)
-from gulbara._encode cimport encode_pos, BOARD_FEATURES
+from gulbara._encode cimport encode_end, BOARD_FEATURES
 from gulbara._net cimport Net, Network, net_choose
 from gulbara._rng cimport Rng, splitmix64, rng_seed, rng_next, rng_below
 from gulbara._greedy cimport greedy_score, greedy_choose
@@ -104,14 +103,11 @@ cdef int choose_with_evaluator(void* evaluator, const GameState* s, const StageE
     """Score the afterstates with the caller's function; -1 when it raised."""
     cdef _Evaluator ev = <_Evaluator>evaluator
     cdef float[:, ::1] buf
-    cdef Pos end
     cdef int i
     try:
         buf = ev.buffer(n_ends)
         for i in range(n_ends):
-            end = s.pos
-            pos_set_mover_key(&end, s.seat, ends[i].key)
-            encode_pos(&end, s.seat, &buf[i, 0])
+            encode_end(&s.pos, s.seat, ends[i].key, &buf[i, 0])
         return ev.best(n_ends)
     except BaseException as exc:
         ev.error = exc
@@ -249,7 +245,7 @@ cdef class _Evaluator:
         self.error = None
 
     cdef float[:, ::1] buffer(self, int n):
-        # every value is written (encode_pos fills a whole row)
+        # every value is written (encode_end fills a whole row)
         self.array = np.empty((n, BOARD_FEATURES), dtype=np.float32)
         return self.array
 

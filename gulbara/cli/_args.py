@@ -6,6 +6,8 @@
 * positions: a position code (RULES §9.1) or ``start``.
 * states (``--state``, with ``--seat`` and ``--rolls`` for a plain position):
   :func:`gulbara.state_codes.state_code`.
+* ``--timeout``: the seconds another engine has for each answer
+  (:class:`gulbara.protocol.EngineProcess`; ``verify`` and ``bench --engine``).
 * optional extras (:func:`require_extra`) are checked before any work starts.
 """
 
@@ -18,8 +20,8 @@ from gulbara.rules import Rules, rules_help
 from gulbara.state_codes import position_code, seat_index, state_code
 
 __all__ = [ "seat_type", "position_type", "rolls_type",
-           "add_rules_argument", "add_state_arguments", "state_from_args", "require_extra",
-           "EXTRAS"]
+           "add_rules_argument", "add_state_arguments", "state_from_args",
+           "add_timeout_argument", "require_extra", "EXTRAS"]
 
 def _argparse_type(func, what: str):
     def convert(text: str):
@@ -69,6 +71,13 @@ def add_state_arguments(parser: argparse.ArgumentParser, default: str) -> None:
     parser.add_argument("--rolls", type=rolls_type, default=None, metavar="W,B",
                         help="with a position code as --state: the rolls each side has made "
                              "(default: past the exempt rolls, so doubles escalate)")
+
+
+def add_timeout_argument(parser: argparse.ArgumentParser, when: str = "") -> None:
+    """``--timeout``: the seconds an engine has for each answer (the first 20 s more)."""
+    parser.add_argument("--timeout", type=float, default=10.0,
+                        help=f"{when}seconds to wait for each answer of the engine (default 10; "
+                             "the first 20 s more, for its start-up)")
 
 
 def state_from_args(args, rules: Rules) -> Optional[str]:

@@ -6,6 +6,8 @@ import json
 import sys
 from typing import TextIO
 
+from gulbara.cli._args import add_timeout_argument
+
 __all__ = ["add_arguments", "run"]
 
 
@@ -18,8 +20,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--engine", metavar="CMD",
                         help="instead: time this engine (it speaks the gulbara ends protocol) "
                              "next to gulbara's own gulbara ends, both over a pipe")
-    parser.add_argument("--timeout", type=float, default=10.0,
-                        help="with --engine: seconds to wait for each answer (default 10)")
+    add_timeout_argument(parser, "with --engine: ")
 
 
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:

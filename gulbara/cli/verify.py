@@ -19,7 +19,7 @@ import json
 import sys
 from typing import TextIO
 
-from gulbara.cli._args import add_rules_argument
+from gulbara.cli._args import add_rules_argument, add_timeout_argument
 from gulbara.errors import GulBaraError
 from gulbara.rules import Rules
 
@@ -36,9 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "and a partial stage (default 200)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random play (default 1)")
     add_rules_argument(parser, "the rules of the random play and of perft")
-    parser.add_argument("--timeout", type=float, default=10.0,
-                        help="seconds to wait for each stage answer (default 10; the first "
-                             "20 s more, for the engine's start-up)")
+    add_timeout_argument(parser)
     parser.add_argument("--show", type=int, default=5,
                         help="failures shown in full, smallest first (default 5)")
     parser.add_argument("--perft", type=int, metavar="DEPTH",
