@@ -63,7 +63,7 @@ from typing import Any, Callable, Dict, List, Optional, Union
 
 from gulbara.errors import GulBaraError, RecordError, shown
 from gulbara.game import SEAT_NAMES, Game, Match
-from gulbara.rules import DEFAULT_RULES, Rules
+from gulbara.rules import DEFAULT_RULES, Rules, rules_from_options
 
 __all__ = [
     "write_record", "read_record", "record_data", "game_to_text", "match_to_text",
@@ -211,10 +211,7 @@ def _rules_from_text(text: str, where: str) -> Rules:
             options[name] = int(value)
         else:
             options[name] = value
-    try:
-        return Rules(**options)
-    except GulBaraError as exc:
-        raise RecordError(f"{where}: {exc}") from None
+    return rules_from_options(options, where, RecordError)
 
 
 def _dice_text(dice: Dict[str, Any]) -> str:

@@ -15,7 +15,7 @@ from typing import Any, Dict, Mapping, Optional
 
 from gulbara.errors import InvalidRulesError, checked_int, shown
 
-__all__ = ["Rules", "DEFAULT_RULES", "PRESETS", "rules_help", "checked_rules"]
+__all__ = ["Rules", "DEFAULT_RULES", "PRESETS", "rules_help", "checked_rules", "rules_from_options"]
 
 _CHOICES = {
     "exempt_counting": ("per_player", "game_wide"),
@@ -129,10 +129,7 @@ class Rules:
                 raise InvalidRulesError(f"--rules: unknown option {word!r} (a preset comes "
                                         f"first); valid: {rules_help()}")
             options[name] = _option_value(name, value)
-        try:
-            return cls(**options)
-        except InvalidRulesError as exc:
-            raise InvalidRulesError(f"--rules: {exc}") from None
+        return rules_from_options(options, "--rules")
 
     @classmethod
     def preset(cls, name: str) -> "Rules":
@@ -214,6 +211,24 @@ def _option_value(name: str, value: str) -> Any:
         raise InvalidRulesError(f"--rules: {name} must be one of "
                                 f"{values.replace('|', ', ')}; got {value!r}")
     return value
+
+
+def rules_from_options(options: Mapping[str, Any], where: str,
+                       error: type = InvalidRulesError) -> Rules:
+    """``Rules(**options)`` for options read from a text that ``where`` names (``--rules``,
+    a record's line): a bad value raises ``error`` with ``where`` before the message.
+
+    >>> rules_from_options({"mars": False}, "--rules") == Rules(mars=False)
+    True
+    >>> rules_from_options({"match_target": 0}, "--rules")
+    Traceback (most recent call last):
+    ...
+    gulbara.errors.InvalidRulesError: --rules: Rules.match_target must be >= 1, got 0
+    """
+    try:
+        return Rules(**options)
+    except InvalidRulesError as exc:
+        raise error(f"{where}: {exc}") from None
 
 
 def checked_rules(rules: Optional[Rules], default: Optional[Rules] = None) -> Optional[Rules]:
