@@ -24,9 +24,9 @@ The Python API is :mod:`gulbara.encoding`; the ``_py_*`` functions below take
 checked, C-contiguous buffers and are its back end.
 """
 
-from libc.stdint cimport int8_t, uint8_t, uint32_t
+from libc.stdint cimport int8_t, uint8_t
 from libc.string cimport memset
-from gulbara._types cimport Pos, Key96, N_POINTS, N_CHECKERS
+from gulbara._types cimport Pos, Key96, N_POINTS
 from gulbara._keys cimport pos_set_mover_key
 from gulbara._movegen cimport Position, EndSet
 from gulbara._rows cimport read_board, ROW_OK, BAD_SEAT, BAD_POINT, BAD_OFF, BAD_TOTAL

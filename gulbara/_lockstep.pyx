@@ -21,11 +21,11 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
-from gulbara._types cimport StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
+from gulbara._types cimport StageEnd, MAX_STAGE_DICE
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_OVER, K_CHAIN,
                              K_REMAINDER, escalates, play_end, stage_dice, read_game)
 from gulbara._rng cimport Rng, rng_seed
-from gulbara._playloop cimport chance_step, pending_ends
+from gulbara._playloop cimport alloc_ends, chance_step, pending_ends
 from gulbara._encode cimport (encode_end, encode_state, GameContext, BOARD_FEATURES,
                               STATE_FEATURES)
 
@@ -103,9 +103,9 @@ cdef class Lockstep:
         self.finished = 0
         self.max_rolls = max_rolls
         self.record = trajectories
+        self.scratch = alloc_ends()
         self.slots = <Slot*>malloc(self.k * sizeof(Slot))
-        self.scratch = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
-        if self.slots == NULL or self.scratch == NULL:
+        if self.slots == NULL:
             raise MemoryError("no memory for the lockstep slots")
         for i in range(self.k):
             self.slots[i].game = -1

@@ -64,8 +64,8 @@ from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, escalates, play_end,
                              play_end_placed, read_rules, read_game)
 from gulbara._rng cimport Rng, rng_seed, rng_below
-from gulbara._playloop cimport (chance_step, pending_ends, POLICY_RANDOM, POLICY_FIRST,
-                                POLICY_GREEDY, POLICY_NET)
+from gulbara._playloop cimport (alloc_ends, chance_step, pending_ends, POLICY_RANDOM,
+                                POLICY_FIRST, POLICY_GREEDY, POLICY_NET)
 from gulbara._greedy cimport greedy_choose, longest_run
 
 import numpy as np
@@ -821,13 +821,6 @@ def encode_game(game):
     for i in range(x.n):
         out[x.idx[i]] = x.val[i]
     return out
-
-
-cdef StageEnd* alloc_ends() except NULL:
-    cdef StageEnd* ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
-    if ends == NULL:
-        raise MemoryError("no memory for a stage's ends")
-    return ends
 
 
 cdef int decision_ends(game, GameState* s, GameRules* r, StageEnd* ends, int* n_ends) except -1:

@@ -1,10 +1,11 @@
 # cython: language_level=3
-"""Pieces of a native game loop shared by ``_selfplay.pyx``, ``_net.pyx`` and
-``_lockstep.pyx``: the seats' policies, one draw at a chance node, drawn as native
-self-play draws it, and the pending stage's ends; inline C (this file is the
-implementation)."""
+"""Pieces of a native game loop shared by ``_selfplay.pyx``, ``_net.pyx``,
+``_lockstep.pyx`` and ``_vector.pyx``: the seats' policies, a buffer for a stage's
+ends, one draw at a chance node, drawn as native self-play draws it, and the pending
+stage's ends; inline C (this file is the implementation)."""
 
 from libc.stdint cimport uint8_t
+from libc.stdlib cimport malloc
 
 from gulbara._types cimport StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate
@@ -22,6 +23,14 @@ cdef enum:
     POLICY_GREEDY = 2          # the highest greedy_score (_greedy.pxd)
     POLICY_EVALUATOR = 3       # a caller's evaluator (_selfplay.pyx only)
     POLICY_NET = 4             # a gb1 value network (_net.pxd)
+
+
+cdef inline StageEnd* alloc_ends() except NULL:
+    """A buffer for one stage's ends (STAGE_CAPACITY of them); the caller frees it."""
+    cdef StageEnd* ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    if ends == NULL:
+        raise MemoryError("no memory for a stage's ends")
+    return ends
 
 
 cdef inline int chance_step(const GameRules* r, GameState* s, Rng* dice) noexcept nogil:

@@ -38,8 +38,8 @@ from gulbara._encode cimport encode_end, BOARD_FEATURES
 from gulbara._net cimport Net, Network, net_choose
 from gulbara._rng cimport Rng, splitmix64, rng_seed, rng_next, rng_below
 from gulbara._greedy cimport greedy_score, greedy_choose
-from gulbara._playloop cimport (chance_step, POLICY_RANDOM, POLICY_FIRST, POLICY_GREEDY,
-                                POLICY_EVALUATOR, POLICY_NET)
+from gulbara._playloop cimport (alloc_ends, chance_step, POLICY_RANDOM, POLICY_FIRST,
+                                POLICY_GREEDY, POLICY_EVALUATOR, POLICY_NET)
 
 import numpy as np
 
@@ -308,9 +308,7 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
     cdef int32_t[:, ::1] rows_v = rows
     cdef int64_t[::1] hist_v = hist
     traces = [] if trace else None
-    ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
-    if ends == NULL:
-        raise MemoryError("no memory for the self-play buffers")
+    ends = alloc_ends()
     tr.data = NULL
     try:
         if trace:

@@ -38,6 +38,7 @@ from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE
                              K_CHAIN, K_REMAINDER, begin_roll, next_roll, play_end,
                              stage_dice, escalates, read_rules, read_game)
 from gulbara._encode cimport encode_state, GameContext, STATE_FEATURES
+from gulbara._playloop cimport alloc_ends
 
 cdef enum:
     N_ACTIONS = 145
@@ -106,10 +107,10 @@ cdef class VecGames:
         self.n = n
         self.seat = seat
         self.opponent = OPP_RANDOM if opponent == "random" else OPP_GREEDY
+        self.ends = alloc_ends()
         self.slots = <Slot*>malloc(n * sizeof(Slot))
-        self.ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
-        if self.slots == NULL or self.ends == NULL:
-            raise MemoryError()
+        if self.slots == NULL:
+            raise MemoryError("no memory for the environments' slots")
         memset(self.slots, 0, n * sizeof(Slot))
 
     def __dealloc__(self):
