@@ -22,10 +22,10 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
 from gulbara._types cimport StageEnd, MAX_STAGE_DICE
-from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_OVER, K_CHAIN,
-                             K_REMAINDER, escalates, play_end, stage_dice, read_game)
+from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_OVER, play_end,
+                             stage_dice, read_game)
 from gulbara._rng cimport Rng, rng_seed
-from gulbara._playloop cimport alloc_ends, chance_step, pending_ends
+from gulbara._playloop cimport alloc_ends, chance_step, pending_ends, stage_context
 from gulbara._encode cimport (encode_end, encode_state, GameContext, BOARD_FEATURES,
                               STATE_FEATURES)
 
@@ -58,14 +58,7 @@ cdef void context_of(const GameRules* r, const GameState* s, GameContext* c) noe
     c.n_dice = stage_dice(s, dice)
     for k in range(c.n_dice):
         c.dice[dice[k] - 1] += 1
-    c.is_chain = s.kind == K_CHAIN
-    c.is_remainder = s.kind == K_REMAINDER
-    c.index = s.index
-    if s.kind == K_REMAINDER:
-        for k in range(1, 7):
-            c.later[k - 1] = s.then[k]
-    c.escalates = escalates(r, s.rolls[s.seat] + 1, s.game_rolls + 1)
-    c.opp_escalates = escalates(r, s.rolls[1 - s.seat] + 1, s.game_rolls + 1)
+    stage_context(r, s, s.seat, c)
     c.stuck = s.stuck / <float>limit if s.stuck < limit else 1.0
 
 

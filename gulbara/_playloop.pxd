@@ -1,16 +1,18 @@
 # cython: language_level=3
 """Pieces of a native game loop shared by ``_selfplay.pyx``, ``_net.pyx``,
 ``_lockstep.pyx`` and ``_vector.pyx``: the seats' policies, a buffer for a stage's
-ends, one draw at a chance node, drawn as native self-play draws it, and the pending
-stage's ends; inline C (this file is the implementation)."""
+ends, one draw at a chance node, drawn as native self-play draws it, the pending
+stage's ends, and what the state block says of that stage; inline C (this file is
+the implementation)."""
 
 from libc.stdint cimport uint8_t
 from libc.stdlib cimport malloc
 
 from gulbara._types cimport StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate
-from gulbara._state cimport (GameRules, GameState, PH_OPENING, begin_roll, next_roll,
-                             stage_dice)
+from gulbara._state cimport (GameRules, GameState, PH_OPENING, K_CHAIN, K_REMAINDER,
+                             begin_roll, next_roll, stage_dice, escalates)
+from gulbara._encode cimport GameContext
 from gulbara._rng cimport Rng, rng_below
 
 cdef enum:
@@ -61,3 +63,21 @@ cdef inline int pending_ends(const GameState* s, StageEnd* ends, int* n_ends) no
     if stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY, n_ends, &playable):
         return -1
     return 0
+
+
+cdef inline void stage_context(const GameRules* r, const GameState* s, int seat,
+                               GameContext* c) noexcept nogil:
+    """What the state block's context (``gulbara.encoding.encode_game``'s) says of the
+    pending stage of ``s`` seen by ``seat``: a chain's or a remainder's (RULES §4-5),
+    its index, a remainder's later stages, and whether each side's next double
+    escalates (RULES §4.2). The dice, the seat, the side to act and the stuck count
+    are the caller's."""
+    cdef int k
+    c.is_chain = s.kind == K_CHAIN
+    c.is_remainder = s.kind == K_REMAINDER
+    c.index = s.index
+    if c.is_remainder:
+        for k in range(1, 7):
+            c.later[k - 1] = s.then[k]
+    c.escalates = escalates(r, s.rolls[seat] + 1, s.game_rolls + 1)
+    c.opp_escalates = escalates(r, s.rolls[1 - seat] + 1, s.game_rolls + 1)

@@ -35,10 +35,10 @@ from gulbara._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._keys cimport pos_mover_key, pos_set_mover_key
 from gulbara._movegen cimport stage_generate, step_is_legal, step_apply, Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
-                             K_CHAIN, K_REMAINDER, begin_roll, next_roll, play_end,
-                             stage_dice, escalates, read_rules, read_game)
+                             begin_roll, next_roll, play_end, stage_dice, read_rules,
+                             read_game)
 from gulbara._encode cimport encode_state, GameContext, STATE_FEATURES
-from gulbara._playloop cimport alloc_ends
+from gulbara._playloop cimport alloc_ends, stage_context
 
 cdef enum:
     N_ACTIONS = 145
@@ -265,7 +265,7 @@ cdef class VecGames:
     cdef void observe(self, Slot* t, float* out) noexcept nogil:
         cdef GameContext c
         cdef GameState* s = &t.s
-        cdef int k, n
+        cdef int k
         memset(&c, 0, sizeof(GameContext))
         c.seat = self.seat
         c.stuck = s.stuck / self.stuck_limit if s.stuck < self.stuck_limit else 1.0
@@ -277,14 +277,7 @@ cdef class VecGames:
         for k in range(t.n_left):
             c.dice[t.left[k] - 1] += 1
         c.n_dice = t.n_left
-        c.is_chain = s.kind == K_CHAIN
-        c.is_remainder = s.kind == K_REMAINDER
-        c.index = s.index
-        if c.is_remainder:
-            for n in range(1, 7):
-                c.later[n - 1] = s.then[n]
-        c.escalates = escalates(&self.rules, s.rolls[self.seat] + 1, s.game_rolls + 1)
-        c.opp_escalates = escalates(&self.rules, s.rolls[1 - self.seat] + 1, s.game_rolls + 1)
+        stage_context(&self.rules, s, self.seat, &c)
         encode_state(&t.cur, &c, out)
 
     cdef double reward(self, Slot* t) noexcept nogil:
