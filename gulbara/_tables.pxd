@@ -12,7 +12,7 @@ threads without a Python thread state, and the caller raises once the
 threads are joined (``gulbara._chains``).
 """
 
-from libc.stdint cimport uint8_t, uint64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
 from gulbara._interrupt cimport Interrupt
 from gulbara._keys cimport key_hash
@@ -168,7 +168,30 @@ ctypedef struct InsertQueue:
                               # table for each set, as big as it needs: huge pages, fewer misses)
 
 
+# A set of keys on their way into the chain's tables, sized to stay in a
+# core's cache where it can: the ends of positions that share most of their
+# ends are merged here first, and only the distinct ones are queued
+# (localset_flush). It starts small and doubles as it fills, up to
+# LOCAL_MAX_SLOTS (past that, or past the memory budget, it is queued and
+# emptied instead).
+cdef enum:
+    LOCAL_FIRST_SLOTS = 1 << 15     # (k0, k1) slots to start with: 512 KiB
+    LOCAL_MAX_SLOTS = 1 << 22       # at most 64 MiB
+
+ctypedef struct LocalSet:
+    uint64_t* slots           # mask + 1 pairs, k1 == EMPTY_K1 free; NULL: not made
+    uint32_t* used            # the slots taken, in the order they were taken
+    uint32_t mask
+    int n
+    int limit                 # keys that fill it: half the slots
+    Meter* meter
+
+
 # Implemented in _tables.pyx
+cdef int localset_init(LocalSet* s, Meter* meter) noexcept nogil
+cdef void localset_free(LocalSet* s) noexcept nogil
+cdef void localset_full(LocalSet* s, InsertQueue* q, int which) noexcept nogil
+cdef void localset_flush(LocalSet* s, InsertQueue* q, int which) noexcept nogil
 cdef int keyset_init(KeySet* s, Py_ssize_t room, Meter* meter) noexcept nogil
 cdef void keyset_free(KeySet* s) noexcept nogil
 cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil
@@ -176,6 +199,9 @@ cdef void keyset_compact(KeySet* s) noexcept nogil
 cdef void partset_clear(PartSet* ps, Meter* meter) noexcept nogil
 cdef Py_ssize_t partset_size(const PartSet* ps) noexcept nogil
 cdef void keyset_release(KeySet* s, Shared* sh) noexcept nogil
+cdef int keyset_init_spare(KeySet* s, Py_ssize_t room, Meter* meter, KeySet* spares,
+                           int n_spares) noexcept nogil
+cdef void keyset_release_spare(KeySet* s, Shared* sh, KeySet* spares, int n_spares) noexcept nogil
 cdef void partset_release(PartSet* ps, Shared* sh) noexcept nogil
 cdef int merge_into(KeySet* dst, KeySet* src, Shared* sh) noexcept nogil
 cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) noexcept nogil
@@ -236,6 +262,24 @@ cdef inline int keyset_add_keyed(KeySet* s, uint64_t a, uint64_t b, uint64_t has
     return 1
 
 
+cdef inline bint localset_add(LocalSet* s, uint64_t a, uint64_t b, uint64_t h) noexcept nogil:
+    """Insert (a, b), whose key_hash is ``h``: whether it is new."""
+    cdef uint32_t i = <uint32_t>h & s.mask
+    cdef uint64_t* slot
+    while True:
+        slot = s.slots + 2 * i
+        if slot[1] == EMPTY_K1:
+            break
+        if slot[0] == a and slot[1] == b:
+            return False
+        i = (i + 1) & s.mask
+    slot[0] = a
+    slot[1] = b
+    s.used[s.n] = i
+    s.n += 1
+    return True
+
+
 cdef inline KeySet* queue_table(InsertQueue* q, int which, uint64_t h) noexcept nogil:
     if which == 0:
         return q.layer
@@ -247,15 +291,25 @@ cdef inline void queue_push(InsertQueue* q, uint64_t a, uint64_t b, int which) n
     queue_push_hashed(q, a, b, which, key_hash(a, b & (LOW32 if which == 0 else EMPTY_K1)))
 
 
+cdef inline bint queue_keeps(const InsertQueue* q, int which, uint64_t h) noexcept nogil:
+    """Whether a key with hash ``h`` for table ``which`` is kept: outcomes
+    outside this pass's parts are dropped."""
+    return which != 2 or q.keep_lo <= <int>(h >> PART_SHIFT) < q.keep_hi
+
+
 cdef inline void queue_push_hashed(InsertQueue* q, uint64_t a, uint64_t b, int which,
                                    uint64_t h) noexcept nogil:
-    """queue_push with the key's hash given. Outcomes outside this pass's
-    parts are dropped."""
+    """queue_push with the key's hash given, counted as an end made."""
+    q.pushed += 1
+    if queue_keeps(q, which, h):
+        queue_insert(q, a, b, which, h)
+
+
+cdef inline void queue_insert(InsertQueue* q, uint64_t a, uint64_t b, int which,
+                              uint64_t h) noexcept nogil:
+    """Queue a kept key, its hash given (not counted as an end made)."""
     cdef int j = q.n
     cdef KeySet* t
-    q.pushed += 1
-    if which == 2 and not (q.keep_lo <= <int>(h >> PART_SHIFT) < q.keep_hi):
-        return
     t = queue_table(q, which, h)
     q.k0[j] = a
     q.k1[j] = b

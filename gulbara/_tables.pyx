@@ -176,6 +176,49 @@ cdef Py_ssize_t partset_size(const PartSet* ps) noexcept nogil:
     return n
 
 
+cdef int keyset_init_spare(KeySet* s, Py_ssize_t room, Meter* meter, KeySet* spares,
+                           int n_spares) noexcept nogil:
+    """keyset_init, taking instead the smallest of the ``spares``' empty
+    tables that has room for ``room`` keys and at most four times the slots
+    keyset_init would make (fresh memory is costly: the kernel clears it)."""
+    cdef Py_ssize_t slots = 16
+    cdef int j, best = -1
+    while slots < 2 * room:
+        slots *= 2
+    for j in range(n_spares):
+        if (spares[j].slots != NULL and slots <= spares[j].mask + 1 <= 4 * slots
+                and (best < 0 or spares[j].mask < spares[best].mask)):
+            best = j
+    if best < 0:
+        return keyset_init(s, room, meter)
+    s[0] = spares[best]
+    s.size = 0
+    keyset_clear(&spares[best], meter)
+    return CHAIN_OK
+
+
+cdef void keyset_release_spare(KeySet* s, Shared* sh, KeySet* spares, int n_spares) noexcept nogil:
+    """keyset_release for a table whose slots are all free again: kept among
+    the ``spares`` in place of a smaller one (or of none), else freed."""
+    cdef int j, smallest = 0
+    atomic_add(&sh.held, -s.size)
+    s.size = 0
+    if s.slots == NULL or s.dense != NULL:
+        keyset_free(s)
+        return
+    for j in range(n_spares):
+        if spares[j].slots == NULL or spares[j].mask < spares[smallest].mask:
+            smallest = j
+            if spares[j].slots == NULL:
+                break
+    if spares[smallest].slots == NULL or spares[smallest].mask < s.mask:
+        keyset_free(&spares[smallest])
+        spares[smallest] = s[0]
+        keyset_clear(s, s.meter)
+    else:
+        keyset_free(s)
+
+
 cdef void keyset_release(KeySet* s, Shared* sh) noexcept nogil:
     """Free a table, its positions no longer held."""
     atomic_add(&sh.held, -s.size)
@@ -186,6 +229,86 @@ cdef void partset_release(PartSet* ps, Shared* sh) noexcept nogil:
     cdef int p
     for p in range(N_PARTS):
         keyset_release(&ps.part[p], sh)
+
+
+cdef inline size_t localset_bytes(Py_ssize_t slots) noexcept nogil:
+    return table_bytes(slots) + <size_t>(slots // 2) * sizeof(uint32_t)
+
+
+cdef int localset_make(LocalSet* s, Py_ssize_t slots) noexcept nogil:
+    """Give ``s`` an empty table of ``slots`` slots (counted in its meter):
+    CHAIN_OK, or CHAIN_TOO_MANY / CHAIN_NO_MEMORY with ``s`` unchanged."""
+    cdef uint64_t* fresh
+    cdef uint32_t* used
+    cdef Py_ssize_t i
+    if meter_take(s.meter, localset_bytes(slots)) != CHAIN_OK:
+        return CHAIN_TOO_MANY
+    fresh = <uint64_t*>malloc(table_bytes(slots))
+    used = <uint32_t*>malloc((slots // 2) * sizeof(uint32_t))
+    if fresh == NULL or used == NULL:
+        free(fresh)
+        free(used)
+        meter_sub(s.meter, localset_bytes(slots))
+        return CHAIN_NO_MEMORY
+    for i in range(slots):
+        fresh[2 * i + 1] = EMPTY_K1
+    s.slots = fresh
+    s.used = used
+    s.mask = <uint32_t>(slots - 1)
+    s.limit = <int>(slots // 2)
+    s.n = 0
+    return CHAIN_OK
+
+
+cdef int localset_init(LocalSet* s, Meter* meter) noexcept nogil:
+    """Make the set's first table (counted in ``meter``): CHAIN_OK, or
+    CHAIN_TOO_MANY past the budget / CHAIN_NO_MEMORY, and no table."""
+    s.meter = meter
+    s.slots = NULL
+    s.used = NULL
+    s.n = 0
+    return localset_make(s, LOCAL_FIRST_SLOTS)
+
+
+cdef void localset_free(LocalSet* s) noexcept nogil:
+    if s.slots != NULL:
+        free(s.slots)
+        free(s.used)
+        meter_sub(s.meter, localset_bytes(<Py_ssize_t>s.mask + 1))
+    s.slots = NULL
+    s.used = NULL
+    s.n = 0
+
+
+cdef void localset_full(LocalSet* s, InsertQueue* q, int which) noexcept nogil:
+    """The set is full: double it, keeping its keys in their order; at its
+    largest, or past the memory budget, queue them all and empty it."""
+    cdef LocalSet old = s[0]
+    cdef int j
+    cdef uint64_t* slot
+    if (<Py_ssize_t>s.mask + 1 >= LOCAL_MAX_SLOTS
+            or localset_make(s, 2 * (<Py_ssize_t>s.mask + 1)) != CHAIN_OK):
+        localset_flush(s, q, which)
+        return
+    for j in range(old.n):
+        slot = old.slots + 2 * old.used[j]
+        localset_add(s, slot[0], slot[1], key_hash(slot[0], slot[1]))
+    localset_free(&old)
+
+
+cdef void localset_flush(LocalSet* s, InsertQueue* q, int which) noexcept nogil:
+    """Queue every key of the set for table ``which``, in the order they came,
+    and empty it (back to its first size if it grew)."""
+    cdef int j
+    cdef uint64_t* slot
+    for j in range(s.n):
+        slot = s.slots + 2 * s.used[j]
+        queue_insert(q, slot[0], slot[1], which, key_hash(slot[0], slot[1]))
+        slot[1] = EMPTY_K1
+    s.n = 0
+    if <Py_ssize_t>s.mask + 1 > LOCAL_FIRST_SLOTS:
+        localset_free(s)
+        localset_make(s, LOCAL_FIRST_SLOTS)     # none: later keys are queued at once
 
 
 cdef void queue_flush(InsertQueue* q) noexcept nogil:

@@ -17,7 +17,7 @@ import gulbara
 from gulbara import _chains, _movegen, _reference
 from gulbara.chains import (BYTES_PER_END, STOP_COMPLETE, STOP_GAME_OVER, STOP_NAMES, STOP_STALLED,
                             STOP_UNSTARTED, chain_ends, remainder_ends)
-from gulbara.suites import MID_GAME_11
+from gulbara.suites import MID_GAME_11, REAL_GAME_CHAINS
 from positions import (bear_off_position, blocked_start_position, prime_position,
                        random_play_positions)
 
@@ -123,6 +123,79 @@ def test_remainders_match_the_stage_by_stage_expansion(threads):
         assert not result.remainder.any()          # RULES §5.4: nothing passes back
         compared += 1
     assert compared >= 40
+
+
+# The stage plans a test can force on small chains (_chains._py_set_stage_plan):
+# every stage bucketed and expanded at once, or bucketed and a step at a time.
+STAGE_PLANS = {"bucketed": (1, 1 << 40, 0), "bucketed-layered": (1, 1, 0)}
+
+
+@pytest.fixture(params=[("bucketed", 1), ("bucketed", 3), ("bucketed-layered", 1),
+                        ("bucketed-layered", 2)], ids=lambda p: f"{p[0]}-{p[1]}-threads")
+def stage_plan(request):
+    """Every stage bucketed (RULES §2.1: its positions grouped by their checkers
+    per class of points), on the given threads; the plan and the threads are
+    restored after."""
+    name, threads = request.param
+    previous_threads = _chains._py_set_threaded_frontier(1)
+    previous = _chains._py_set_stage_plan(*STAGE_PLANS[name])
+    _chains._py_stage_counts()
+    yield name, threads
+    _chains._py_set_stage_plan(*previous)
+    _chains._py_set_threaded_frontier(previous_threads)
+
+
+def test_bucketed_stages_match_the_stage_by_stage_expansion(stage_plan):
+    name, threads = stage_plan
+    compared = 0
+    for code, seat, first in CASES[::3]:
+        chain = small_chain(code, seat, first, threads=threads)
+        if chain is None:
+            continue
+        want = expansion(code, seat, [(n, 4) for n in range(first, 7)], True)
+        got = core_outcomes(chain)
+        assert len(got) == len(chain), "duplicate outcomes"
+        assert got == want, f"chain {first}-{first} for seat {seat} from {code}"
+        compared += 1
+    rng = random.Random(19)
+    for code, seat in candidate_positions()[1::4]:
+        start = rng.randint(2, 6)
+        stages = [(start, rng.randint(1, 4))] + [(n, 4) for n in range(start + 1, 7)]
+        try:
+            result = remainder_ends(code, seat, [[n] * k for n, k in stages],
+                                    max_ends=SIZE_LIMIT, threads=threads)
+        except gulbara.EnumerationLimitError:
+            continue
+        assert core_outcomes(result) == expansion(code, seat, stages, False)
+        compared += 1
+    bucketed, layered = _chains._py_stage_counts()
+    assert compared >= 120
+    assert bucketed >= 300                     # the plan was taken
+    assert (layered >= 300) == (name == "bucketed-layered")
+
+
+def test_bucketed_stages_give_the_same_outcomes_in_the_same_order():
+    # Buckets only order the work: the outcomes and their order are those of
+    # the stages expanded as they are read, on any number of threads.
+    entry = MID_GAME_11[2]                                   # mid-c
+    previous = _chains._py_set_threaded_frontier(1)
+    try:
+        old = _chains._py_set_stage_plan(1 << 40, 1 << 40, 0)       # no buckets
+        try:
+            plain = chain_ends(entry.code, entry.seat, 1, threads=1)
+        finally:
+            _chains._py_set_stage_plan(*old)
+        assert len(plain) == entry.outcomes[0]
+        for plan in STAGE_PLANS.values():
+            old = _chains._py_set_stage_plan(*plan)
+            try:
+                for threads in (1, 2, 3):
+                    chain = chain_ends(entry.code, entry.seat, 1, threads=threads)
+                    assert outcome_rows(chain) == outcome_rows(plain)
+            finally:
+                _chains._py_set_stage_plan(*old)
+    finally:
+        _chains._py_set_threaded_frontier(previous)
 
 
 def test_recovered_steps_replay_to_each_outcome_and_match_the_reference():
@@ -293,11 +366,12 @@ def smallest_max_ends(code, seat, first, high=10_000_000):
 
 
 def test_max_ends_counts_the_frontier_being_expanded():
-    # mid-a's 4-4 stage expands 89,243 positions into 84,080: both are held at
-    # once, so the bound needed is well over either stage's size.
+    # mid-a's 4-4 stage expands 89,243 positions into 84,080. A position waiting
+    # to be expanded stays held until its bucket is, while the next frontier
+    # grows: the bound needed is well over either stage's size.
     entry = MID_GAME_11[0]
     needed = smallest_max_ends(entry.code, entry.seat, 1)
-    assert needed > 89_243 + 80_000
+    assert needed > 89_243 + 40_000
     with pytest.raises(gulbara.EnumerationLimitError, match="held at once"):
         chain_ends(entry.code, entry.seat, 1, max_ends=needed // 2, threads=1)
 
@@ -452,13 +526,14 @@ def test_regression_stream_uses_the_thread_count_its_budget_was_found_with():
 def test_regression_max_ends_without_threads_is_the_same_bound_on_any_machine(monkeypatch):
     # max_ends counts the positions held, twice when two threads hold one, so a
     # bound given without a thread count once meant more on a machine with fewer
-    # cores: the default was every core. It is one thread now.
-    entry = MID_GAME_11[2]                                   # mid-c
-    needed = smallest_max_ends(entry.code, entry.seat, 1)
+    # cores: the default was every core. It is one thread now. (A 2-2 chain met
+    # in play whose positions threads hold twice.)
+    entry = next(c for c in REAL_GAME_CHAINS if (c.seed, c.ply) == (4, 20))
+    needed = smallest_max_ends(entry.code, entry.seat, entry.first)
     with pytest.raises(gulbara.EnumerationLimitError):
-        chain_ends(entry.code, entry.seat, 1, max_ends=needed, threads=3)
+        chain_ends(entry.code, entry.seat, entry.first, max_ends=needed, threads=3)
     monkeypatch.setattr(gulbara.chains, "default_threads", lambda: 3)
-    assert len(chain_ends(entry.code, entry.seat, 1, max_ends=needed)) == entry.outcomes[0]
+    assert len(chain_ends(entry.code, entry.seat, entry.first, max_ends=needed)) == entry.outcomes
     stages = [[2] * 2] + [[n] * 4 for n in range(3, 7)]      # a remainder's stages
     low, high = 1, 10_000_000
     while high - low > max(64, low // 50):                 # its bound on one thread
@@ -470,7 +545,7 @@ def test_regression_max_ends_without_threads_is_the_same_bound_on_any_machine(mo
             low = middle + 1
     whole = remainder_ends(entry.code, entry.seat, stages, threads=1)
     assert len(remainder_ends(entry.code, entry.seat, stages, max_ends=high)) == len(whole)
-    assert len(chain_ends(entry.code, entry.seat, 1)) == entry.outcomes[0]   # 3 threads
+    assert len(chain_ends(entry.code, entry.seat, entry.first)) == entry.outcomes   # 3 threads
 
 
 def test_remainder_streams_give_the_in_memory_result():

@@ -148,13 +148,14 @@ def test_regression_chain_budget_does_not_depend_on_the_cores(net, monkeypatch):
     # on one thread, more threads refused it and the bot fell back to its
     # stage-by-stage play: its moves depended on the machine.
     from gulbara import chains
-    from gulbara.suites import MID_GAME_11
-    entry = MID_GAME_11[2]                                   # mid-c: 31,346 outcomes
-    code = (f"{entry.code} next=chain:{_letter(entry.seat)} stage=1-1-1-1 index=0 "
-            f"roll=1-1 rolls=5,5 stuck=0")
-    budget = _smallest_budget(entry.code, entry.seat, 1)
+    from gulbara.suites import REAL_GAME_CHAINS
+    # a 2-2 chain met in play (1,013 outcomes) whose positions threads hold twice
+    entry = next(c for c in REAL_GAME_CHAINS if (c.seed, c.ply) == (4, 20))
+    code = (f"{entry.code} next=chain:{_letter(entry.seat)} stage=2-2-2-2 index=0 "
+            f"roll=2-2 rolls=5,5 stuck=0")
+    budget = _smallest_budget(entry.code, entry.seat, entry.first)
     with pytest.raises(gulbara.EnumerationLimitError):      # what the bot used to meet
-        gulbara.chain_ends(entry.code, entry.seat, 1, max_ends=budget, threads=3)
+        gulbara.chain_ends(entry.code, entry.seat, entry.first, max_ends=budget, threads=3)
     monkeypatch.setattr(chains, "default_threads", lambda: 3)
     bot = NetBot(net, chain_budget=budget)
 

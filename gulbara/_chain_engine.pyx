@@ -1,0 +1,1011 @@
+# cython: language_level=3
+"""gulbara's whole-chain enumeration (RULES §4.3-4.4, §5), the engine under
+``_chains``: every distinct outcome of a sequence of equal-dice stages, found
+stage by stage with the stage machinery of ``_movegen`` in the hash sets of
+``_tables``, shared between threads, with no Python object and without the
+GIL. ``chain_enumerate`` and ``chain_recover`` are declared in
+``_chain_engine.pxd``; ``_chains`` wraps them for Python.
+"""
+
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memcpy
+
+from gulbara._bits cimport pop_top, pop_top_bit
+from gulbara._masks cimport rotate12, open_from, movable
+from gulbara._interrupt cimport interrupted
+from gulbara._keys cimport (DELTA_LO, DELTA_HI, LANDS, key_count, key_outside, key_occupancy,
+                            occupancy_after, key_hash, mix64, pos_mover_key, pos_set_mover_key)
+from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED,
+                              PART_BITS, N_PARTS, PART_SHIFT, EMPTY_K1, LOW32,
+                              Meter, Shared, KeySet, PartSet, InsertQueue, LocalSet,
+                              run_threads, localset_init, localset_free, localset_add,
+                              localset_flush, localset_full, queue_keeps,
+                              atomic_add, atomic_next, meter_take, meter_sub, shared_fail,
+                              table_bytes, keyset_clear, keyset_init, keyset_free, keyset_add,
+                              keyset_add_max, keyset_init_spare, keyset_release_spare,
+                              keyset_add_keyed, keyset_compact, partset_clear, partset_size,
+                              keyset_release, partset_release, merge_into, sort_part,
+                              queue_flush, queue_push, queue_push_hashed)
+from gulbara._types cimport Pos, Step, Key96, StageEnd, MAX_STAGE_DICE, BOARD_BITS, STAGE_CAPACITY
+from gulbara._movegen cimport stage_generate, stage_playable
+
+cdef enum:
+    LAYERED_GROUP = 4096      # groups at least this big are expanded a step at a time
+
+
+# A chain is a sequence of stages. The enumeration keeps the frontier of
+# distinct positions after every stage in open-addressing hash sets keyed by
+# the exact packed position (the opponent never moves within a chain, so the
+# mover's 96-bit key is the whole position), and expands each frontier
+# position with the stage rules. Outcomes are kept in sets keyed by (end
+# position, tag), where the tag says why and where the chain stopped, which
+# determines the remainder (RULES §5.1).
+#
+# Every set is split by the top bits of its keys' hash into N_PARTS parts.
+# A stage's frontier parts are shared out between threads; each thread
+# writes the positions it makes into parts of its own, and the threads'
+# parts are merged part by part after the stage. The finished outcomes are
+# listed part by part, each part in the order of its keys' hashes: the same
+# order whatever the number of threads, and a contiguous run of parts (a
+# pass) is a contiguous run of that order.
+
+# Stages whose frontier holds fewer positions than this run on the calling
+# thread alone (tests lower it to share small stages too).
+cdef Py_ssize_t THREADED_FRONTIER = 2048
+
+
+def _py_set_threaded_frontier(Py_ssize_t positions):
+    """Tests: share the stages of at least ``positions`` frontier positions
+    between threads (2,048 by default); the previous value is returned."""
+    global THREADED_FRONTIER
+    previous = THREADED_FRONTIER
+    THREADED_FRONTIER = max(1, positions)
+    return previous
+
+
+
+# A game-ending outcome leaves one position (the mover's 15 checkers off, the
+# opponent unmoved) and passes nothing, so it is one outcome whichever stage
+# ended the game (RULES §5.6). The tables hold it under this tag; the finished
+# result carries the number and dice of the first stage that can end the game.
+cdef uint64_t GAME_OVER_TAG = STOP_GAME_OVER
+
+
+cdef int max_steps_no_bear_off(uint32_t mine, uint64_t lo, uint64_t hi, uint32_t blocked,
+                               int die, int count) noexcept nogil:
+    """stage_playable when no step of the ``count`` dice can bear off (``count``
+    or more checkers outside the home board): then the checkers do not
+    interfere (RULES §2.2: only the opponent blocks), and a checker on p can
+    step as long as p - d, p - 2d, ... are open, so the dice that can be
+    played are the sum of those runs over the checkers, at most ``count``."""
+    cdef uint32_t open_d = open_from(blocked, die), sources = mine & open_d
+    cdef int frm, run, q, total = 0
+    while sources:
+        frm = pop_top(&sources)
+        run = 1
+        q = frm - die
+        while run < count and (open_d >> (q - 1)) & 1:
+            run += 1
+            q -= die
+        total += run * key_count(lo, hi, frm)
+        if total >= count:
+            return count
+    return total
+
+
+# Positions that share most of their ends are expanded together, so that
+# their ends merge in a small table that stays in the core's cache
+# (LocalSet) and only the distinct ones go on to the chain's big tables.
+# While no step can bear off, a step of die d keeps its checker on the
+# same class of points modulo d (p, p - d, p - 2d, ...; RULES §2.1): every
+# end of a position has the position's count of checkers in each class,
+# and positions with different counts share no end. The positions of a
+# stage that cannot bear off and play all its dice are sorted into buckets
+# by a hash of those counts, and expanded bucket by bucket (a thread takes
+# whole buckets). The buckets only order the work: every end still goes
+# through the big tables, so the outcomes do not depend on them.
+
+cdef enum:
+    BUCKET_POSITIONS = 1024   # positions per bucket aimed at
+    BUCKET_BYTES = 64         # bytes per frontier position the buckets take, a bound
+    MAX_BUCKET_BITS = 16
+    BUCKETS_PER_TAKE = 8      # buckets a thread takes at a time
+
+# Stages of fewer frontier positions are expanded as they are read, and are
+# not layered (tests lower both to take every path on small chains).
+cdef Py_ssize_t BUCKET_FRONTIER = 4096
+cdef Py_ssize_t LAYERED_FRONTIER = 4096
+# A stage is expanded a step at a time (chain_layers for every group and
+# bucket) when the stage before made more than this many ends per distinct
+# position it left, and so are the stages after it: then the positions of a
+# stage share most of their ends, and merging after every step makes fewer.
+cdef Py_ssize_t LAYERED_DUPLICATION = 10
+# Stages bucketed and layered since _py_stage_counts was last called.
+cdef Py_ssize_t BUCKETED_SEEN = 0
+cdef Py_ssize_t LAYERED_SEEN = 0
+
+
+def _py_set_stage_plan(Py_ssize_t bucket_frontier, Py_ssize_t layered_frontier,
+                       Py_ssize_t layered_duplication):
+    """Tests: bucket the stages of at least ``bucket_frontier`` frontier
+    positions, layer those of at least ``layered_frontier`` once a stage made
+    more than ``layered_duplication`` ends per distinct position (4,096,
+    4,096 and 10 by default). The previous values are returned."""
+    global BUCKET_FRONTIER, LAYERED_FRONTIER, LAYERED_DUPLICATION
+    previous = (BUCKET_FRONTIER, LAYERED_FRONTIER, LAYERED_DUPLICATION)
+    BUCKET_FRONTIER = max(1, bucket_frontier)
+    LAYERED_FRONTIER = max(1, layered_frontier)
+    LAYERED_DUPLICATION = max(0, layered_duplication)
+    return previous
+
+
+def _py_stage_counts():
+    """Tests: (stages bucketed, stages layered) since the last call."""
+    global BUCKETED_SEEN, LAYERED_SEEN
+    seen = (BUCKETED_SEEN, LAYERED_SEEN)
+    BUCKETED_SEEN = LAYERED_SEEN = 0
+    return seen
+
+
+ctypedef struct Buckets:
+    uint64_t* keys            # the positions, (k0, k1) pairs, in the order the threads read them
+    uint32_t* bucket          # the bucket of each
+    Py_ssize_t n              # positions put (atomic)
+    uint64_t* sorted          # the positions, bucket by bucket
+    Py_ssize_t* start         # bucket k holds sorted positions start[k] <= i < start[k + 1]
+    int bits                  # 1 << bits buckets
+    uint64_t weight[25]       # weight[p] = 16 ** (p mod d): the counts per class, packed
+    size_t nbytes             # the bytes counted in the meter
+    size_t put_bytes          # of which keys and bucket (freed once sorted)
+
+
+cdef int buckets_init(Buckets* b, Py_ssize_t room, int die, Meter* meter) noexcept nogil:
+    """Room for ``room`` positions of a stage of die ``die`` (counted in
+    ``meter``): CHAIN_OK, or CHAIN_TOO_MANY / CHAIN_NO_MEMORY (nothing held)."""
+    cdef int p
+    b.bits = 1
+    while b.bits < MAX_BUCKET_BITS and (room >> b.bits) > BUCKET_POSITIONS:
+        b.bits += 1
+    b.put_bytes = <size_t>room * (2 * sizeof(uint64_t) + sizeof(uint32_t))
+    b.nbytes = (b.put_bytes + <size_t>room * 2 * sizeof(uint64_t)
+                + ((1 << b.bits) + 1) * sizeof(Py_ssize_t))
+    if meter_take(meter, b.nbytes) != CHAIN_OK:
+        return CHAIN_TOO_MANY
+    b.keys = <uint64_t*>malloc(room * 2 * sizeof(uint64_t))
+    b.bucket = <uint32_t*>malloc(room * sizeof(uint32_t))
+    b.sorted = <uint64_t*>malloc(room * 2 * sizeof(uint64_t))
+    b.start = <Py_ssize_t*>calloc((1 << b.bits) + 1, sizeof(Py_ssize_t))
+    if b.keys == NULL or b.bucket == NULL or b.sorted == NULL or b.start == NULL:
+        buckets_free(b, meter)
+        return CHAIN_NO_MEMORY
+    b.n = 0
+    for p in range(25):
+        b.weight[p] = (<uint64_t>1) << (4 * (p % die))
+    return CHAIN_OK
+
+
+cdef void buckets_free(Buckets* b, Meter* meter) noexcept nogil:
+    free(b.keys)
+    free(b.bucket)
+    free(b.sorted)
+    free(b.start)
+    b.keys = NULL
+    b.bucket = NULL
+    b.sorted = NULL
+    b.start = NULL
+    meter_sub(meter, b.nbytes)
+    b.nbytes = 0
+
+
+cdef inline void buckets_put(Buckets* b, uint64_t lo, uint64_t hi, uint32_t mine) noexcept nogil:
+    """Put a position (packed key, occupancy ``mine``) in its bucket."""
+    cdef Py_ssize_t i = atomic_add(&b.n, 1) - 1
+    cdef uint64_t classes = 0
+    cdef int p
+    while mine:
+        p = pop_top(&mine)
+        classes += <uint64_t>key_count(lo, hi, p) * b.weight[p]
+    b.keys[2 * i] = lo
+    b.keys[2 * i + 1] = hi
+    b.bucket[i] = <uint32_t>(mix64(classes) >> (64 - b.bits))
+
+
+cdef void buckets_sort(Buckets* b, Meter* meter) noexcept nogil:
+    """Sort the positions put by bucket (a counting sort, stable), and free
+    what they were put in."""
+    cdef Py_ssize_t i, at = 0
+    cdef int k, n_buckets = 1 << b.bits
+    for i in range(b.n):
+        b.start[b.bucket[i] + 1] += 1
+    for k in range(n_buckets):
+        b.start[k + 1] += b.start[k]
+    for i in range(b.n):
+        at = b.start[b.bucket[i]]
+        b.sorted[2 * at] = b.keys[2 * i]
+        b.sorted[2 * at + 1] = b.keys[2 * i + 1]
+        b.start[b.bucket[i]] = at + 1
+    for k in range(n_buckets, 0, -1):
+        b.start[k] = b.start[k - 1]
+    b.start[0] = 0
+    free(b.keys)
+    free(b.bucket)
+    b.keys = NULL
+    b.bucket = NULL
+    meter_sub(meter, b.put_bytes)
+    b.nbytes -= b.put_bytes
+
+
+# What every thread needs to know of the stage being expanded.
+ctypedef struct StageInfo:
+    int stage                 # its index in the chain
+    int number                # its die
+    int count                 # its number of dice
+    bint is_chain             # an escalating chain (stalls stop it), or a remainder
+    bint last_stage
+    bint layered              # expand big groups a step at a time (chain_layers)
+    uint32_t blocked          # the opponent's points, in the mover's numbering
+    uint64_t leaf_tags[MAX_STAGE_DICE + 1]    # by plays' length: tag of their leaves (<< 32)
+    int leaf_tables[MAX_STAGE_DICE + 1]       # by plays' length: 1 next frontier, 2 outcomes
+    Buckets* buckets          # where full plays that cannot bear off wait (NULL: expanded as read)
+
+
+cdef void stage_info_set(StageInfo* info, int stage, int n_stages, int number, int count,
+                         bint is_chain, uint32_t blocked) noexcept nogil:
+    """Where the plays of each length go: a chain stage not played in full
+    stalls (RULES §4.4), the last stage's plays are outcomes, the others go
+    on to the next stage."""
+    cdef int k
+    info.stage = stage
+    info.number = number
+    info.count = count
+    info.is_chain = is_chain
+    info.last_stage = stage == n_stages - 1
+    info.blocked = blocked
+    info.layered = False
+    info.buckets = NULL
+    for k in range(count + 1):
+        if is_chain and k < count:
+            info.leaf_tags[k] = make_tag(STOP_STALLED, number, k) << 32
+            info.leaf_tables[k] = 2
+        elif info.last_stage:
+            info.leaf_tags[k] = make_tag(STOP_COMPLETE, number, count) << 32
+            info.leaf_tables[k] = 2
+        else:
+            info.leaf_tags[k] = 0
+            info.leaf_tables[k] = 1
+
+
+# A position's plays are found by a search on the packed key, sources in
+# non-increasing order (each end once per position, as in eq_dfs), the ends
+# queued for insertion. The common case of a big chain takes a leaner search:
+# when a position has at least as many checkers outside its home board as the
+# stage has dice, no step can bear off (RULES §2.3) and the game cannot end,
+# so a step is legal exactly when its landing point is open (RULES §2.2).
+
+ctypedef struct GroupSearch:
+    uint32_t blocked
+    int die
+    uint32_t open_d           # open_from(blocked, die)
+    const uint64_t* dlo       # DELTA_LO[die]
+    const uint64_t* dhi
+    const uint32_t* lands     # LANDS[die]
+    int depth                 # steps every play being searched makes
+    uint64_t leaf_tag
+    int leaf_table            # 1: the next stage's frontier, 2: the outcomes
+    InsertQueue queue
+    LocalSet* local           # open_dfs' plays merge here first (NULL: queued at once)
+
+
+cdef inline void leaf_push(GroupSearch* st, uint64_t lo, uint64_t hi, int table) noexcept nogil:
+    """Queue a play's end for ``table``, merged first in the search's
+    LocalSet when it has one (then ``table`` is always the search's leaf table)."""
+    cdef uint64_t h = key_hash(lo, hi)
+    if st.local == NULL or st.local.slots == NULL:
+        queue_push_hashed(&st.queue, lo, hi, table, h)
+        return
+    st.queue.pushed += 1
+    if (queue_keeps(&st.queue, table, h) and localset_add(st.local, lo, hi, h)
+            and st.local.n == st.local.limit):
+        localset_full(st.local, &st.queue, table)
+
+
+cdef void key_dfs(GroupSearch* st, uint64_t klo, uint64_t khi, uint32_t mine, int depth,
+                  int max_from) noexcept nogil:
+    """The plays of one position, any step may bear off (the sources: the
+    step rule's movable, RULES §2.2-2.3)."""
+    cdef uint32_t sources = movable(mine, st.open_d, st.die) & (
+        ((<uint32_t>1) << max_from) - 1)
+    cdef uint32_t child_mine, bit
+    cdef uint64_t child_lo, child_hi
+    cdef int frm
+    while sources:
+        frm = pop_top_bit(&sources, &bit)
+        child_mine = occupancy_after(mine, klo, khi, frm, bit, st.lands[frm])
+        child_lo = klo + st.dlo[frm]
+        child_hi = khi + st.dhi[frm]
+        if child_mine == 0:                                        # the last checker off
+            st.queue.over_seen = True
+            queue_push(&st.queue, child_lo, child_hi | (GAME_OVER_TAG << 32), 2)
+        elif depth + 1 == st.depth:
+            queue_push(&st.queue, child_lo, child_hi | st.leaf_tag, st.leaf_table)
+        else:
+            key_dfs(st, child_lo, child_hi, child_mine, depth + 1, frm)
+
+
+cdef void open_dfs(GroupSearch* st, uint32_t mask, uint64_t lo, uint64_t hi, int depth,
+                   uint32_t allowed) noexcept nogil:
+    """The plays of one position that cannot bear off in this stage."""
+    cdef uint32_t sources = mask & st.open_d & allowed, bit, child
+    cdef uint64_t end_lo
+    cdef int frm
+    if depth + 1 == st.depth:
+        while sources:
+            frm = pop_top(&sources)
+            end_lo = lo + st.dlo[frm]
+            leaf_push(st, end_lo, (hi + st.dhi[frm]) | st.leaf_tag, st.leaf_table)
+        return
+    while sources:
+        frm = pop_top_bit(&sources, &bit)
+        child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
+        open_dfs(st, child, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, (bit << 1) - 1)
+
+
+cdef void search_setup(GroupSearch* st, const StageInfo* info) noexcept nogil:
+    """Point a search at a stage (its die, the opponent's mask)."""
+    st.blocked = info.blocked
+    st.die = info.number
+    st.open_d = open_from(info.blocked, info.number)
+    st.dlo = DELTA_LO[info.number]
+    st.dhi = DELTA_HI[info.number]
+    st.lands = LANDS[info.number]
+
+
+cdef inline void search_plays(GroupSearch* st, const StageInfo* info, int steps) noexcept nogil:
+    """Point a search at the plays of ``steps`` steps (their length and leaves)."""
+    st.depth = steps
+    st.leaf_tag = info.leaf_tags[steps]
+    st.leaf_table = info.leaf_tables[steps]
+
+
+# One thread's share of an enumeration: its search (with its insert queue),
+# the parts it writes, and the positions it has sorted into groups.
+cdef enum:
+    N_SPARES = 4              # empty tables a worker keeps for its buckets' layers
+
+
+ctypedef struct Worker:
+    GroupSearch st
+    PartSet next              # the next stage's frontier, as far as this thread made it
+    PartSet out               # the outcomes this thread found, over every stage
+    KeySet groups[MAX_STAGE_DICE + 1]   # positions that may bear off, by dice playable
+    LocalSet local            # where a bucket's ends merge first (expand_buckets)
+    KeySet spares[N_SPARES]   # empty tables kept for a bucket's layers (chain_layers)
+    bint polls                # this is the calling thread's share: it looks for signals
+
+
+cdef inline void worker_tick(Worker* w) noexcept nogil:
+    """One position read; on the calling thread, stop the enumeration once a
+    signal handler raised (Ctrl-C)."""
+    if w.polls and interrupted(&w.st.queue.shared.intr, 1):
+        shared_fail(w.st.queue.shared, CHAIN_INTERRUPTED)
+
+
+cdef inline bint worker_slot(Worker* w, const KeySet* s, Py_ssize_t i, uint64_t* klo,
+                             uint64_t* khi) noexcept nogil:
+    """Whether slot ``i`` of ``s`` holds a position; if it does, the position is
+    read (worker_tick) and its key, the tag cut off, goes to ``*klo``, ``*khi``."""
+    if s.slots[2 * i + 1] == EMPTY_K1:
+        return False
+    worker_tick(w)
+    klo[0] = s.slots[2 * i]
+    khi[0] = s.slots[2 * i + 1] & LOW32
+    return True
+
+
+cdef enum:
+    SMALL_LAYER = 1 << 16     # step layers of fewer slots are inserted into directly, not queued
+
+
+cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth) noexcept nogil:
+    """Expand positions that play ``depth`` dice of the stage, one step at a
+    time, merging equal positions after every step. Takes ownership of
+    ``layer`` (its positions counted as held)."""
+    cdef KeySet following
+    cdef InsertQueue* queue = &w.st.queue
+    cdef Shared* sh = queue.shared
+    cdef Py_ssize_t i
+    cdef int k, frm, err, added
+    cdef int die = info.number
+    cdef uint32_t sources, mine
+    cdef uint64_t klo, khi, child_lo, child_hi
+    cdef const uint64_t* dlo = DELTA_LO[die]
+    cdef const uint64_t* dhi = DELTA_HI[die]
+    cdef bint over
+    cdef uint64_t over_tag = GAME_OVER_TAG << 32
+    cdef uint64_t done_tag = info.leaf_tags[depth]
+    cdef uint8_t leaf_table = <uint8_t>info.leaf_tables[depth]
+    cdef uint32_t open_d = open_from(info.blocked, die)
+    # A bucket's layers (expand_buckets) are read emptying their slots, and
+    # their tables go on to the next layers and buckets (the worker's spares).
+    cdef bint recycle = w.st.local != NULL
+    for k in range(depth):
+        if k + 1 < depth and recycle:
+            err = keyset_init_spare(&following, layer.size, layer.meter, w.spares, N_SPARES)
+        elif k + 1 < depth:
+            err = keyset_init(&following, layer.size, layer.meter)
+        if k + 1 < depth:
+            if err != CHAIN_OK:
+                keyset_release(layer, sh)
+                shared_fail(sh, err)
+                return err
+        queue.layer = &following if k + 1 < depth else NULL
+        for i in range(layer.mask + 1 if layer.slots != NULL else 0):
+            # Work on the packed key itself: a step is one subtraction and one
+            # addition of nibble units; no counts array, no undo.
+            if not worker_slot(w, layer, i, &klo, &khi):
+                continue
+            mine = key_occupancy(klo, khi)
+            sources = movable(mine, open_d, die)        # the step rule, RULES §2.2-2.3
+            if k:
+                # Sources in non-increasing order, as in eq_dfs: at or below
+                # the previous step's source (the largest over the plays
+                # merged into this position, so no play is lost).
+                sources &= ((<uint32_t>2) << (layer.slots[2 * i + 1] >> 32)) - 1
+            if recycle:
+                layer.slots[2 * i + 1] = EMPTY_K1
+            while sources:
+                frm = pop_top(&sources)
+                child_lo = klo + dlo[frm]
+                child_hi = khi + dhi[frm]
+                # The last checker off: only this point was held, by one checker.
+                over = (frm <= die and mine == ((<uint32_t>1) << (frm - 1))
+                        and key_count(klo, khi, frm) == 1)
+                if over:
+                    queue.over_seen = True
+                    queue_push(queue, child_lo, child_hi | over_tag, 2)
+                elif k + 1 < depth and following.mask < SMALL_LAYER:
+                    # a small layer stays in the cache: inserted at once
+                    added = keyset_add_max(&following, child_lo,
+                                           child_hi | ((<uint64_t>frm - 1) << 32),
+                                           key_hash(child_lo, child_hi))
+                    if added < 0:
+                        queue.err = added
+                        shared_fail(sh, added)
+                        break
+                    queue.pushed += 1
+                    queue.added += added
+                elif k + 1 < depth:
+                    queue_push(queue, child_lo, child_hi | ((<uint64_t>frm - 1) << 32), 0)
+                else:
+                    leaf_push(&w.st, child_lo, child_hi | done_tag, leaf_table)
+            if queue.err:
+                break
+        queue_flush(queue)
+        if recycle and queue.err == CHAIN_OK:
+            keyset_release_spare(layer, sh, w.spares, N_SPARES)
+        else:
+            keyset_release(layer, sh)
+        queue.layer = NULL
+        if k + 1 < depth:
+            layer[0] = following
+            if queue.err != CHAIN_OK:
+                keyset_release(layer, sh)
+        if queue.err != CHAIN_OK:
+            return queue.err
+    return CHAIN_OK
+
+
+cdef int group_search(Worker* w, KeySet* group, const StageInfo* info, int steps) noexcept nogil:
+    """Expand every position of a group by its own search (key_dfs); frees the group."""
+    cdef GroupSearch* st = &w.st
+    cdef Py_ssize_t i
+    cdef uint64_t klo, khi
+    search_plays(st, info, steps)
+    for i in range(group.mask + 1 if group.slots != NULL else 0):
+        if not worker_slot(w, group, i, &klo, &khi):
+            continue
+        key_dfs(st, klo, khi, key_occupancy(klo, khi), 0, 24)
+        if st.queue.err != CHAIN_OK:
+            break
+    queue_flush(&st.queue)
+    keyset_release(group, st.queue.shared)
+    return st.queue.err
+
+
+cdef void scan_part(Worker* w, const KeySet* part, const StageInfo* info) noexcept nogil:
+    """Read one part of a stage's frontier. A position that cannot bear off in
+    the stage is expanded at once by open_dfs; the others are sorted by how
+    many of the stage's dice they can play (RULES §3.4) into the thread's
+    groups, expanded by expand_groups (key_dfs, or chain_layers for big
+    groups). A position that plays no die stops an escalating chain (RULES
+    §5.2, §4.4) or loses the dice of a remainder stage (RULES §5.3)."""
+    cdef GroupSearch* st = &w.st
+    cdef InsertQueue* queue = &st.queue
+    cdef Py_ssize_t i
+    cdef Key96 key
+    cdef uint64_t klo, khi
+    cdef bint no_bear_off
+    cdef int playable, added
+    cdef int n = info.number, count = info.count
+    cdef uint64_t tag
+    if part.slots == NULL or queue.err != CHAIN_OK:
+        return
+    for i in range(part.mask + 1):
+        if not worker_slot(w, part, i, &klo, &khi):
+            continue
+        key.lo = klo
+        key.hi = <uint32_t>khi
+        no_bear_off = key_outside(key.lo, key.hi) >= count
+        if no_bear_off:
+            playable = max_steps_no_bear_off(key_occupancy(key.lo, key.hi), key.lo, key.hi,
+                                             info.blocked, n, count)
+        else:
+            playable = stage_playable(key, info.blocked, n, count)
+        if playable == count and no_bear_off and info.buckets != NULL:
+            buckets_put(info.buckets, key.lo, key.hi, key_occupancy(key.lo, key.hi))
+        elif playable > 0 and no_bear_off and not info.layered:
+            search_plays(st, info, playable)
+            open_dfs(st, key_occupancy(key.lo, key.hi), key.lo, key.hi, 0, BOARD_BITS)
+        elif playable > 0:
+            added = keyset_add(&w.groups[playable], key.lo, key.hi)
+            if added < 0:
+                queue.err = added
+                shared_fail(queue.shared, added)
+            else:
+                queue.added += added
+        elif info.is_chain:
+            # Nothing moves: RULES §5.2 on the first stage, else a stall with 0 played.
+            tag = make_tag(STOP_UNSTARTED if info.stage == 0 else STOP_STALLED, n, 0)
+            queue_push(queue, key.lo, key_k1(key, tag), 2)
+        elif info.last_stage:
+            queue_push(queue, key.lo, key_k1(key, make_tag(STOP_COMPLETE, n, count)), 2)
+        else:
+            queue_push(queue, key.lo, key.hi, 1)     # RULES §5.3: the dice are lost
+        if queue.err != CHAIN_OK:
+            return
+
+
+cdef void expand_buckets(Worker* w, const StageInfo* info, int first, int last) noexcept nogil:
+    """Expand the positions of buckets ``first <= k < last``, each bucket's
+    ends merged in the thread's LocalSet before they are queued: by open_dfs,
+    or in a layered stage a step at a time (chain_layers on the bucket)."""
+    cdef GroupSearch* st = &w.st
+    cdef const Buckets* b = info.buckets
+    cdef Py_ssize_t i
+    cdef uint64_t klo, khi
+    cdef int k, added, err, r
+    cdef KeySet layer
+    if st.queue.err != CHAIN_OK:
+        return
+    search_plays(st, info, info.count)
+    st.local = &w.local
+    for k in range(first, last):
+        if info.layered and b.start[k + 1] > b.start[k]:
+            err = keyset_init_spare(&layer, b.start[k + 1] - b.start[k],
+                                    &st.queue.shared.meter, w.spares, N_SPARES)
+            added = 0
+            for i in range(b.start[k], b.start[k + 1]):
+                if err == CHAIN_OK:
+                    r = keyset_add(&layer, b.sorted[2 * i], b.sorted[2 * i + 1])
+                    if r < 0:
+                        err = r
+                    else:
+                        added += r
+            # the bucket's positions are held in the layer now, not in the buckets
+            atomic_add(&st.queue.shared.held, added - (b.start[k + 1] - b.start[k]))
+            if err < 0:
+                keyset_release(&layer, st.queue.shared)
+                st.queue.err = err
+                shared_fail(st.queue.shared, err)
+                break
+            chain_layers(w, &layer, info, info.count)
+        else:
+            for i in range(b.start[k], b.start[k + 1]):
+                worker_tick(w)
+                klo = b.sorted[2 * i]
+                khi = b.sorted[2 * i + 1]
+                open_dfs(st, key_occupancy(klo, khi), klo, khi, 0, BOARD_BITS)
+            atomic_add(&st.queue.shared.held, b.start[k] - b.start[k + 1])
+        if w.local.slots != NULL:
+            localset_flush(&w.local, &st.queue, st.leaf_table)
+        if st.queue.err != CHAIN_OK:
+            break
+    st.local = NULL
+
+
+cdef void expand_groups(Worker* w, const StageInfo* info) noexcept nogil:
+    """Expand the thread's groups, the longest plays first (frees them all)."""
+    cdef int k, err = w.st.queue.err
+    queue_flush(&w.st.queue)
+    for k in range(info.count, 0, -1):
+        err = w.st.queue.err
+        if err == CHAIN_OK and w.groups[k].size:
+            if w.groups[k].size < LAYERED_GROUP:
+                err = group_search(w, &w.groups[k], info, k)
+            else:
+                err = chain_layers(w, &w.groups[k], info, k)
+        keyset_release(&w.groups[k], w.st.queue.shared)
+    queue_flush(&w.st.queue)
+
+
+cdef void merge_part(KeySet* dst, Worker* workers, int n_workers, int p, bint outcomes,
+                     Shared* sh) noexcept nogil:
+    """``dst`` := the union of the workers' part ``p`` (of their next frontier,
+    or of their outcomes); the largest is taken over as it is."""
+    cdef int t, base = 0, err
+    cdef KeySet* part
+    for t in range(n_workers):
+        part = &workers[t].out.part[p] if outcomes else &workers[t].next.part[p]
+        if part.size > (workers[base].out.part[p] if outcomes else workers[base].next.part[p]).size:
+            base = t
+    part = &workers[base].out.part[p] if outcomes else &workers[base].next.part[p]
+    dst[0] = part[0]
+    keyset_clear(part, part.meter)
+    for t in range(n_workers):
+        if t == base:
+            continue
+        part = &workers[t].out.part[p] if outcomes else &workers[t].next.part[p]
+        err = merge_into(dst, part, sh)
+        if err != CHAIN_OK:
+            shared_fail(sh, err)
+
+
+cdef void worker_drop_scratch(Worker* w) noexcept nogil:
+    """Free what a worker kept for the buckets of a stage (its LocalSet and
+    spare tables), so that the stages after have its memory."""
+    cdef int k
+    localset_free(&w.local)
+    for k in range(N_SPARES):
+        keyset_free(&w.spares[k])
+
+
+cdef void workers_release(Worker* workers, int n_workers, Shared* sh) noexcept nogil:
+    cdef int t, k
+    for t in range(n_workers):
+        partset_release(&workers[t].next, sh)
+        partset_release(&workers[t].out, sh)
+        for k in range(MAX_STAGE_DICE + 1):
+            keyset_release(&workers[t].groups[k], sh)
+        worker_drop_scratch(&workers[t])
+
+
+cdef enum:
+    TASK_SCAN = 0             # read the frontier's parts (scan_part), each thread its worker
+    TASK_GROUPS = 1           # expand the workers' groups (expand_groups)
+    TASK_MERGE = 2            # merge the workers' next frontiers, part by part
+    TASK_COLLECT = 3          # merge, compact and sort the workers' outcomes, part by part
+    TASK_BUCKETS = 4          # expand the sorted buckets (expand_buckets), each thread its worker
+
+
+# One step of an enumeration shared between threads: each thread takes the
+# next part (or worker) from a shared counter until none is left.
+ctypedef struct Task:
+    int kind
+    int next                  # the next part or worker to take (atomic)
+    Worker* workers
+    int n_workers
+    PartSet* parts            # the frontier (TASK_SCAN), or the parts merged into
+    const StageInfo* info
+    Shared* sh
+    int part_bits             # the hash bits that chose the parts (TASK_COLLECT)
+
+
+cdef void task_collect_part(Task* task, int p) noexcept nogil:
+    cdef KeySet* part = &task.parts.part[p]
+    cdef int err
+    merge_part(part, task.workers, task.n_workers, p, True, task.sh)
+    keyset_compact(part)
+    err = sort_part(part.dense, part.size, task.part_bits, &task.sh.meter)
+    if err != CHAIN_OK:
+        shared_fail(task.sh, err)
+
+
+cdef void run_task(void* arg, int t) noexcept nogil:
+    """One thread's share of a task; thread 0 (the caller's) looks for signals."""
+    cdef Task* task = <Task*>arg
+    cdef int p, first
+    cdef int n_items = task.n_workers if task.kind == TASK_GROUPS else N_PARTS
+    cdef int n_buckets = 0
+    if task.kind == TASK_BUCKETS:
+        n_buckets = 1 << task.info.buckets.bits
+        n_items = (n_buckets + BUCKETS_PER_TAKE - 1) // BUCKETS_PER_TAKE
+    if task.kind == TASK_SCAN or task.kind == TASK_BUCKETS:
+        task.workers[t].polls = t == 0
+    while True:                  # the parts (for TASK_GROUPS: the workers) one at a time
+        p = atomic_next(&task.next)
+        if p >= n_items:
+            break
+        if task.kind == TASK_SCAN:
+            scan_part(&task.workers[t], &task.parts.part[p], task.info)
+        elif task.kind == TASK_GROUPS:
+            task.workers[p].polls = t == 0
+            expand_groups(&task.workers[p], task.info)
+        elif task.kind == TASK_BUCKETS:
+            first = p * BUCKETS_PER_TAKE
+            expand_buckets(&task.workers[t], task.info, first,
+                           min(first + BUCKETS_PER_TAKE, n_buckets))
+        elif task.kind == TASK_MERGE:
+            merge_part(&task.parts.part[p], task.workers, task.n_workers, p, False, task.sh)
+        else:
+            task_collect_part(task, p)
+    if task.kind == TASK_SCAN or task.kind == TASK_BUCKETS:
+        queue_flush(&task.workers[t].st.queue)
+
+
+cdef void run_shared(Task* task, int kind, int threads) noexcept nogil:
+    """Run a task on ``threads`` threads (1: on the calling thread alone)."""
+    task.kind = kind
+    task.next = 0
+    if threads > 1:
+        run_threads(threads, run_task, task)
+    else:
+        run_task(task, 0)
+
+
+cdef int collect_outcomes(Worker* workers, int n_workers, int threads, PartSet* parts,
+                          int part_bits, uint64_t over_tag, Shared* sh,
+                          KeySet* result) noexcept nogil:
+    """Merge the workers' outcomes part by part, sort each part by hash, and
+    write them all, in part order, into ``result.dense`` (``result.size``)."""
+    cdef int p
+    cdef Py_ssize_t n = 0, at = 0, i
+    cdef Task task
+    task.workers = workers
+    task.n_workers = n_workers
+    task.parts = parts
+    task.info = NULL
+    task.sh = sh
+    task.part_bits = part_bits
+    run_shared(&task, TASK_COLLECT, threads)
+    if sh.err != CHAIN_OK:
+        return sh.err
+    n = partset_size(parts)
+    keyset_clear(result, &sh.meter)
+    if meter_take(&sh.meter, table_bytes(n + 1)) != CHAIN_OK:
+        return CHAIN_TOO_MANY
+    result.dense = <uint64_t*>malloc(table_bytes(n + 1))
+    if result.dense == NULL:
+        meter_sub(&sh.meter, table_bytes(n + 1))
+        return CHAIN_NO_MEMORY
+    result.size = n
+    for p in range(N_PARTS):
+        if parts.part[p].size:
+            memcpy(result.dense + 2 * at, parts.part[p].dense,
+                   table_bytes(parts.part[p].size))
+            at += parts.part[p].size
+        keyset_release(&parts.part[p], sh)
+    # The one game-ending outcome carries its first stage (RULES §5.6).
+    for i in range(n):
+        if result.dense[2 * i + 1] == GAME_OVER_TAG << 32:
+            result.dense[2 * i + 1] = over_tag << 32
+    return CHAIN_OK
+
+
+cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
+                         const uint8_t* counts, int n_stages, bint is_chain, int threads,
+                         int keep_lo, int keep_hi, Shared* sh, KeySet* result) noexcept nogil:
+    """Enumerate every distinct outcome of a sequence of equal-dice stages.
+
+    ``is_chain``: an escalating chain (RULES §4.3-4.4: the chain stops at the
+    first stage not played in full); otherwise a remainder (RULES §5.3: dice
+    that cannot be played are lost and play goes on with the next stage).
+    Only the outcomes of parts ``keep_lo <= p < keep_hi`` are kept (a pass).
+    They go into ``result`` as dense (mover key, tag) pairs, in part order and
+    by hash within a part. ``threads`` threads share each big stage's work.
+    ``sh.max_held`` bounds the distinct positions held at once, in every
+    table alive (CHAIN_TOO_MANY past it); every table's bytes are counted
+    in ``sh.meter``, held to its budget. Everything is freed on failure.
+    """
+    cdef Worker* workers = <Worker*>calloc(threads, sizeof(Worker))
+    cdef PartSet* frontier = <PartSet*>malloc(sizeof(PartSet))
+    cdef StageInfo info
+    cdef Buckets buckets
+    cdef Task task
+    cdef InsertQueue* q
+    global BUCKETED_SEEN, LAYERED_SEEN
+    cdef int stage, t, p, k, err = CHAIN_OK, active
+    cdef bint layered = False
+    cdef uint64_t over_tag = 0, h
+    cdef Key96 key
+    cdef uint32_t blocked = rotate12(start.occ[1 - seat])
+    cdef Py_ssize_t fsize, room, made = 0, distinct = 0
+    cdef KeySet* part
+    cdef int part_mask = N_PARTS - 1 if threads > 1 else 0
+    keyset_clear(result, &sh.meter)
+    task.workers = workers
+    task.sh = sh
+    if workers == NULL or frontier == NULL:
+        free(workers)
+        free(frontier)
+        return CHAIN_NO_MEMORY
+    partset_clear(frontier, &sh.meter)
+    for t in range(threads):
+        partset_clear(&workers[t].next, &sh.meter)
+        partset_clear(&workers[t].out, &sh.meter)
+        for k in range(MAX_STAGE_DICE + 1):
+            keyset_clear(&workers[t].groups[k], &sh.meter)
+        workers[t].polls = t == 0
+        q = &workers[t].st.queue
+        q.shared = sh
+        q.layer = NULL
+        q.parts[0] = NULL
+        q.parts[1] = &workers[t].next
+        q.parts[2] = &workers[t].out
+        q.n = 0
+        q.err = CHAIN_OK
+        q.added = 0
+        q.keep_lo = keep_lo
+        q.keep_hi = keep_hi
+        q.over_seen = False
+        q.part_mask = part_mask
+    key = pos_mover_key(start, seat)
+    h = key_hash(key.lo, key.hi)
+    err = keyset_add_keyed(&frontier.part[(h >> PART_SHIFT) & part_mask], key.lo, key.hi, h,
+                           EMPTY_K1)
+    if err < 0:
+        shared_fail(sh, err)
+    else:
+        atomic_add(&sh.held, 1)
+    for stage in range(n_stages):
+        if sh.err != CHAIN_OK:
+            break
+        stage_info_set(&info, stage, n_stages, numbers[stage], counts[stage], is_chain, blocked)
+        fsize = partset_size(frontier)
+        # (once layered, the stages after stay so: a layered stage's ends made
+        # count its steps' positions, not the ends the whole plays would make)
+        layered = (fsize >= LAYERED_FRONTIER and distinct > 0
+                   and (layered or made > LAYERED_DUPLICATION * distinct))
+        info.layered = layered
+        LAYERED_SEEN += layered
+        active = threads if fsize >= THREADED_FRONTIER else 1
+        for t in range(active):
+            search_setup(&workers[t].st, &info)
+            workers[t].st.queue.pushed = 0
+            # The next frontier is usually about as big as this one: size its
+            # parts for that, rather than double them from the smallest.
+            # (the last stage's ends are outcomes: its outcome parts, likewise)
+            room = fsize // ((part_mask + 1) * active)
+            for p in range(part_mask + 1):
+                part = (&workers[t].out.part[p] if info.last_stage
+                        else &workers[t].next.part[p])
+                if room > 64 and part.slots == NULL and sh.err == CHAIN_OK:
+                    err = keyset_init(part, room, &sh.meter)
+                    if err != CHAIN_OK:
+                        shared_fail(sh, err)
+        if sh.err != CHAIN_OK:
+            break
+        # Bucket the stage's full plays when there are enough of them to share
+        # ends (RULES §2.1: not for 1s, whose one class every position shares)
+        # (and only with room to spare under the memory budget: the buckets
+        # are a faster order, never a reason to run short)
+        if (fsize >= BUCKET_FRONTIER and info.number > 1
+                and sh.meter.budget - sh.meter.held > <size_t>fsize * 2 * BUCKET_BYTES
+                and buckets_init(&buckets, fsize, info.number, &sh.meter) == CHAIN_OK):
+            info.buckets = &buckets
+            BUCKETED_SEEN += 1
+            for t in range(active):
+                if workers[t].local.slots == NULL:
+                    localset_init(&workers[t].local, &sh.meter)   # none: queued at once
+        task.parts = frontier
+        task.info = &info
+        task.n_workers = active
+        run_shared(&task, TASK_SCAN, active)
+        partset_release(frontier, sh)
+        if info.buckets != NULL:
+            if sh.err == CHAIN_OK:
+                # the positions waiting are held until their bucket is expanded
+                atomic_add(&sh.held, buckets.n)
+                buckets_sort(&buckets, &sh.meter)
+                run_shared(&task, TASK_BUCKETS, active)
+            buckets_free(&buckets, &sh.meter)
+            info.buckets = NULL
+            for t in range(active):
+                worker_drop_scratch(&workers[t])
+        run_shared(&task, TASK_GROUPS, active)
+        made = 0
+        for t in range(active):
+            made += workers[t].st.queue.pushed
+            if workers[t].st.queue.err != CHAIN_OK:
+                shared_fail(sh, workers[t].st.queue.err)
+            if over_tag == 0 and workers[t].st.queue.over_seen:
+                over_tag = make_tag(STOP_GAME_OVER, info.number, info.count)
+        if sh.err != CHAIN_OK:
+            break
+        task.n_workers = threads
+        run_shared(&task, TASK_MERGE, active)
+        distinct = partset_size(frontier)
+
+    partset_release(frontier, sh)
+    if sh.err == CHAIN_OK:
+        fsize = 0
+        for t in range(threads):
+            fsize += partset_size(&workers[t].out)
+        err = collect_outcomes(workers, threads, threads if fsize >= THREADED_FRONTIER else 1,
+                               frontier, PART_BITS if part_mask else 0, over_tag, sh, result)
+        if err != CHAIN_OK:
+            shared_fail(sh, err)
+    err = sh.err
+    workers_release(workers, threads, sh)
+    partset_release(frontier, sh)
+    if err != CHAIN_OK:
+        keyset_free(result)
+    free(workers)
+    free(frontier)
+    return err
+
+
+cdef bint key_can_reach(Key96 a, Key96 b) noexcept nogil:
+    """Whether checkers only moving down could turn mover key ``a`` into ``b``."""
+    cdef int p, above_a = 0, above_b = 0
+    for p in range(24, 0, -1):
+        above_a += key_count(a.lo, a.hi, p)
+        above_b += key_count(b.lo, b.hi, p)
+        if above_a < above_b:
+            return False
+    return True
+
+
+cdef int chain_recover(Pos* q, int seat, const uint8_t* numbers, const uint8_t* counts,
+                       int n_stages, bint is_chain, int stage, Key96 target,
+                       uint64_t target_tag, Step* path, int* stage_steps,
+                       KeySet* failed, int* last_stage) noexcept nogil:
+    """Find the first stage-by-stage play (each stage's ends in canonical order)
+    that leads to the outcome (target, target_tag; GAME_OVER_TAG: the game
+    ended at any stage). 1 found (``last_stage``: the stage where it ends),
+    0 not, -1 no memory."""
+    cdef uint8_t dice[MAX_STAGE_DICE]
+    cdef int n = numbers[stage], count = counts[stage], n_ends, playable, j, k, found
+    cdef Key96 here = pos_mover_key(q, seat), key
+    cdef uint64_t tag
+    cdef int offset = 0
+    for j in range(stage):
+        offset += stage_steps[j]
+    if keyset_add(failed, here.lo, key_k1(here, <uint64_t>(stage + 1) << 24)) == 0:
+        return 0     # this (stage, position) was explored before without success
+    for j in range(count):
+        dice[j] = n
+    cdef StageEnd* ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
+    if ends == NULL:
+        return -1
+    stage_generate(q, seat, dice, count, ends, STAGE_CAPACITY, &n_ends, &playable)
+    found = 0
+    if is_chain and playable == 0:
+        tag = make_tag(STOP_UNSTARTED if stage == 0 else STOP_STALLED, n, 0)
+        if here.lo == target.lo and here.hi == target.hi and tag == target_tag:
+            stage_steps[stage] = 0
+            last_stage[0] = stage
+            found = 1
+        free(ends)
+        return found
+    for j in range(n_ends):
+        key = ends[j].key
+        if ends[j].ends_game:
+            tag = GAME_OVER_TAG
+        elif is_chain and playable < count:
+            tag = make_tag(STOP_STALLED, n, playable)
+        elif stage == n_stages - 1:
+            tag = make_tag(STOP_COMPLETE, n, count)
+        else:
+            tag = 0xFFFF    # goes on to the next stage
+        if tag != 0xFFFF:
+            if key.lo == target.lo and key.hi == target.hi and tag == target_tag:
+                last_stage[0] = stage
+                found = 1
+        elif key_can_reach(key, target):
+            pos_set_mover_key(q, seat, key)
+            for k in range(ends[j].n_steps):
+                path[offset + k] = ends[j].steps[k]
+            stage_steps[stage] = ends[j].n_steps
+            found = chain_recover(q, seat, numbers, counts, n_stages, is_chain, stage + 1,
+                                  target, target_tag, path, stage_steps, failed, last_stage)
+            pos_set_mover_key(q, seat, here)
+            if found < 0:
+                break
+        if found == 1:
+            for k in range(ends[j].n_steps):
+                path[offset + k] = ends[j].steps[k]
+            stage_steps[stage] = ends[j].n_steps
+            break
+    free(ends)
+    return found
