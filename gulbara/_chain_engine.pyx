@@ -185,13 +185,21 @@ cdef int buckets_init(Buckets* b, Py_ssize_t room, int die, Meter* meter) noexce
     return CHAIN_OK
 
 
-cdef void buckets_free(Buckets* b, Meter* meter) noexcept nogil:
+cdef void buckets_free_put(Buckets* b, Meter* meter) noexcept nogil:
+    """Free what the positions were put in (keys and bucket)."""
     free(b.keys)
     free(b.bucket)
-    free(b.sorted)
-    free(b.start)
     b.keys = NULL
     b.bucket = NULL
+    meter_sub(meter, b.put_bytes)
+    b.nbytes -= b.put_bytes
+    b.put_bytes = 0
+
+
+cdef void buckets_free(Buckets* b, Meter* meter) noexcept nogil:
+    buckets_free_put(b, meter)
+    free(b.sorted)
+    free(b.start)
     b.sorted = NULL
     b.start = NULL
     meter_sub(meter, b.nbytes)
@@ -228,12 +236,7 @@ cdef void buckets_sort(Buckets* b, Meter* meter) noexcept nogil:
     for k in range(n_buckets, 0, -1):
         b.start[k] = b.start[k - 1]
     b.start[0] = 0
-    free(b.keys)
-    free(b.bucket)
-    b.keys = NULL
-    b.bucket = NULL
-    meter_sub(meter, b.put_bytes)
-    b.nbytes -= b.put_bytes
+    buckets_free_put(b, meter)
 
 
 # What every thread needs to know of the stage being expanded.

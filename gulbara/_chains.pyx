@@ -9,9 +9,8 @@ checking their arguments and raising their errors; the enumeration itself is
 1
 """
 
-from libc.stdint cimport uint8_t, int8_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, int8_t, uint32_t, uint64_t, SIZE_MAX
 from cpython.pyport cimport PY_SSIZE_T_MAX
-from libc.stdint cimport SIZE_MAX
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 

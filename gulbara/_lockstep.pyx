@@ -71,7 +71,6 @@ cdef class Lockstep:
     cdef uint64_t seed
     cdef int64_t next_game
     cdef int64_t n_games
-    cdef int64_t finished
     cdef int32_t max_rolls
     cdef StageEnd* scratch
     cdef readonly object features
@@ -93,7 +92,6 @@ cdef class Lockstep:
         self.seed = seed
         self.n_games = n
         self.next_game = 0
-        self.finished = 0
         self.max_rolls = max_rolls
         self.record = trajectories
         self.scratch = alloc_ends()
@@ -183,7 +181,6 @@ cdef class Lockstep:
         res[sl.game, 3] = sl.decisions
         res[sl.game, 4] = sl.starter
         sl.game = -1
-        self.finished += 1
 
     def prepare(self):
         """Move every slot to its next decision and write their ends' features;

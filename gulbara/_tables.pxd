@@ -217,6 +217,19 @@ cdef inline void keyset_clear(KeySet* s, Meter* meter) noexcept nogil:
     s.meter = meter
 
 
+cdef inline uint64_t* slot_of(uint64_t* slots, uint64_t mask, uint64_t hashed, uint64_t a,
+                             uint64_t b, uint64_t keyed) noexcept nogil:
+    """Where (a, b) is in an open-addressing table of ``mask + 1`` slots (the
+    bits ``keyed`` of b compared), or the free slot where it goes."""
+    cdef uint64_t h = hashed & mask
+    cdef uint64_t* slot
+    while True:
+        slot = slots + 2 * h
+        if slot[1] == EMPTY_K1 or (slot[0] == a and (slot[1] & keyed) == (b & keyed)):
+            return slot
+        h = (h + 1) & mask
+
+
 cdef inline int keyset_add(KeySet* s, uint64_t a, uint64_t b) noexcept nogil:
     """Insert (a, b): 1 if new, 0 if already there, a failure code of
     keyset_grow (negative) when the table could not grow."""
@@ -235,23 +248,17 @@ cdef inline int keyset_add_keyed(KeySet* s, uint64_t a, uint64_t b, uint64_t has
     """Insert (a, b) where ``keyed`` says which bits of b are part of the key
     (the rest, a value: an equal key keeps the larger b) and ``hashed`` is
     the key's hash. 1 if new, 0 if already there, negative as keyset_add."""
-    cdef Py_ssize_t h
     cdef uint64_t* slot
     cdef int grown
     if s.slots == NULL:
         grown = keyset_init(s, 8, s.meter)
         if grown != CHAIN_OK:
             return grown
-    h = <Py_ssize_t>(hashed & <uint64_t>s.mask)
-    while True:
-        slot = s.slots + 2 * h
-        if slot[1] == EMPTY_K1:
-            break
-        if slot[0] == a and (slot[1] & keyed) == (b & keyed):
-            if b > slot[1]:
-                slot[1] = b
-            return 0
-        h = (h + 1) & s.mask
+    slot = slot_of(s.slots, <uint64_t>s.mask, hashed, a, b, keyed)
+    if slot[1] != EMPTY_K1:
+        if b > slot[1]:
+            slot[1] = b
+        return 0
     slot[0] = a
     slot[1] = b
     s.size += 1
@@ -264,18 +271,12 @@ cdef inline int keyset_add_keyed(KeySet* s, uint64_t a, uint64_t b, uint64_t has
 
 cdef inline bint localset_add(LocalSet* s, uint64_t a, uint64_t b, uint64_t h) noexcept nogil:
     """Insert (a, b), whose key_hash is ``h``: whether it is new."""
-    cdef uint32_t i = <uint32_t>h & s.mask
-    cdef uint64_t* slot
-    while True:
-        slot = s.slots + 2 * i
-        if slot[1] == EMPTY_K1:
-            break
-        if slot[0] == a and slot[1] == b:
-            return False
-        i = (i + 1) & s.mask
+    cdef uint64_t* slot = slot_of(s.slots, s.mask, h, a, b, EMPTY_K1)
+    if slot[1] != EMPTY_K1:
+        return False
     slot[0] = a
     slot[1] = b
-    s.used[s.n] = i
+    s.used[s.n] = <uint32_t>((slot - s.slots) // 2)
     s.n += 1
     return True
 

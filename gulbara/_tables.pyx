@@ -74,25 +74,36 @@ cdef int run_threads(int n, task_fn fn, void* arg) noexcept nogil:
     return c_run_threads(n, fn, arg)
 
 
+cdef uint64_t* empty_slots(Py_ssize_t slots, Meter* meter, int* err) noexcept nogil:
+    """A table of ``slots`` free (k0, k1) slots, its bytes counted in ``meter``;
+    NULL with ``*err`` CHAIN_TOO_MANY (past the budget) or CHAIN_NO_MEMORY."""
+    cdef uint64_t* fresh
+    cdef Py_ssize_t i
+    if meter_take(meter, table_bytes(slots)) != CHAIN_OK:
+        err[0] = CHAIN_TOO_MANY
+        return NULL
+    fresh = <uint64_t*>big_alloc(table_bytes(slots))
+    if fresh == NULL:
+        meter_sub(meter, table_bytes(slots))
+        err[0] = CHAIN_NO_MEMORY
+        return NULL
+    for i in range(slots):
+        fresh[2 * i + 1] = EMPTY_K1
+    return fresh
+
+
 cdef int keyset_init(KeySet* s, Py_ssize_t room, Meter* meter) noexcept nogil:
     """An empty table with room for ``room`` keys: CHAIN_OK, or
     CHAIN_NO_MEMORY / CHAIN_TOO_MANY (``meter``'s budget) with no table."""
-    cdef Py_ssize_t slots = 16, i
+    cdef Py_ssize_t slots = 16
+    cdef int err = CHAIN_OK
     while slots < 2 * room:
         slots *= 2
     keyset_clear(s, meter)
-    s.mask = slots - 1
-    if meter_take(meter, table_bytes(slots)) != CHAIN_OK:
-        s.mask = 0
-        return CHAIN_TOO_MANY
-    s.slots = <uint64_t*>big_alloc(table_bytes(slots))
-    if s.slots == NULL:
-        meter_sub(meter, table_bytes(slots))
-        s.mask = 0
-        return CHAIN_NO_MEMORY
-    for i in range(slots):
-        s.slots[2 * i + 1] = EMPTY_K1
-    return CHAIN_OK
+    s.slots = empty_slots(slots, meter, &err)
+    if s.slots != NULL:
+        s.mask = slots - 1
+    return err
 
 
 cdef void keyset_free(KeySet* s) noexcept nogil:
@@ -121,15 +132,10 @@ cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil:
     """Double the table (CHAIN_OK, or a failure code of keyset_init, the
     table kept); ``hashed``: the bits of k1 the table hashes (see keyset_add_keyed)."""
     cdef Py_ssize_t old_slots = s.mask + 1, slots = 2 * old_slots, i
-    cdef uint64_t* fresh
-    if meter_take(s.meter, table_bytes(slots)) != CHAIN_OK:  # both held for a while
-        return CHAIN_TOO_MANY
-    fresh = <uint64_t*>big_alloc(table_bytes(slots))
+    cdef int err = CHAIN_OK
+    cdef uint64_t* fresh = empty_slots(slots, s.meter, &err)   # both held for a while
     if fresh == NULL:
-        meter_sub(s.meter, table_bytes(slots))
-        return CHAIN_NO_MEMORY
-    for i in range(slots):
-        fresh[2 * i + 1] = EMPTY_K1
+        return err
     for i in range(old_slots):
         if s.slots[2 * i + 1] != EMPTY_K1:
             keyset_place(fresh, slots - 1, s.slots[2 * i], s.slots[2 * i + 1], hashed)
@@ -231,27 +237,25 @@ cdef void partset_release(PartSet* ps, Shared* sh) noexcept nogil:
         keyset_release(&ps.part[p], sh)
 
 
-cdef inline size_t localset_bytes(Py_ssize_t slots) noexcept nogil:
-    return table_bytes(slots) + <size_t>(slots // 2) * sizeof(uint32_t)
+cdef inline size_t used_bytes(Py_ssize_t slots) noexcept nogil:
+    """The bytes of a LocalSet's list of slots taken (it holds half its slots)."""
+    return <size_t>(slots // 2) * sizeof(uint32_t)
 
 
 cdef int localset_make(LocalSet* s, Py_ssize_t slots) noexcept nogil:
     """Give ``s`` an empty table of ``slots`` slots (counted in its meter):
     CHAIN_OK, or CHAIN_TOO_MANY / CHAIN_NO_MEMORY with ``s`` unchanged."""
-    cdef uint64_t* fresh
     cdef uint32_t* used
-    cdef Py_ssize_t i
-    if meter_take(s.meter, localset_bytes(slots)) != CHAIN_OK:
-        return CHAIN_TOO_MANY
-    fresh = <uint64_t*>malloc(table_bytes(slots))
-    used = <uint32_t*>malloc((slots // 2) * sizeof(uint32_t))
-    if fresh == NULL or used == NULL:
+    cdef int err = CHAIN_OK
+    cdef uint64_t* fresh = empty_slots(slots, s.meter, &err)
+    if fresh == NULL:
+        return err
+    err = meter_take(s.meter, used_bytes(slots))
+    used = <uint32_t*>malloc(used_bytes(slots)) if err == CHAIN_OK else NULL
+    if used == NULL:
         free(fresh)
-        free(used)
-        meter_sub(s.meter, localset_bytes(slots))
-        return CHAIN_NO_MEMORY
-    for i in range(slots):
-        fresh[2 * i + 1] = EMPTY_K1
+        meter_sub(s.meter, table_bytes(slots) + (used_bytes(slots) if err == CHAIN_OK else 0))
+        return err if err != CHAIN_OK else CHAIN_NO_MEMORY
     s.slots = fresh
     s.used = used
     s.mask = <uint32_t>(slots - 1)
@@ -274,7 +278,7 @@ cdef void localset_free(LocalSet* s) noexcept nogil:
     if s.slots != NULL:
         free(s.slots)
         free(s.used)
-        meter_sub(s.meter, localset_bytes(<Py_ssize_t>s.mask + 1))
+        meter_sub(s.meter, table_bytes(<Py_ssize_t>s.mask + 1) + used_bytes(<Py_ssize_t>s.mask + 1))
     s.slots = NULL
     s.used = NULL
     s.n = 0
