@@ -23,7 +23,7 @@ from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_I
                               localset_flush, localset_full, queue_keeps,
                               atomic_add, atomic_next, meter_take, meter_sub, shared_fail,
                               table_bytes, keyset_clear, keyset_init, keyset_free, keyset_add,
-                              keyset_add_max, keyset_init_spare, keyset_release_spare,
+                              keyset_add_max, keyset_init_pooled, pool_release, TablePool,
                               keyset_add_keyed, keyset_compact, partset_clear, partset_size,
                               keyset_release, partset_release, merge_into, sort_part,
                               queue_flush, queue_push, queue_push_hashed)
@@ -373,17 +373,13 @@ cdef inline void search_plays(GroupSearch* st, const StageInfo* info, int steps)
 
 # One thread's share of an enumeration: its search (with its insert queue),
 # the parts it writes, and the positions it has sorted into groups.
-cdef enum:
-    N_SPARES = 4              # empty tables a worker keeps for its buckets' layers
-
-
 ctypedef struct Worker:
     GroupSearch st
     PartSet next              # the next stage's frontier, as far as this thread made it
     PartSet out               # the outcomes this thread found, over every stage
     KeySet groups[MAX_STAGE_DICE + 1]   # positions that may bear off, by dice playable
     LocalSet local            # where a bucket's ends merge first (expand_buckets)
-    KeySet spares[N_SPARES]   # empty tables kept for a bucket's layers (chain_layers)
+    TablePool pool            # the tables of its buckets' layers, kept for the next ones
     bint polls                # this is the calling thread's share: it looks for signals
 
 
@@ -429,12 +425,12 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
     cdef uint64_t done_tag = info.leaf_tags[depth]
     cdef uint8_t leaf_table = <uint8_t>info.leaf_tables[depth]
     cdef uint32_t open_d = open_from(info.blocked, die)
-    # A bucket's layers (expand_buckets) are read emptying their slots, and
-    # their tables go on to the next layers and buckets (the worker's spares).
-    cdef bint recycle = w.st.local != NULL
+    # (a bucket's layers, from expand_buckets: their tables go on to the next
+    # layers and buckets, through the worker's pool)
+    cdef bint pooled = w.st.local != NULL
     for k in range(depth):
-        if k + 1 < depth and recycle:
-            err = keyset_init_spare(&following, layer.size, layer.meter, w.spares, N_SPARES)
+        if k + 1 < depth and pooled:
+            err = keyset_init_pooled(&following, layer.size, layer.meter, &w.pool)
         elif k + 1 < depth:
             err = keyset_init(&following, layer.size, layer.meter)
         if k + 1 < depth:
@@ -455,8 +451,6 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
                 # the previous step's source (the largest over the plays
                 # merged into this position, so no play is lost).
                 sources &= ((<uint32_t>2) << (layer.slots[2 * i + 1] >> 32)) - 1
-            if recycle:
-                layer.slots[2 * i + 1] = EMPTY_K1
             while sources:
                 frm = pop_top(&sources)
                 child_lo = klo + dlo[frm]
@@ -485,10 +479,7 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
             if queue.err:
                 break
         queue_flush(queue)
-        if recycle and queue.err == CHAIN_OK:
-            keyset_release_spare(layer, sh, w.spares, N_SPARES)
-        else:
-            keyset_release(layer, sh)
+        keyset_release(layer, sh)
         queue.layer = NULL
         if k + 1 < depth:
             layer[0] = following
@@ -585,8 +576,8 @@ cdef void expand_buckets(Worker* w, const StageInfo* info, int first, int last) 
     st.local = &w.local
     for k in range(first, last):
         if info.layered and b.start[k + 1] > b.start[k]:
-            err = keyset_init_spare(&layer, b.start[k + 1] - b.start[k],
-                                    &st.queue.shared.meter, w.spares, N_SPARES)
+            err = keyset_init_pooled(&layer, b.start[k + 1] - b.start[k],
+                                     &st.queue.shared.meter, &w.pool)
             added = 0
             for i in range(b.start[k], b.start[k + 1]):
                 if err == CHAIN_OK:
@@ -654,13 +645,11 @@ cdef void merge_part(KeySet* dst, Worker* workers, int n_workers, int p, bint ou
             shared_fail(sh, err)
 
 
-cdef void worker_drop_scratch(Worker* w) noexcept nogil:
+cdef void worker_drop_scratch(Worker* w, Meter* meter) noexcept nogil:
     """Free what a worker kept for the buckets of a stage (its LocalSet and
-    spare tables), so that the stages after have its memory."""
-    cdef int k
+    the tables in its pool), so that the stages after have its memory."""
     localset_free(&w.local)
-    for k in range(N_SPARES):
-        keyset_free(&w.spares[k])
+    pool_release(&w.pool, meter)
 
 
 cdef void workers_release(Worker* workers, int n_workers, Shared* sh) noexcept nogil:
@@ -670,7 +659,7 @@ cdef void workers_release(Worker* workers, int n_workers, Shared* sh) noexcept n
         partset_release(&workers[t].out, sh)
         for k in range(MAX_STAGE_DICE + 1):
             keyset_release(&workers[t].groups[k], sh)
-        worker_drop_scratch(&workers[t])
+        worker_drop_scratch(&workers[t], &sh.meter)
 
 
 cdef enum:
@@ -904,7 +893,7 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
             buckets_free(&buckets, &sh.meter)
             info.buckets = NULL
             for t in range(active):
-                worker_drop_scratch(&workers[t])
+                worker_drop_scratch(&workers[t], &sh.meter)
         run_shared(&task, TASK_GROUPS, active)
         made = 0
         for t in range(active):

@@ -128,6 +128,19 @@ cdef inline void shared_fail(Shared* sh, int err) noexcept nogil:
     first_error(&sh.err, err)
 
 
+# Tables of up to POOL_MAX_SLOTS slots freed while a pool is set are kept
+# for the next ones of their size (the kernel clears fresh memory, which
+# costs more than reusing it): a thread's many small tables of one stage.
+cdef enum:
+    POOL_CLASSES = 21         # sizes 2**0 .. 2**20 slots
+    POOL_MAX_SLOTS = 1 << 20  # 16 MiB
+    POOL_DEPTH = 4            # tables kept of each size
+
+ctypedef struct TablePool:
+    uint64_t* kept[POOL_CLASSES][POOL_DEPTH]   # still counted in the meter of their set
+    int n[POOL_CLASSES]
+
+
 ctypedef struct KeySet:
     uint64_t* slots       # open addressing, (k0, k1) pairs inline; k1 == EMPTY_K1: free;
                           # NULL: empty, no table yet (made at the first insert)
@@ -135,6 +148,7 @@ ctypedef struct KeySet:
     Py_ssize_t size
     uint64_t* dense       # after keyset_compact: the keys, (k0, k1) pairs
     Meter* meter          # counts the table's bytes (NULL: not counted)
+    TablePool* pool       # where its tables come from and go (NULL: malloc and free)
 
 
 cdef inline size_t table_bytes(Py_ssize_t slots) noexcept nogil:
@@ -199,9 +213,8 @@ cdef void keyset_compact(KeySet* s) noexcept nogil
 cdef void partset_clear(PartSet* ps, Meter* meter) noexcept nogil
 cdef Py_ssize_t partset_size(const PartSet* ps) noexcept nogil
 cdef void keyset_release(KeySet* s, Shared* sh) noexcept nogil
-cdef int keyset_init_spare(KeySet* s, Py_ssize_t room, Meter* meter, KeySet* spares,
-                           int n_spares) noexcept nogil
-cdef void keyset_release_spare(KeySet* s, Shared* sh, KeySet* spares, int n_spares) noexcept nogil
+cdef int keyset_init_pooled(KeySet* s, Py_ssize_t room, Meter* meter, TablePool* pool) noexcept nogil
+cdef void pool_release(TablePool* pool, Meter* meter) noexcept nogil
 cdef void partset_release(PartSet* ps, Shared* sh) noexcept nogil
 cdef int merge_into(KeySet* dst, KeySet* src, Shared* sh) noexcept nogil
 cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) noexcept nogil
@@ -215,6 +228,7 @@ cdef inline void keyset_clear(KeySet* s, Meter* meter) noexcept nogil:
     s.size = 0
     s.dense = NULL
     s.meter = meter
+    s.pool = NULL
 
 
 cdef inline uint64_t* slot_of(uint64_t* slots, uint64_t mask, uint64_t hashed, uint64_t a,

@@ -74,22 +74,80 @@ cdef int run_threads(int n, task_fn fn, void* arg) noexcept nogil:
     return c_run_threads(n, fn, arg)
 
 
-cdef uint64_t* empty_slots(Py_ssize_t slots, Meter* meter, int* err) noexcept nogil:
-    """A table of ``slots`` free (k0, k1) slots, its bytes counted in ``meter``;
-    NULL with ``*err`` CHAIN_TOO_MANY (past the budget) or CHAIN_NO_MEMORY."""
-    cdef uint64_t* fresh
+cdef inline int pool_class(Py_ssize_t slots) noexcept nogil:
+    """The pool's size class of a table of ``slots`` slots (-1: not kept)."""
+    cdef int c = 0
+    if slots > POOL_MAX_SLOTS:
+        return -1
+    while ((<Py_ssize_t>1) << c) < slots:
+        c += 1
+    return c
+
+
+cdef uint64_t* empty_slots(Py_ssize_t slots, Meter* meter, int* err,
+                           TablePool* pool=NULL) noexcept nogil:
+    """A table of ``slots`` free (k0, k1) slots, its bytes counted in ``meter``
+    (one ``pool`` kept, if it has one); NULL with ``*err`` CHAIN_TOO_MANY
+    (past the budget) or CHAIN_NO_MEMORY."""
+    cdef uint64_t* fresh = NULL
     cdef Py_ssize_t i
-    if meter_take(meter, table_bytes(slots)) != CHAIN_OK:
-        err[0] = CHAIN_TOO_MANY
-        return NULL
-    fresh = <uint64_t*>big_alloc(table_bytes(slots))
-    if fresh == NULL:
-        meter_sub(meter, table_bytes(slots))
-        err[0] = CHAIN_NO_MEMORY
-        return NULL
+    cdef int c = pool_class(slots) if pool != NULL else -1
+    if c >= 0 and pool.n[c] > 0:
+        pool.n[c] -= 1
+        fresh = pool.kept[c][pool.n[c]]
+    else:
+        if meter_take(meter, table_bytes(slots)) != CHAIN_OK:
+            err[0] = CHAIN_TOO_MANY
+            return NULL
+        fresh = <uint64_t*>big_alloc(table_bytes(slots))
+        if fresh == NULL:
+            meter_sub(meter, table_bytes(slots))
+            err[0] = CHAIN_NO_MEMORY
+            return NULL
     for i in range(slots):
         fresh[2 * i + 1] = EMPTY_K1
     return fresh
+
+
+cdef void slots_free(uint64_t* slots, Py_ssize_t n_slots, Meter* meter,
+                     TablePool* pool) noexcept nogil:
+    """Give a table back: kept by ``pool`` if it has room for one of its size
+    (still counted in ``meter``), else freed."""
+    cdef int c = pool_class(n_slots) if pool != NULL else -1
+    if slots == NULL:
+        return
+    if c >= 0 and pool.n[c] < POOL_DEPTH:
+        pool.kept[c][pool.n[c]] = slots
+        pool.n[c] += 1
+        return
+    free(slots)
+    meter_sub(meter, table_bytes(n_slots))
+
+
+cdef void pool_release(TablePool* pool, Meter* meter) noexcept nogil:
+    """Free every table the pool keeps."""
+    cdef int c
+    for c in range(POOL_CLASSES):
+        while pool.n[c] > 0:
+            pool.n[c] -= 1
+            free(pool.kept[c][pool.n[c]])
+            meter_sub(meter, table_bytes((<Py_ssize_t>1) << c))
+
+
+cdef int keyset_init_pooled(KeySet* s, Py_ssize_t room, Meter* meter,
+                            TablePool* pool) noexcept nogil:
+    """keyset_init, its tables (this one and those it grows into) from ``pool``
+    and back to it when freed."""
+    cdef Py_ssize_t slots = 16
+    cdef int err = CHAIN_OK
+    while slots < 2 * room:
+        slots *= 2
+    keyset_clear(s, meter)
+    s.pool = pool
+    s.slots = empty_slots(slots, meter, &err, pool)
+    if s.slots != NULL:
+        s.mask = slots - 1
+    return err
 
 
 cdef int keyset_init(KeySet* s, Py_ssize_t room, Meter* meter) noexcept nogil:
@@ -107,11 +165,9 @@ cdef int keyset_init(KeySet* s, Py_ssize_t room, Meter* meter) noexcept nogil:
 
 
 cdef void keyset_free(KeySet* s) noexcept nogil:
-    if s.slots != NULL:
-        meter_sub(s.meter, table_bytes(s.mask + 1))
+    slots_free(s.slots, s.mask + 1, s.meter, s.pool)
     if s.dense != NULL:
         meter_sub(s.meter, table_bytes(s.size + 1))
-    free(s.slots)
     free(s.dense)
     s.slots = NULL
     s.dense = NULL
@@ -133,14 +189,13 @@ cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil:
     table kept); ``hashed``: the bits of k1 the table hashes (see keyset_add_keyed)."""
     cdef Py_ssize_t old_slots = s.mask + 1, slots = 2 * old_slots, i
     cdef int err = CHAIN_OK
-    cdef uint64_t* fresh = empty_slots(slots, s.meter, &err)   # both held for a while
+    cdef uint64_t* fresh = empty_slots(slots, s.meter, &err, s.pool)   # both held for a while
     if fresh == NULL:
         return err
     for i in range(old_slots):
         if s.slots[2 * i + 1] != EMPTY_K1:
             keyset_place(fresh, slots - 1, s.slots[2 * i], s.slots[2 * i + 1], hashed)
-    free(s.slots)
-    meter_sub(s.meter, table_bytes(old_slots))
+    slots_free(s.slots, old_slots, s.meter, s.pool)
     s.slots = fresh
     s.mask = slots - 1
     return CHAIN_OK
@@ -180,49 +235,6 @@ cdef Py_ssize_t partset_size(const PartSet* ps) noexcept nogil:
     for p in range(N_PARTS):
         n += ps.part[p].size
     return n
-
-
-cdef int keyset_init_spare(KeySet* s, Py_ssize_t room, Meter* meter, KeySet* spares,
-                           int n_spares) noexcept nogil:
-    """keyset_init, taking instead the smallest of the ``spares``' empty
-    tables that has room for ``room`` keys and at most four times the slots
-    keyset_init would make (fresh memory is costly: the kernel clears it)."""
-    cdef Py_ssize_t slots = 16
-    cdef int j, best = -1
-    while slots < 2 * room:
-        slots *= 2
-    for j in range(n_spares):
-        if (spares[j].slots != NULL and slots <= spares[j].mask + 1 <= 4 * slots
-                and (best < 0 or spares[j].mask < spares[best].mask)):
-            best = j
-    if best < 0:
-        return keyset_init(s, room, meter)
-    s[0] = spares[best]
-    s.size = 0
-    keyset_clear(&spares[best], meter)
-    return CHAIN_OK
-
-
-cdef void keyset_release_spare(KeySet* s, Shared* sh, KeySet* spares, int n_spares) noexcept nogil:
-    """keyset_release for a table whose slots are all free again: kept among
-    the ``spares`` in place of a smaller one (or of none), else freed."""
-    cdef int j, smallest = 0
-    atomic_add(&sh.held, -s.size)
-    s.size = 0
-    if s.slots == NULL or s.dense != NULL:
-        keyset_free(s)
-        return
-    for j in range(n_spares):
-        if spares[j].slots == NULL or spares[j].mask < spares[smallest].mask:
-            smallest = j
-            if spares[j].slots == NULL:
-                break
-    if spares[smallest].slots == NULL or spares[smallest].mask < s.mask:
-        keyset_free(&spares[smallest])
-        spares[smallest] = s[0]
-        keyset_clear(s, s.meter)
-    else:
-        keyset_free(s)
 
 
 cdef void keyset_release(KeySet* s, Shared* sh) noexcept nogil:
