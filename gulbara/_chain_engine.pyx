@@ -26,7 +26,7 @@ from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_I
                               keyset_add_max, keyset_init_pooled, pool_release, TablePool,
                               keyset_add_keyed, keyset_compact, partset_clear, partset_size,
                               keyset_release, partset_release, merge_into, sort_part,
-                              queue_flush, queue_push, queue_push_hashed)
+                              queue_init, queue_flush, queue_push, queue_push_hashed)
 from gulbara._types cimport Pos, Step, Key96, StageEnd, MAX_STAGE_DICE, BOARD_BITS, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate, stage_playable
 
@@ -172,13 +172,13 @@ cdef int buckets_init(Buckets* b, Py_ssize_t room, int die, Meter* meter) noexce
                 + ((1 << b.bits) + 1) * sizeof(Py_ssize_t))
     if meter_take(meter, b.nbytes) != CHAIN_OK:
         return CHAIN_TOO_MANY
-    b.keys = <uint64_t*>malloc(room * 2 * sizeof(uint64_t))
-    b.bucket = <uint32_t*>malloc(room * sizeof(uint32_t))
-    b.sorted = <uint64_t*>malloc(room * 2 * sizeof(uint64_t))
-    b.start = <Py_ssize_t*>calloc((1 << b.bits) + 1, sizeof(Py_ssize_t))
-    if b.keys == NULL or b.bucket == NULL or b.sorted == NULL or b.start == NULL:
+    b.keys = <uint64_t*>malloc(b.put_bytes)                 # and bucket, after them
+    b.sorted = <uint64_t*>calloc(b.nbytes - b.put_bytes, 1)  # and start, after it
+    if b.keys == NULL or b.sorted == NULL:
         buckets_free(b, meter)
         return CHAIN_NO_MEMORY
+    b.bucket = <uint32_t*>(b.keys + 2 * room)
+    b.start = <Py_ssize_t*>(b.sorted + 2 * room)
     b.n = 0
     for p in range(25):
         b.weight[p] = (<uint64_t>1) << (4 * (p % die))
@@ -188,9 +188,7 @@ cdef int buckets_init(Buckets* b, Py_ssize_t room, int die, Meter* meter) noexce
 cdef void buckets_free_put(Buckets* b, Meter* meter) noexcept nogil:
     """Free what the positions were put in (keys and bucket)."""
     free(b.keys)
-    free(b.bucket)
-    b.keys = NULL
-    b.bucket = NULL
+    b.keys = b.bucket = NULL
     meter_sub(meter, b.put_bytes)
     b.nbytes -= b.put_bytes
     b.put_bytes = 0
@@ -199,9 +197,7 @@ cdef void buckets_free_put(Buckets* b, Meter* meter) noexcept nogil:
 cdef void buckets_free(Buckets* b, Meter* meter) noexcept nogil:
     buckets_free_put(b, meter)
     free(b.sorted)
-    free(b.start)
-    b.sorted = NULL
-    b.start = NULL
+    b.sorted = b.start = NULL
     meter_sub(meter, b.nbytes)
     b.nbytes = 0
 
@@ -794,7 +790,6 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     cdef StageInfo info
     cdef Buckets buckets
     cdef Task task
-    cdef InsertQueue* q
     global BUCKETED_SEEN, LAYERED_SEEN
     cdef int stage, t, p, k, err = CHAIN_OK, active
     cdef bint layered = False
@@ -818,19 +813,8 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         for k in range(MAX_STAGE_DICE + 1):
             keyset_clear(&workers[t].groups[k], &sh.meter)
         workers[t].polls = t == 0
-        q = &workers[t].st.queue
-        q.shared = sh
-        q.layer = NULL
-        q.parts[0] = NULL
-        q.parts[1] = &workers[t].next
-        q.parts[2] = &workers[t].out
-        q.n = 0
-        q.err = CHAIN_OK
-        q.added = 0
-        q.keep_lo = keep_lo
-        q.keep_hi = keep_hi
-        q.over_seen = False
-        q.part_mask = part_mask
+        queue_init(&workers[t].st.queue, sh, &workers[t].next, &workers[t].out, keep_lo, keep_hi,
+                   part_mask)
     key = pos_mover_key(start, seat)
     h = key_hash(key.lo, key.hi)
     err = keyset_add_keyed(&frontier.part[(h >> PART_SHIFT) & part_mask], key.lo, key.hi, h,

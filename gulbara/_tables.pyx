@@ -7,7 +7,7 @@ flush, and the thread runner.
 
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from gulbara._keys cimport key_hash
 
@@ -137,7 +137,7 @@ cdef void pool_release(TablePool* pool, Meter* meter) noexcept nogil:
 cdef int keyset_init_pooled(KeySet* s, Py_ssize_t room, Meter* meter,
                             TablePool* pool) noexcept nogil:
     """keyset_init, its tables (this one and those it grows into) from ``pool``
-    and back to it when freed."""
+    and back to it when freed (NULL: malloc and free)."""
     cdef Py_ssize_t slots = 16
     cdef int err = CHAIN_OK
     while slots < 2 * room:
@@ -153,15 +153,7 @@ cdef int keyset_init_pooled(KeySet* s, Py_ssize_t room, Meter* meter,
 cdef int keyset_init(KeySet* s, Py_ssize_t room, Meter* meter) noexcept nogil:
     """An empty table with room for ``room`` keys: CHAIN_OK, or
     CHAIN_NO_MEMORY / CHAIN_TOO_MANY (``meter``'s budget) with no table."""
-    cdef Py_ssize_t slots = 16
-    cdef int err = CHAIN_OK
-    while slots < 2 * room:
-        slots *= 2
-    keyset_clear(s, meter)
-    s.slots = empty_slots(slots, meter, &err)
-    if s.slots != NULL:
-        s.mask = slots - 1
-    return err
+    return keyset_init_pooled(s, room, meter, NULL)
 
 
 cdef void keyset_free(KeySet* s) noexcept nogil:
@@ -169,10 +161,7 @@ cdef void keyset_free(KeySet* s) noexcept nogil:
     if s.dense != NULL:
         meter_sub(s.meter, table_bytes(s.size + 1))
     free(s.dense)
-    s.slots = NULL
-    s.dense = NULL
-    s.size = 0
-    s.mask = 0
+    keyset_clear(s, s.meter)
 
 
 cdef inline void keyset_place(uint64_t* slots, Py_ssize_t mask, uint64_t a, uint64_t b,
@@ -279,10 +268,8 @@ cdef int localset_make(LocalSet* s, Py_ssize_t slots) noexcept nogil:
 cdef int localset_init(LocalSet* s, Meter* meter) noexcept nogil:
     """Make the set's first table (counted in ``meter``): CHAIN_OK, or
     CHAIN_TOO_MANY past the budget / CHAIN_NO_MEMORY, and no table."""
+    memset(s, 0, sizeof(LocalSet))
     s.meter = meter
-    s.slots = NULL
-    s.used = NULL
-    s.n = 0
     return localset_make(s, LOCAL_FIRST_SLOTS)
 
 
@@ -325,6 +312,19 @@ cdef void localset_flush(LocalSet* s, InsertQueue* q, int which) noexcept nogil:
     if <Py_ssize_t>s.mask + 1 > LOCAL_FIRST_SLOTS:
         localset_free(s)
         localset_make(s, LOCAL_FIRST_SLOTS)     # none: later keys are queued at once
+
+
+cdef void queue_init(InsertQueue* q, Shared* sh, PartSet* next, PartSet* out, int keep_lo,
+                     int keep_hi, int part_mask) noexcept nogil:
+    """An empty queue into the sets ``next`` (the next frontier) and ``out``
+    (the outcomes), keeping the outcomes of parts keep_lo <= p < keep_hi."""
+    memset(q, 0, sizeof(InsertQueue))
+    q.shared = sh
+    q.parts[1] = next
+    q.parts[2] = out
+    q.keep_lo = keep_lo
+    q.keep_hi = keep_hi
+    q.part_mask = part_mask
 
 
 cdef void queue_flush(InsertQueue* q) noexcept nogil:
