@@ -15,7 +15,7 @@ from gulbara._bits cimport pop_top, pop_top_bit
 from gulbara._masks cimport rotate12, open_from, movable
 from gulbara._interrupt cimport interrupted
 from gulbara._keys cimport (DELTA_LO, DELTA_HI, LANDS, key_count, key_outside, key_occupancy,
-                            occupancy_after, key_hash, mix64, pos_mover_key, pos_set_mover_key)
+                            key_step, key_hash, mix64, pos_mover_key, pos_set_mover_key)
 from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED,
                               PART_BITS, N_PARTS, PART_SHIFT, EMPTY_K1, LOW32,
                               Meter, Shared, KeySet, PartSet, InsertQueue, LocalSet,
@@ -320,9 +320,8 @@ cdef void key_dfs(GroupSearch* st, uint64_t klo, uint64_t khi, uint32_t mine, in
     cdef int frm
     while sources:
         frm = pop_top_bit(&sources, &bit)
-        child_mine = occupancy_after(mine, klo, khi, frm, bit, st.lands[frm])
-        child_lo = klo + st.dlo[frm]
-        child_hi = khi + st.dhi[frm]
+        child_mine = key_step(mine, klo, khi, frm, bit, st.lands[frm], st.dlo[frm],
+                              st.dhi[frm], &child_lo, &child_hi)
         if child_mine == 0:                                        # the last checker off
             st.queue.over_seen = True
             queue_push(&st.queue, child_lo, child_hi | (GAME_OVER_TAG << 32), 2)
@@ -336,7 +335,7 @@ cdef void open_dfs(GroupSearch* st, uint32_t mask, uint64_t lo, uint64_t hi, int
                    uint32_t allowed) noexcept nogil:
     """The plays of one position that cannot bear off in this stage."""
     cdef uint32_t sources = mask & st.open_d & allowed, bit, child
-    cdef uint64_t end_lo
+    cdef uint64_t end_lo, child_lo, child_hi
     cdef int frm
     if depth + 1 == st.depth:
         while sources:
@@ -346,8 +345,9 @@ cdef void open_dfs(GroupSearch* st, uint32_t mask, uint64_t lo, uint64_t hi, int
         return
     while sources:
         frm = pop_top_bit(&sources, &bit)
-        child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
-        open_dfs(st, child, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, (bit << 1) - 1)
+        child = key_step(mask, lo, hi, frm, bit, st.lands[frm], st.dlo[frm], st.dhi[frm],
+                         &child_lo, &child_hi)
+        open_dfs(st, child, child_lo, child_hi, depth + 1, (bit << 1) - 1)
 
 
 cdef void search_setup(GroupSearch* st, const StageInfo* info) noexcept nogil:

@@ -88,11 +88,13 @@ def _py_encode_ends(ends, out) -> None:
         _encode_rows(boards, off, np.full(len(ends), ends.seat), out)
 
 
-def _py_encode_ends_list(stages: list, out) -> None:
-    """Encode the ends of several stages into consecutive rows of ``out``."""
+def _py_encode_ends_list(stages: list, out, encode_ends=None) -> None:
+    """Encode the ends of several stages into consecutive rows of ``out``, each
+    stage by ``encode_ends(ends, rows)`` (by default ``_py_encode_ends``)."""
+    encode_ends = _py_encode_ends if encode_ends is None else encode_ends
     at = 0
     for ends in stages:
-        _py_encode_ends(ends, out[at:at + len(ends)])
+        encode_ends(ends, out[at:at + len(ends)])
         at += len(ends)
 
 

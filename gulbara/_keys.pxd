@@ -95,10 +95,15 @@ cdef inline uint32_t key_occupancy(uint64_t lo, uint64_t hi) noexcept nogil:
     return nibble_flags16(lo) | ((nibble_flags16(hi) & 0xFF) << 16)
 
 
-cdef inline uint32_t occupancy_after(uint32_t mask, uint64_t lo, uint64_t hi, int frm,
-                                    uint32_t bit, uint32_t lands) noexcept nogil:
-    """The occupancy ``mask`` after a step from ``frm`` (bit ``bit``) of the
-    position packed in (lo, hi); ``lands``: the landing point's bit (LANDS)."""
+cdef inline uint32_t key_step(uint32_t mask, uint64_t lo, uint64_t hi, int frm, uint32_t bit,
+                              uint32_t lands, uint64_t dlo, uint64_t dhi, uint64_t* child_lo,
+                              uint64_t* child_hi) noexcept nogil:
+    """One step from ``frm`` (bit ``bit``) of the position with occupancy ``mask``
+    packed in (lo, hi): the child's key into ``child_lo``/``child_hi`` (``dlo``,
+    ``dhi``: the step's DELTA_LO/DELTA_HI) and its occupancy returned (``lands``:
+    the landing point's bit, LANDS). Every search applies a step with this."""
+    child_lo[0] = lo + dlo
+    child_hi[0] = hi + dhi
     mask |= lands
     if key_count(lo, hi, frm) == 1:
         mask &= ~bit

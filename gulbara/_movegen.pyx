@@ -20,7 +20,7 @@ from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from gulbara._bits cimport bit_length, pop_top, pop_top_bit, cpu_supported, built_with_lzcnt
 from gulbara._masks cimport rotate12, open_from, movable, can_step, point_in_other_frame
 from gulbara._keys cimport (UNIT_LO, UNIT_HI, DELTA_LO, DELTA_HI, LANDS, key_count, key_outside,
-                            no_bear_off_in_two, occupancy_after, mix64, pos_mover_key,
+                            no_bear_off_in_two, key_step, mix64, pos_mover_key,
                             pos_set_mover_key)
 from gulbara._types cimport (Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS,
                              MAX_STAGE_DICE, HOME_BITS, BOARD_BITS, STAGE_CAPACITY)
@@ -254,9 +254,8 @@ cdef void eq_no_bear_off(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo,
     path |= (<uint64_t>st.die) << (16 * depth + 8)
     while sources:
         frm = pop_top_bit(&sources, &bit)
-        child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
-        clo = lo + st.dlo[frm]
-        chi = hi + st.dhi[frm]
+        child = key_step(mask, lo, hi, frm, bit, st.lands[frm], st.dlo[frm], st.dhi[frm],
+                         &clo, &chi)
         steps = path | ((<uint64_t>frm) << (16 * depth))
         if depth + 2 < st.n_dice:
             eq_no_bear_off(s, st, child, clo, chi, steps, depth + 1, (bit << 1) - 1)
@@ -283,7 +282,7 @@ cdef void eq_dfs(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo, uint64_
     """
     cdef int die = st.die, frm
     cdef uint32_t sources = mask & st.open_d, bit, child
-    cdef uint64_t steps
+    cdef uint64_t steps, clo, chi
     if st.bear_off:
         sources = movable(mask, st.open_d, die)
     sources &= allowed
@@ -298,17 +297,15 @@ cdef void eq_dfs(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo, uint64_
     path |= (<uint64_t>die) << (16 * depth + 8)
     while sources:
         frm = pop_top_bit(&sources, &bit)
-        child = occupancy_after(mask, lo, hi, frm, bit, st.lands[frm])
+        child = key_step(mask, lo, hi, frm, bit, st.lands[frm], st.dlo[frm], st.dhi[frm],
+                         &clo, &chi)
         steps = path | ((<uint64_t>frm) << (16 * depth))
         if not child:
-            sink_record(s, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, st.n_dice, True,
-                        steps)    # RULES §3.3
+            sink_record(s, clo, chi, depth + 1, st.n_dice, True, steps)    # RULES §3.3
         elif depth + 1 == st.n_dice:
-            sink_record(s, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, st.n_dice, False,
-                        steps)
+            sink_record(s, clo, chi, depth + 1, st.n_dice, False, steps)
         else:
-            eq_dfs(s, st, child, lo + st.dlo[frm], hi + st.dhi[frm], steps, depth + 1,
-                   (bit << 1) - 1)
+            eq_dfs(s, st, child, clo, chi, steps, depth + 1, (bit << 1) - 1)
 
 
 # ---------------------------------------------------------------------------

@@ -150,12 +150,14 @@ cdef inline void counter_put(Counter* g, int q) noexcept nogil:
     g.khi += UNIT_HI[q]
 
 
-cdef inline void counter_do(Counter* g, int frm, int die) noexcept nogil:
+cdef inline bint counter_do(Counter* g, int frm, int die) noexcept nogil:
+    """Step a checker from ``frm`` by ``die``; whether that bore off the last (RULES §3.3)."""
     counter_take(g, frm)
     if frm > die:
         counter_put(g, frm - die)
     else:
         g.off += 1
+    return g.off == N_CHECKERS
 
 
 cdef inline void counter_undo(Counter* g, int frm, int die) noexcept nogil:
@@ -245,8 +247,7 @@ cdef int count_two(Counter* g, int high, int low, Work* w) noexcept nogil:
         first = movable(g, die)
         while first:
             frm = pop_top(&first)
-            counter_do(g, frm, die)
-            if g.off == N_CHECKERS:                    # RULES §3.3: complete
+            if counter_do(g, frm, die):                # RULES §3.3: complete
                 any_two = True
                 n_two += set_add(w, g.klo, g.khi)
             else:
@@ -331,8 +332,7 @@ cdef void count_equal(Counter* g, int die, int n_dice, int depth, int max_from,
     else:
         while sources:
             frm = pop_top(&sources)
-            counter_do(g, frm, die)
-            if g.off == N_CHECKERS:                    # RULES §3.3: complete
+            if counter_do(g, frm, die):                # RULES §3.3: complete
                 keep(n_dice, 1, best, n)
             else:
                 count_equal(g, die, n_dice, depth + 1, frm, best, n)

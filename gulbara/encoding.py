@@ -57,6 +57,7 @@ from typing import Optional
 
 import numpy as np
 
+from gulbara import _encode_py
 from gulbara._backend import BACKEND_NAME, Position as _Position, backend
 from gulbara.errors import GulBaraError, InvalidSeatError, OutputBufferError, checked_int
 
@@ -64,7 +65,7 @@ if BACKEND_NAME == "core":
     from gulbara import _encode
     _EndSet = backend.EndSet
 else:       # GULBARA_BACKEND=reference: the numpy twin, no compiled code
-    from gulbara import _encode_py as _encode
+    _encode = _encode_py
     _EndSet = backend.Ends
 
 __all__ = [
@@ -263,11 +264,8 @@ def encode_afterstates(ends, out: Optional[np.ndarray] = None) -> np.ndarray:
         out = _out(out, (total, BOARD_FEATURES))
         if all(isinstance(raw, _EndSet) for raw in raws):
             _encode._py_encode_ends_list(raws, out)
-            return out
-        at = 0
-        for raw in raws:
-            _encode_raw(raw, out[at:at + len(raw)])
-            at += len(raw)
+        else:                                 # other ends: one by one, through their codes
+            _encode_py._py_encode_ends_list(raws, out, _encode_raw)
         return out
     raw = _raw_ends(ends)
     out = _out(out, (len(raw), BOARD_FEATURES))
