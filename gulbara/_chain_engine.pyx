@@ -8,7 +8,7 @@ GIL. ``chain_enumerate`` and ``chain_recover`` are declared in
 """
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy
 
 from gulbara._bits cimport pop_top, pop_top_bit
@@ -20,7 +20,10 @@ from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_I
                               PART_BITS, N_PARTS, PART_SHIFT, EMPTY_K1, LOW32,
                               Meter, Shared, KeySet, PartSet, InsertQueue, LocalSet,
                               run_threads, localset_init, localset_free, localset_add,
-                              localset_flush, localset_full, queue_keeps,
+                              localset_flush, localset_full, localset_push, queue_keeps,
+                              KeyRun, keyrun_clear, keyrun_free, keyrun_release, AddRing,
+                              ring_add_max, ring_drain_max,
+                              keyrun_drop_present, localset_flush_runs,
                               atomic_add, atomic_next, meter_take, meter_sub, shared_fail,
                               table_bytes, keyset_clear, keyset_init, keyset_free, keyset_add,
                               keyset_add_max, keyset_init_pooled, pool_release, TablePool,
@@ -304,9 +307,8 @@ cdef inline void leaf_push(GroupSearch* st, uint64_t lo, uint64_t hi, int table)
         queue_push_hashed(&st.queue, lo, hi, table, h)
         return
     st.queue.pushed += 1
-    if (queue_keeps(&st.queue, table, h) and localset_add(st.local, lo, hi, h)
-            and st.local.n == st.local.limit):
-        localset_full(st.local, &st.queue, table)
+    if queue_keeps(&st.queue, table, h):
+        localset_push(st.local, &st.queue, table, lo, hi, h)
 
 
 cdef void key_dfs(GroupSearch* st, uint64_t klo, uint64_t khi, uint32_t mine, int depth,
@@ -375,6 +377,8 @@ ctypedef struct Worker:
     PartSet out               # the outcomes this thread found, over every stage
     KeySet groups[MAX_STAGE_DICE + 1]   # positions that may bear off, by dice playable
     LocalSet local            # where a bucket's ends merge first (expand_buckets)
+    KeyRun next_runs[N_PARTS]  # whole buckets' ends for the next frontier, by part
+    KeyRun out_runs[N_PARTS]   # and for the outcomes
     TablePool pool            # the tables of its buckets' layers, kept for the next ones
     bint polls                # this is the calling thread's share: it looks for signals
 
@@ -421,6 +425,7 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
     cdef uint64_t done_tag = info.leaf_tags[depth]
     cdef uint8_t leaf_table = <uint8_t>info.leaf_tables[depth]
     cdef uint32_t open_d = open_from(info.blocked, die)
+    cdef AddRing ring
     # (a bucket's layers, from expand_buckets: their tables go on to the next
     # layers and buckets, through the worker's pool)
     cdef bint pooled = w.st.local != NULL
@@ -435,6 +440,8 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
                 shared_fail(sh, err)
                 return err
         queue.layer = &following if k + 1 < depth else NULL
+        ring.waiting = 0
+        ring.at = 0
         for i in range(layer.mask + 1 if layer.slots != NULL else 0):
             # Work on the packed key itself: a step is one subtraction and one
             # addition of nibble units; no counts array, no undo.
@@ -458,10 +465,10 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
                     queue.over_seen = True
                     queue_push(queue, child_lo, child_hi | over_tag, 2)
                 elif k + 1 < depth and following.mask < SMALL_LAYER:
-                    # a small layer stays in the cache: inserted at once
-                    added = keyset_add_max(&following, child_lo,
-                                           child_hi | ((<uint64_t>frm - 1) << 32),
-                                           key_hash(child_lo, child_hi))
+                    # a small layer stays in the cache: inserted (nearly) at once
+                    added = ring_add_max(&ring, &following, child_lo,
+                                         child_hi | ((<uint64_t>frm - 1) << 32),
+                                         key_hash(child_lo, child_hi))
                     if added < 0:
                         queue.err = added
                         shared_fail(sh, added)
@@ -474,6 +481,11 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
                     leaf_push(&w.st, child_lo, child_hi | done_tag, leaf_table)
             if queue.err:
                 break
+        if ring.waiting and queue.err == CHAIN_OK:
+            err = ring_drain_max(&ring, &following, &queue.added)
+            if err < 0:
+                queue.err = err
+                shared_fail(sh, err)
         queue_flush(queue)
         keyset_release(layer, sh)
         queue.layer = NULL
@@ -503,57 +515,74 @@ cdef int group_search(Worker* w, KeySet* group, const StageInfo* info, int steps
     return st.queue.err
 
 
-cdef void scan_part(Worker* w, const KeySet* part, const StageInfo* info) noexcept nogil:
-    """Read one part of a stage's frontier. A position that cannot bear off in
-    the stage is expanded at once by open_dfs; the others are sorted by how
-    many of the stage's dice they can play (RULES §3.4) into the thread's
-    groups, expanded by expand_groups (key_dfs, or chain_layers for big
-    groups). A position that plays no die stops an escalating chain (RULES
-    §5.2, §4.4) or loses the dice of a remainder stage (RULES §5.3)."""
+cdef inline void scan_key(Worker* w, const StageInfo* info, uint64_t klo,
+                          uint64_t khi) noexcept nogil:
+    """Read one position of a stage's frontier. A position that cannot bear
+    off in the stage and plays all its dice waits in the stage's buckets
+    (expand_buckets), or is expanded at once by open_dfs; the others are
+    sorted by how many of the stage's dice they can play (RULES §3.4) into
+    the thread's groups, expanded by expand_groups (key_dfs, or chain_layers
+    for big groups). A position that plays no die stops an escalating chain
+    (RULES §5.2, §4.4) or loses the dice of a remainder stage (RULES §5.3)."""
     cdef GroupSearch* st = &w.st
     cdef InsertQueue* queue = &st.queue
-    cdef Py_ssize_t i
     cdef Key96 key
-    cdef uint64_t klo, khi
     cdef bint no_bear_off
     cdef int playable, added
     cdef int n = info.number, count = info.count
     cdef uint64_t tag
-    if part.slots == NULL or queue.err != CHAIN_OK:
+    key.lo = klo
+    key.hi = <uint32_t>khi
+    no_bear_off = key_outside(key.lo, key.hi) >= count
+    if no_bear_off:
+        playable = max_steps_no_bear_off(key_occupancy(key.lo, key.hi), key.lo, key.hi,
+                                         info.blocked, n, count)
+    else:
+        playable = stage_playable(key, info.blocked, n, count)
+    if playable == count and no_bear_off and info.buckets != NULL:
+        buckets_put(info.buckets, key.lo, key.hi, key_occupancy(key.lo, key.hi))
+    elif playable > 0 and no_bear_off and not info.layered:
+        search_plays(st, info, playable)
+        open_dfs(st, key_occupancy(key.lo, key.hi), key.lo, key.hi, 0, BOARD_BITS)
+    elif playable > 0:
+        added = keyset_add(&w.groups[playable], key.lo, key.hi)
+        if added < 0:
+            queue.err = added
+            shared_fail(queue.shared, added)
+        else:
+            queue.added += added
+    elif info.is_chain:
+        # Nothing moves: RULES §5.2 on the first stage, else a stall with 0 played.
+        tag = make_tag(STOP_UNSTARTED if info.stage == 0 else STOP_STALLED, n, 0)
+        queue_push(queue, key.lo, key_k1(key, tag), 2)
+    elif info.last_stage:
+        queue_push(queue, key.lo, key_k1(key, make_tag(STOP_COMPLETE, n, count)), 2)
+    else:
+        queue_push(queue, key.lo, key.hi, 1)     # RULES §5.3: the dice are lost
+
+
+cdef void scan_part(Worker* w, const KeySet* part, const KeyRun* runs, int n_runs,
+                    const StageInfo* info) noexcept nogil:
+    """Read one part of a stage's frontier (scan_key): its table and its
+    ``n_runs`` runs."""
+    cdef Py_ssize_t i
+    cdef int r
+    cdef uint64_t klo, khi
+    if w.st.queue.err != CHAIN_OK:
         return
-    for i in range(part.mask + 1):
+    for i in range(part.mask + 1 if part.slots != NULL else 0):
         if not worker_slot(w, part, i, &klo, &khi):
             continue
-        key.lo = klo
-        key.hi = <uint32_t>khi
-        no_bear_off = key_outside(key.lo, key.hi) >= count
-        if no_bear_off:
-            playable = max_steps_no_bear_off(key_occupancy(key.lo, key.hi), key.lo, key.hi,
-                                             info.blocked, n, count)
-        else:
-            playable = stage_playable(key, info.blocked, n, count)
-        if playable == count and no_bear_off and info.buckets != NULL:
-            buckets_put(info.buckets, key.lo, key.hi, key_occupancy(key.lo, key.hi))
-        elif playable > 0 and no_bear_off and not info.layered:
-            search_plays(st, info, playable)
-            open_dfs(st, key_occupancy(key.lo, key.hi), key.lo, key.hi, 0, BOARD_BITS)
-        elif playable > 0:
-            added = keyset_add(&w.groups[playable], key.lo, key.hi)
-            if added < 0:
-                queue.err = added
-                shared_fail(queue.shared, added)
-            else:
-                queue.added += added
-        elif info.is_chain:
-            # Nothing moves: RULES §5.2 on the first stage, else a stall with 0 played.
-            tag = make_tag(STOP_UNSTARTED if info.stage == 0 else STOP_STALLED, n, 0)
-            queue_push(queue, key.lo, key_k1(key, tag), 2)
-        elif info.last_stage:
-            queue_push(queue, key.lo, key_k1(key, make_tag(STOP_COMPLETE, n, count)), 2)
-        else:
-            queue_push(queue, key.lo, key.hi, 1)     # RULES §5.3: the dice are lost
-        if queue.err != CHAIN_OK:
+        scan_key(w, info, klo, khi)
+        if w.st.queue.err != CHAIN_OK:
             return
+    for r in range(n_runs):
+        for i in range(runs[r * N_PARTS].n):
+            worker_tick(w)
+            scan_key(w, info, runs[r * N_PARTS].keys[2 * i],
+                     runs[r * N_PARTS].keys[2 * i + 1] & LOW32)
+            if w.st.queue.err != CHAIN_OK:
+                return
 
 
 cdef void expand_buckets(Worker* w, const StageInfo* info, int first, int last) noexcept nogil:
@@ -598,7 +627,9 @@ cdef void expand_buckets(Worker* w, const StageInfo* info, int first, int last) 
                 open_dfs(st, key_occupancy(klo, khi), klo, khi, 0, BOARD_BITS)
             atomic_add(&st.queue.shared.held, b.start[k] - b.start[k + 1])
         if w.local.slots != NULL:
-            localset_flush(&w.local, &st.queue, st.leaf_table)
+            # (a whole bucket's ends: no other bucket makes them, RULES §2.1)
+            localset_flush_runs(&w.local, &st.queue, st.leaf_table,
+                                &w.out_runs[0] if st.leaf_table == 2 else &w.next_runs[0])
         if st.queue.err != CHAIN_OK:
             break
     st.local = NULL
@@ -655,6 +686,8 @@ cdef void workers_release(Worker* workers, int n_workers, Shared* sh) noexcept n
         partset_release(&workers[t].out, sh)
         for k in range(MAX_STAGE_DICE + 1):
             keyset_release(&workers[t].groups[k], sh)
+        runs_release(workers[t].next_runs, N_PARTS, sh)
+        runs_release(workers[t].out_runs, N_PARTS, sh)
         worker_drop_scratch(&workers[t], &sh.meter)
 
 
@@ -674,19 +707,74 @@ ctypedef struct Task:
     Worker* workers
     int n_workers
     PartSet* parts            # the frontier (TASK_SCAN), or the parts merged into
+    KeyRun* runs              # the frontier's runs: runs[t * N_PARTS + p], t < n_run_sets
+    int n_run_sets
     const StageInfo* info
     Shared* sh
     int part_bits             # the hash bits that chose the parts (TASK_COLLECT)
 
 
 cdef void task_collect_part(Task* task, int p) noexcept nogil:
+    """Part ``p`` of the outcomes: the workers' tables merged, their runs (less
+    what the tables hold) added, the keys dense and sorted by hash."""
     cdef KeySet* part = &task.parts.part[p]
-    cdef int err
+    cdef KeyRun* run
+    cdef Py_ssize_t extra = 0
+    cdef size_t old_bytes
+    cdef uint64_t* dense
+    cdef int err, t
     merge_part(part, task.workers, task.n_workers, p, True, task.sh)
+    for t in range(task.n_workers):
+        run = &task.workers[t].out_runs[p]
+        atomic_add(&task.sh.held, -keyrun_drop_present(run, part))
+        extra += run.n
     keyset_compact(part)
+    if extra:
+        old_bytes = table_bytes(part.size + 1) if part.dense != NULL else 0
+        if meter_take(&task.sh.meter, table_bytes(part.size + extra + 1) - old_bytes) != CHAIN_OK:
+            shared_fail(task.sh, CHAIN_TOO_MANY)
+            return
+        dense = <uint64_t*>realloc(part.dense, table_bytes(part.size + extra + 1))
+        if dense == NULL:
+            meter_sub(&task.sh.meter, table_bytes(part.size + extra + 1) - old_bytes)
+            shared_fail(task.sh, CHAIN_NO_MEMORY)
+            return
+        part.dense = dense
+        for t in range(task.n_workers):
+            run = &task.workers[t].out_runs[p]
+            if run.n:
+                memcpy(part.dense + 2 * part.size, run.keys, table_bytes(run.n))
+                part.size += run.n
+            keyrun_free(run)                      # (its keys are the part's now)
     err = sort_part(part.dense, part.size, task.part_bits, &task.sh.meter)
     if err != CHAIN_OK:
         shared_fail(task.sh, err)
+
+
+cdef void merge_runs(Task* task, int p) noexcept nogil:
+    """After part ``p`` of the next frontier is merged: the workers' runs of
+    part ``p``, less the keys the merged table holds, become the frontier's."""
+    cdef KeyRun* run
+    cdef int t
+    for t in range(task.n_workers):
+        run = &task.workers[t].next_runs[p]
+        atomic_add(&task.sh.held, -keyrun_drop_present(run, &task.parts.part[p]))
+        task.runs[t * N_PARTS + p] = run[0]
+        keyrun_clear(run, run.meter)
+
+
+cdef Py_ssize_t runs_size(const KeyRun* runs, int n) noexcept nogil:
+    cdef Py_ssize_t total = 0
+    cdef int i
+    for i in range(n):
+        total += runs[i].n
+    return total
+
+
+cdef void runs_release(KeyRun* runs, int n, Shared* sh) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        keyrun_release(&runs[i], sh)
 
 
 cdef void run_task(void* arg, int t) noexcept nogil:
@@ -705,7 +793,8 @@ cdef void run_task(void* arg, int t) noexcept nogil:
         if p >= n_items:
             break
         if task.kind == TASK_SCAN:
-            scan_part(&task.workers[t], &task.parts.part[p], task.info)
+            scan_part(&task.workers[t], &task.parts.part[p], task.runs + p, task.n_run_sets,
+                      task.info)
         elif task.kind == TASK_GROUPS:
             task.workers[p].polls = t == 0
             expand_groups(&task.workers[p], task.info)
@@ -715,6 +804,7 @@ cdef void run_task(void* arg, int t) noexcept nogil:
                            min(first + BUCKETS_PER_TAKE, n_buckets))
         elif task.kind == TASK_MERGE:
             merge_part(&task.parts.part[p], task.workers, task.n_workers, p, False, task.sh)
+            merge_runs(task, p)
         else:
             task_collect_part(task, p)
     if task.kind == TASK_SCAN or task.kind == TASK_BUCKETS:
@@ -787,12 +877,13 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     """
     cdef Worker* workers = <Worker*>calloc(threads, sizeof(Worker))
     cdef PartSet* frontier = <PartSet*>malloc(sizeof(PartSet))
+    cdef KeyRun* frontier_runs = <KeyRun*>calloc(threads * N_PARTS, sizeof(KeyRun))
     cdef StageInfo info
     cdef Buckets buckets
     cdef Task task
     global BUCKETED_SEEN, LAYERED_SEEN
     cdef int stage, t, p, k, err = CHAIN_OK, active
-    cdef bint layered = False
+    cdef bint layered = False, bucketing
     cdef uint64_t over_tag = 0, h
     cdef Key96 key
     cdef uint32_t blocked = rotate12(start.occ[1 - seat])
@@ -802,14 +893,22 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     keyset_clear(result, &sh.meter)
     task.workers = workers
     task.sh = sh
-    if workers == NULL or frontier == NULL:
+    task.runs = frontier_runs
+    task.n_run_sets = threads
+    if workers == NULL or frontier == NULL or frontier_runs == NULL:
         free(workers)
         free(frontier)
+        free(frontier_runs)
         return CHAIN_NO_MEMORY
     partset_clear(frontier, &sh.meter)
+    for t in range(threads * N_PARTS):
+        keyrun_clear(&frontier_runs[t], &sh.meter)
     for t in range(threads):
         partset_clear(&workers[t].next, &sh.meter)
         partset_clear(&workers[t].out, &sh.meter)
+        for p in range(N_PARTS):
+            keyrun_clear(&workers[t].next_runs[p], &sh.meter)
+            keyrun_clear(&workers[t].out_runs[p], &sh.meter)
         for k in range(MAX_STAGE_DICE + 1):
             keyset_clear(&workers[t].groups[k], &sh.meter)
         workers[t].polls = t == 0
@@ -827,7 +926,7 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         if sh.err != CHAIN_OK:
             break
         stage_info_set(&info, stage, n_stages, numbers[stage], counts[stage], is_chain, blocked)
-        fsize = partset_size(frontier)
+        fsize = partset_size(frontier) + runs_size(frontier_runs, threads * N_PARTS)
         # (once layered, the stages after stay so: a layered stage's ends made
         # count its steps' positions, not the ends the whole plays would make)
         layered = (fsize >= LAYERED_FRONTIER and distinct > 0
@@ -835,13 +934,15 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         info.layered = layered
         LAYERED_SEEN += layered
         active = threads if fsize >= THREADED_FRONTIER else 1
+        bucketing = fsize >= BUCKET_FRONTIER and info.number > 1
         for t in range(active):
             search_setup(&workers[t].st, &info)
             workers[t].st.queue.pushed = 0
             # The next frontier is usually about as big as this one: size its
             # parts for that, rather than double them from the smallest.
             # (the last stage's ends are outcomes: its outcome parts, likewise)
-            room = fsize // ((part_mask + 1) * active)
+            # (not when the stage is bucketed: the buckets' ends go to runs)
+            room = 0 if bucketing else fsize // ((part_mask + 1) * active)
             for p in range(part_mask + 1):
                 part = (&workers[t].out.part[p] if info.last_stage
                         else &workers[t].next.part[p])
@@ -868,6 +969,7 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         task.n_workers = active
         run_shared(&task, TASK_SCAN, active)
         partset_release(frontier, sh)
+        runs_release(frontier_runs, threads * N_PARTS, sh)
         if info.buckets != NULL:
             if sh.err == CHAIN_OK:
                 # the positions waiting are held until their bucket is expanded
@@ -890,13 +992,14 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
             break
         task.n_workers = threads
         run_shared(&task, TASK_MERGE, active)
-        distinct = partset_size(frontier)
+        distinct = partset_size(frontier) + runs_size(frontier_runs, threads * N_PARTS)
 
     partset_release(frontier, sh)
+    runs_release(frontier_runs, threads * N_PARTS, sh)
     if sh.err == CHAIN_OK:
         fsize = 0
         for t in range(threads):
-            fsize += partset_size(&workers[t].out)
+            fsize += partset_size(&workers[t].out) + runs_size(workers[t].out_runs, N_PARTS)
         err = collect_outcomes(workers, threads, threads if fsize >= THREADED_FRONTIER else 1,
                                frontier, PART_BITS if part_mask else 0, over_tag, sh, result)
         if err != CHAIN_OK:
@@ -906,8 +1009,10 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     partset_release(frontier, sh)
     if err != CHAIN_OK:
         keyset_free(result)
+    runs_release(frontier_runs, threads * N_PARTS, sh)
     free(workers)
     free(frontier)
+    free(frontier_runs)
     return err
 
 

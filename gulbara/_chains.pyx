@@ -17,6 +17,7 @@ from libc.string cimport memcpy, memset
 from gulbara._masks cimport point_in_other_frame
 from gulbara._interrupt cimport interrupt_init, interrupt_raise
 from gulbara._tables cimport (CHAIN_OK, CHAIN_TOO_MANY, N_PARTS, MAX_THREADS, Shared, KeySet,
+                              meter_init,
                               table_bytes, keyset_clear, keyset_init, keyset_free)
 from gulbara._types cimport Pos, Step, Key96, MAX_STAGE_DICE
 from gulbara._movegen cimport Position, EndSet, read_code, format_code, check_seat
@@ -260,9 +261,7 @@ cdef class ChainRun:
             raise ValueError(f"pass {q} of {passes}: passes must divide {N_PARTS}")
         keep_lo = q * (N_PARTS // passes)
         keep_hi = keep_lo + N_PARTS // passes
-        sh.meter.held = 0
-        sh.meter.peak = 0
-        sh.meter.budget = self.budget
+        meter_init(&sh.meter, self.budget)
         sh.held = 0
         sh.max_held = self.max_held
         sh.err = CHAIN_OK

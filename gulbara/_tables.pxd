@@ -115,6 +115,13 @@ cdef inline void meter_sub(Meter* m, size_t nbytes) noexcept nogil:
         atomic_meter_sub(&m.held, nbytes)
 
 
+cdef inline void meter_init(Meter* m, size_t budget) noexcept nogil:
+    """A meter with nothing held."""
+    m.held = 0
+    m.peak = 0
+    m.budget = budget
+
+
 # What the threads of one enumeration share.
 ctypedef struct Shared:
     Meter meter
@@ -192,6 +199,8 @@ cdef enum:
     LOCAL_FIRST_SLOTS = 1 << 15     # (k0, k1) slots to start with: 512 KiB
     LOCAL_MAX_SLOTS = 1 << 22       # at most 64 MiB
 
+    LOCAL_RING = 8                  # keys waiting, their slots prefetched (localset_push)
+
 ctypedef struct LocalSet:
     uint64_t* slots           # mask + 1 pairs, k1 == EMPTY_K1 free; NULL: not made
     uint32_t* used            # the slots taken, in the order they were taken
@@ -199,9 +208,35 @@ ctypedef struct LocalSet:
     int n
     int limit                 # keys that fill it: half the slots
     Meter* meter
+    int waiting               # keys in the ring not inserted yet
+    int ring_at               # the ring's next place (its oldest key when it is full)
+    uint64_t ring[3 * LOCAL_RING]   # (a, b, hash) of each waiting key
+
+
+# Distinct keys appended in order, with no hash table: the keys of a whole
+# bucket's LocalSet, which no other bucket shares (_chain_engine), go into
+# runs (localset_flush_runs), and are checked once against the parts' tables
+# (keyrun_drop_present) instead of inserted into them.
+ctypedef struct KeyRun:
+    uint64_t* keys            # n (k0, k1) pairs; room for cap
+    Py_ssize_t n
+    Py_ssize_t cap
+    Meter* meter              # counts cap's bytes
+
+
+cdef inline void keyrun_clear(KeyRun* r, Meter* meter) noexcept nogil:
+    """An empty run with no array."""
+    r.keys = NULL
+    r.n = 0
+    r.cap = 0
+    r.meter = meter
 
 
 # Implemented in _tables.pyx
+cdef void keyrun_free(KeyRun* r) noexcept nogil
+cdef void keyrun_release(KeyRun* r, Shared* sh) noexcept nogil
+cdef Py_ssize_t keyrun_drop_present(KeyRun* r, const KeySet* s) noexcept nogil
+cdef int localset_flush_runs(LocalSet* s, InsertQueue* q, int which, KeyRun* runs) noexcept nogil
 cdef int localset_init(LocalSet* s, Meter* meter) noexcept nogil
 cdef void localset_free(LocalSet* s) noexcept nogil
 cdef void localset_full(LocalSet* s, InsertQueue* q, int which) noexcept nogil
@@ -295,6 +330,69 @@ cdef inline bint localset_add(LocalSet* s, uint64_t a, uint64_t b, uint64_t h) n
     s.used[s.n] = <uint32_t>((slot - s.slots) // 2)
     s.n += 1
     return True
+
+
+cdef inline void localset_push(LocalSet* s, InsertQueue* q, int which, uint64_t a, uint64_t b,
+                               uint64_t h) noexcept nogil:
+    """Insert (a, b), whose key_hash is ``h``, LOCAL_RING keys later: its slot
+    is prefetched now, and the oldest key waiting is inserted in its place
+    (localset_full when that fills the set). localset_flush inserts those
+    still waiting first."""
+    cdef uint64_t* r = s.ring + 3 * s.ring_at
+    cdef uint64_t old_a = r[0], old_b = r[1], old_h = r[2]
+    cdef bint full = s.waiting == LOCAL_RING
+    r[0] = a
+    r[1] = b
+    r[2] = h
+    prefetch(s.slots + 2 * (h & s.mask))
+    s.ring_at = (s.ring_at + 1) & (LOCAL_RING - 1)
+    if not full:
+        s.waiting += 1
+    elif localset_add(s, old_a, old_b, old_h) and s.n == s.limit:
+        localset_full(s, q, which)          # (the ring stays whole: it may be flushed)
+
+
+# keyset_add_max a few keys late: each key's home slot is prefetched when it
+# comes, and it is inserted LOCAL_RING keys later (a step layer of
+# chain_layers, whose keys' order does not matter: an equal key keeps the
+# larger value).
+ctypedef struct AddRing:
+    uint64_t keys[3 * LOCAL_RING]    # (a, b, hash) of each waiting key
+    int waiting
+    int at                           # the next place (the oldest key when full)
+
+
+cdef inline int ring_add_max(AddRing* r, KeySet* s, uint64_t a, uint64_t b,
+                             uint64_t h) noexcept nogil:
+    """Queue keyset_add_max(s, a, b, h); insert the oldest key waiting if the
+    ring is full: its result (0 if none was inserted)."""
+    cdef uint64_t* slot = r.keys + 3 * r.at
+    cdef uint64_t old_a = slot[0], old_b = slot[1], old_h = slot[2]
+    slot[0] = a
+    slot[1] = b
+    slot[2] = h
+    prefetch(s.slots + 2 * (h & <uint64_t>s.mask))
+    r.at = (r.at + 1) & (LOCAL_RING - 1)
+    if r.waiting < LOCAL_RING:
+        r.waiting += 1
+        return 0
+    return keyset_add_max(s, old_a, old_b, old_h)
+
+
+cdef inline int ring_drain_max(AddRing* r, KeySet* s, Py_ssize_t* added) noexcept nogil:
+    """Insert every key waiting, oldest first, counting the new ones in
+    ``added``: CHAIN_OK or keyset_add_max's failure."""
+    cdef int j, got
+    cdef uint64_t* slot
+    for j in range(r.waiting):
+        slot = r.keys + 3 * ((r.at - r.waiting + j) & (LOCAL_RING - 1))
+        got = keyset_add_max(s, slot[0], slot[1], slot[2])
+        if got < 0:
+            r.waiting = 0
+            return got
+        added[0] += got
+    r.waiting = 0
+    return CHAIN_OK
 
 
 cdef inline KeySet* queue_table(InsertQueue* q, int which, uint64_t h) noexcept nogil:

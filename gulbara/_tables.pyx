@@ -84,11 +84,31 @@ cdef inline int pool_class(Py_ssize_t slots) noexcept nogil:
     return c
 
 
+cdef void* table_take(Meter* m, size_t nbytes, int* err) noexcept nogil:
+    """``nbytes`` for a table, counted in ``m``; NULL with ``*err``
+    CHAIN_TOO_MANY (past the budget) or CHAIN_NO_MEMORY."""
+    cdef void* block
+    if meter_take(m, nbytes) != CHAIN_OK:
+        err[0] = CHAIN_TOO_MANY
+        return NULL
+    block = big_alloc(nbytes)
+    if block == NULL:
+        meter_sub(m, nbytes)
+        err[0] = CHAIN_NO_MEMORY
+    return block
+
+
+cdef void table_give(Meter* m, void* block, size_t nbytes) noexcept nogil:
+    """Free a block of table_take."""
+    free(block)
+    meter_sub(m, nbytes)
+
+
 cdef uint64_t* empty_slots(Py_ssize_t slots, Meter* meter, int* err,
                            TablePool* pool=NULL) noexcept nogil:
     """A table of ``slots`` free (k0, k1) slots, its bytes counted in ``meter``
-    (one ``pool`` kept, if it has one); NULL with ``*err`` CHAIN_TOO_MANY
-    (past the budget) or CHAIN_NO_MEMORY."""
+    (one ``pool`` kept, if it has one); NULL with ``*err``
+    CHAIN_TOO_MANY (past the budget) or CHAIN_NO_MEMORY."""
     cdef uint64_t* fresh = NULL
     cdef Py_ssize_t i
     cdef int c = pool_class(slots) if pool != NULL else -1
@@ -96,13 +116,8 @@ cdef uint64_t* empty_slots(Py_ssize_t slots, Meter* meter, int* err,
         pool.n[c] -= 1
         fresh = pool.kept[c][pool.n[c]]
     else:
-        if meter_take(meter, table_bytes(slots)) != CHAIN_OK:
-            err[0] = CHAIN_TOO_MANY
-            return NULL
-        fresh = <uint64_t*>big_alloc(table_bytes(slots))
+        fresh = <uint64_t*>table_take(meter, table_bytes(slots), err)
         if fresh == NULL:
-            meter_sub(meter, table_bytes(slots))
-            err[0] = CHAIN_NO_MEMORY
             return NULL
     for i in range(slots):
         fresh[2 * i + 1] = EMPTY_K1
@@ -120,8 +135,7 @@ cdef void slots_free(uint64_t* slots, Py_ssize_t n_slots, Meter* meter,
         pool.kept[c][pool.n[c]] = slots
         pool.n[c] += 1
         return
-    free(slots)
-    meter_sub(meter, table_bytes(n_slots))
+    table_give(meter, slots, table_bytes(n_slots))
 
 
 cdef void pool_release(TablePool* pool, Meter* meter) noexcept nogil:
@@ -254,8 +268,9 @@ cdef int localset_make(LocalSet* s, Py_ssize_t slots) noexcept nogil:
     err = meter_take(s.meter, used_bytes(slots))
     used = <uint32_t*>malloc(used_bytes(slots)) if err == CHAIN_OK else NULL
     if used == NULL:
-        free(fresh)
-        meter_sub(s.meter, table_bytes(slots) + (used_bytes(slots) if err == CHAIN_OK else 0))
+        table_give(s.meter, fresh, table_bytes(slots))
+        if err == CHAIN_OK:
+            meter_sub(s.meter, used_bytes(slots))
         return err if err != CHAIN_OK else CHAIN_NO_MEMORY
     s.slots = fresh
     s.used = used
@@ -275,9 +290,9 @@ cdef int localset_init(LocalSet* s, Meter* meter) noexcept nogil:
 
 cdef void localset_free(LocalSet* s) noexcept nogil:
     if s.slots != NULL:
-        free(s.slots)
+        table_give(s.meter, s.slots, table_bytes(<Py_ssize_t>s.mask + 1))
         free(s.used)
-        meter_sub(s.meter, table_bytes(<Py_ssize_t>s.mask + 1) + used_bytes(<Py_ssize_t>s.mask + 1))
+        meter_sub(s.meter, used_bytes(<Py_ssize_t>s.mask + 1))
     s.slots = NULL
     s.used = NULL
     s.n = 0
@@ -299,19 +314,123 @@ cdef void localset_full(LocalSet* s, InsertQueue* q, int which) noexcept nogil:
     localset_free(&old)
 
 
-cdef void localset_flush(LocalSet* s, InsertQueue* q, int which) noexcept nogil:
-    """Queue every key of the set for table ``which``, in the order they came,
-    and empty it (back to its first size if it grew)."""
+cdef void localset_drain(LocalSet* s, InsertQueue* q, int which) noexcept nogil:
+    """Insert the keys waiting in the ring (localset_full, queued to table
+    ``which``, as the set fills)."""
+    cdef int j, waiting = s.waiting
+    cdef uint64_t ring[3 * LOCAL_RING]
+    cdef uint64_t* r
+    if not waiting:
+        return
+    memcpy(ring, s.ring, sizeof(ring))
+    s.waiting = 0
+    for j in range(waiting):
+        r = ring + 3 * ((s.ring_at - waiting + j) & (LOCAL_RING - 1))
+        if s.n == s.limit:                  # (flushed by localset_full: full)
+            localset_full(s, q, which)
+        if localset_add(s, r[0], r[1], r[2]) and s.n == s.limit:
+            localset_full(s, q, which)
+    s.ring_at = 0
+
+
+cdef void localset_reset(LocalSet* s) noexcept nogil:
+    """Empty the set, its keys already taken (back to its first size if it grew)."""
     cdef int j
-    cdef uint64_t* slot
     for j in range(s.n):
-        slot = s.slots + 2 * s.used[j]
-        queue_insert(q, slot[0], slot[1], which, key_hash(slot[0], slot[1]))
-        slot[1] = EMPTY_K1
+        s.slots[2 * s.used[j] + 1] = EMPTY_K1
     s.n = 0
     if <Py_ssize_t>s.mask + 1 > LOCAL_FIRST_SLOTS:
         localset_free(s)
         localset_make(s, LOCAL_FIRST_SLOTS)     # none: later keys are queued at once
+
+
+cdef void localset_flush(LocalSet* s, InsertQueue* q, int which) noexcept nogil:
+    """Queue every key of the set for table ``which``, in the order they came
+    (those waiting in its ring inserted first), and empty it."""
+    cdef int j
+    cdef uint64_t* slot
+    localset_drain(s, q, which)
+    for j in range(s.n):
+        slot = s.slots + 2 * s.used[j]
+        queue_insert(q, slot[0], slot[1], which, key_hash(slot[0], slot[1]))
+    localset_reset(s)
+
+
+cdef int localset_flush_runs(LocalSet* s, InsertQueue* q, int which, KeyRun* runs) noexcept nogil:
+    """Append every key of the set (its ring drained first: if that fills the
+    set, queued for table ``which``) to the run of its part, ``runs[part]``
+    (``q``'s part mask), count them as held (CHAIN_TOO_MANY past max_ends) and
+    empty the set: for keys that no other run holds."""
+    cdef int j, err = CHAIN_OK
+    cdef uint64_t* slot
+    cdef uint64_t h
+    cdef KeyRun* r
+    cdef Py_ssize_t held
+    localset_drain(s, q, which)
+    for j in range(s.n):
+        slot = s.slots + 2 * s.used[j]
+        h = key_hash(slot[0], slot[1])
+        r = &runs[(h >> PART_SHIFT) & q.part_mask]
+        if r.n == r.cap:
+            err = keyrun_grow(r)
+            if err != CHAIN_OK:
+                break
+        r.keys[2 * r.n] = slot[0]
+        r.keys[2 * r.n + 1] = slot[1]
+        r.n += 1
+    held = atomic_add(&q.shared.held, s.n)
+    if err == CHAIN_OK and held > q.shared.max_held:
+        err = CHAIN_TOO_MANY
+    if err != CHAIN_OK:
+        q.err = err
+        shared_fail(q.shared, err)
+    localset_reset(s)
+    return err
+
+
+cdef int keyrun_grow(KeyRun* r) noexcept nogil:
+    """Double a run's room (at least 4,096 keys), counted in its meter."""
+    cdef Py_ssize_t cap = 4096 if r.cap < 4096 else 2 * r.cap
+    cdef uint64_t* keys
+    if meter_take(r.meter, table_bytes(cap - r.cap)) != CHAIN_OK:
+        return CHAIN_TOO_MANY
+    keys = <uint64_t*>realloc(r.keys, table_bytes(cap))
+    if keys == NULL:
+        meter_sub(r.meter, table_bytes(cap - r.cap))
+        return CHAIN_NO_MEMORY
+    r.keys = keys
+    r.cap = cap
+    return CHAIN_OK
+
+
+cdef void keyrun_free(KeyRun* r) noexcept nogil:
+    free(r.keys)
+    meter_sub(r.meter, table_bytes(r.cap))
+    keyrun_clear(r, r.meter)
+
+
+cdef void keyrun_release(KeyRun* r, Shared* sh) noexcept nogil:
+    """Free a run, its keys no longer held."""
+    atomic_add(&sh.held, -r.n)
+    keyrun_free(r)
+
+
+cdef Py_ssize_t keyrun_drop_present(KeyRun* r, const KeySet* s) noexcept nogil:
+    """Remove from the run the keys ``s`` holds (every bit compared); how many."""
+    cdef Py_ssize_t i, n = 0
+    cdef uint64_t a, b
+    if s.slots == NULL or s.size == 0:
+        return 0
+    for i in range(r.n):
+        a = r.keys[2 * i]
+        b = r.keys[2 * i + 1]
+        if slot_of(s.slots, s.mask, key_hash(a, b), a, b, EMPTY_K1)[1] == EMPTY_K1:
+            r.keys[2 * n] = a
+            r.keys[2 * n + 1] = b
+            n += 1
+    i = r.n - n
+    r.n = n
+    return i
 
 
 cdef void queue_init(InsertQueue* q, Shared* sh, PartSet* next, PartSet* out, int keep_lo,
