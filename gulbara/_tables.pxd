@@ -13,6 +13,7 @@ threads are joined (``gulbara._chains``).
 """
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.string cimport memset
 
 from gulbara._interrupt cimport Interrupt
 from gulbara._keys cimport key_hash
@@ -226,9 +227,7 @@ ctypedef struct KeyRun:
 
 cdef inline void keyrun_clear(KeyRun* r, Meter* meter) noexcept nogil:
     """An empty run with no array."""
-    r.keys = NULL
-    r.n = 0
-    r.cap = 0
+    memset(r, 0, sizeof(KeyRun))
     r.meter = meter
 
 
