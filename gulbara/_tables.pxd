@@ -200,7 +200,7 @@ cdef enum:
     LOCAL_FIRST_SLOTS = 1 << 15     # (k0, k1) slots to start with: 512 KiB
     LOCAL_MAX_SLOTS = 1 << 22       # at most 64 MiB
 
-    LOCAL_RING = 8                  # keys waiting, their slots prefetched (localset_push)
+    LOCAL_RING = 16                 # keys waiting, their slots prefetched (localset_push)
 
 ctypedef struct LocalSet:
     uint64_t* slots           # mask + 1 pairs, k1 == EMPTY_K1 free; NULL: not made
