@@ -2,7 +2,9 @@
 """The chains' utility tables: an open-addressing hash set of 128-bit keys
 (``KeySet``) and its split into parts (``PartSet``), the memory meter that
 holds their bytes to a budget (``Meter``), the queue that batches inserts
-(``InsertQueue``), and the threads and atomics their users share.
+(``InsertQueue``), the small cache-resident set (``LocalSet``), runs of keys
+known to be distinct (``KeyRun``), the table pool (``TablePool``), and the
+threads and atomics their users share.
 
 The inline functions below are the hot path and live here; the rest
 (allocation, growth, merging, sorting, the thread runner) is implemented in

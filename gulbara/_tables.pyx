@@ -2,7 +2,8 @@
 """The chains' utility tables (declared, with their inline hot path, in
 ``_tables.pxd``): a hash set's allocation, growth, compaction and release,
 the merge of two sets, the sort of a set's keys by hash, the insert queue's
-flush, and the thread runner.
+flush, the LocalSet's flushes (into the queue, or into runs), the runs'
+growth and check against a set, and the thread runner.
 """
 
 from libc.stdint cimport uint64_t
