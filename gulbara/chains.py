@@ -330,19 +330,24 @@ def _passes(run):
     """The passes of a run, each pass's result in turn: one pass, or as many as
     its memory budget needs (each repeats the stages, keeping a share of the
     outcomes; the shares, in turn, are the one-pass order)."""
-    passes = 1
-    while True:
-        try:
-            result = run.run(0, passes)
-            break
-        except gulbara_errors.EnumerationLimitError:
-            if run.max_ends is not None or passes >= MAX_PASSES:
-                raise
-            passes *= 4
+    yield from _share(run, 0, 1)
+
+
+def _share(run, q: int, passes: int):
+    """Pass ``q`` of ``passes``; if its share does not fit the budget, that share
+    as four passes of ``4 * passes`` in turn (the same outcomes, in the same
+    order). With threads, a table's peak depends on how the work was shared
+    out, so a budget one pass fits may not fit the next: each share is split
+    as far as it needs, up to :data:`MAX_PASSES`."""
+    try:
+        result = run.run(q, passes)
+    except gulbara_errors.EnumerationLimitError:
+        if run.max_ends is not None or passes * 4 > MAX_PASSES:
+            raise
+        for k in range(4):
+            yield from _share(run, 4 * q + k, 4 * passes)
+        return
     yield result
-    del result
-    for q in range(1, passes):
-        yield run.run(q, passes)
 
 
 def _chunks(run, rules, first, chunk):

@@ -528,6 +528,42 @@ def test_regression_stream_uses_the_thread_count_its_budget_was_found_with():
     assert gulbara.chain_count(code, seat, first, threads=2, memory=budget) == len(whole)
 
 
+def test_regression_a_stream_pass_that_does_not_fit_is_split_into_finer_passes():
+    # With two threads the tables' peak depends on how the work was shared out,
+    # so a budget that pass 0 of 4 fitted could fail pass 1 of 4 (CI, once, on
+    # test_passes_and_streams_give_the_one_pass_result), and the stream raised.
+    # A share that does not fit is now split into four passes of four times as
+    # many, in turn: the same outcomes in the same order.
+    from gulbara.chains import _passes
+
+    class Run:
+        max_ends = None
+
+        def __init__(self, failing):
+            self.failing = failing
+            self.tried = []
+
+        def run(self, q, passes):
+            self.tried.append((q, passes))
+            if (q, passes) in self.failing:
+                raise gulbara.EnumerationLimitError("too big")
+            return (q, passes)
+
+    run = Run({(0, 1), (1, 4), (5, 16)})
+    shares = list(_passes(run))
+    assert shares == [(0, 4), (4, 16), (20, 64), (21, 64), (22, 64), (23, 64), (6, 16),
+                      (7, 16), (2, 4), (3, 4)]
+    # each share is a contiguous run of the 64 parts, in order, covering them once
+    parts = [p for q, n in shares for p in range(q * 64 // n, (q + 1) * 64 // n)]
+    assert parts == list(range(64))
+    with pytest.raises(gulbara.EnumerationLimitError):
+        list(_passes(Run({(0, 1), (0, 4), (0, 16), (0, 64)})))
+    stopped = Run({(0, 1)})
+    stopped.max_ends = 100            # a bound the caller set: never split
+    with pytest.raises(gulbara.EnumerationLimitError):
+        list(_passes(stopped))
+
+
 def test_regression_max_ends_without_threads_is_the_same_bound_on_any_machine(monkeypatch):
     # max_ends counts the positions held, twice when two threads hold one, so a
     # bound given without a thread count once meant more on a machine with fewer
