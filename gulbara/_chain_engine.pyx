@@ -21,7 +21,7 @@ from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_I
                               Meter, Shared, KeySet, PartSet, InsertQueue, LocalSet,
                               run_threads, localset_init, localset_free, localset_add,
                               localset_flush, localset_full, localset_push, queue_keeps,
-                              KeyRun, keyrun_clear, keyrun_free, keyrun_release, AddRing,
+                              KeyRun, keyrun_clear, keyrun_free, keyrun_release, KeyRing,
                               ring_add_max, ring_drain_max,
                               keyrun_drop_present, localset_flush_runs,
                               atomic_add, atomic_next, meter_take, meter_sub, shared_fail,
@@ -425,7 +425,7 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
     cdef uint64_t done_tag = info.leaf_tags[depth]
     cdef uint8_t leaf_table = <uint8_t>info.leaf_tables[depth]
     cdef uint32_t open_d = open_from(info.blocked, die)
-    cdef AddRing ring
+    cdef KeyRing ring
     # (a bucket's layers, from expand_buckets: their tables go on to the next
     # layers and buckets, through the worker's pool)
     cdef bint pooled = w.st.local != NULL
@@ -441,7 +441,7 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
                 return err
         queue.layer = &following if k + 1 < depth else NULL
         ring.waiting = 0
-        ring.at = 0
+        ring.at = 0                 # (an empty ring)
         for i in range(layer.mask + 1 if layer.slots != NULL else 0):
             # Work on the packed key itself: a step is one subtraction and one
             # addition of nibble units; no counts array, no undo.

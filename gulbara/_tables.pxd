@@ -15,7 +15,7 @@ threads are joined (``gulbara._chains``).
 """
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 
 from gulbara._interrupt cimport Interrupt
 from gulbara._keys cimport key_hash
@@ -202,7 +202,48 @@ cdef enum:
     LOCAL_FIRST_SLOTS = 1 << 15     # (k0, k1) slots to start with: 512 KiB
     LOCAL_MAX_SLOTS = 1 << 22       # at most 64 MiB
 
-    LOCAL_RING = 16                 # keys waiting, their slots prefetched (localset_push)
+    LOCAL_RING = 16                 # keys waiting, their slots prefetched (KeyRing)
+
+# Keys inserted a few keys late: each key's home slot is prefetched when it
+# comes (by the ring's user), and it is inserted LOCAL_RING keys later
+# (ring_put gives back the oldest key once the ring is full; ring_take
+# empties it). For sets whose keys' order does not matter.
+ctypedef struct KeyRing:
+    uint64_t keys[3 * LOCAL_RING]    # (a, b, hash) of each waiting key
+    int waiting
+    int at                           # the next place (the oldest key when full)
+
+
+cdef inline bint ring_put(KeyRing* r, uint64_t a, uint64_t b, uint64_t h,
+                          uint64_t* oldest) noexcept nogil:
+    """Put a key in; if the ring was full, its oldest key goes to ``oldest[0:3]``
+    (to be inserted now) and the result is True."""
+    cdef uint64_t* slot = r.keys + 3 * r.at
+    cdef bint full = r.waiting == LOCAL_RING
+    if full:
+        oldest[0] = slot[0]
+        oldest[1] = slot[1]
+        oldest[2] = slot[2]
+    else:
+        r.waiting += 1
+    slot[0] = a
+    slot[1] = b
+    slot[2] = h
+    r.at = (r.at + 1) & (LOCAL_RING - 1)
+    return full
+
+
+cdef inline int ring_take(KeyRing* r, uint64_t* keys) noexcept nogil:
+    """Move the waiting keys, oldest first, to ``keys`` (room for LOCAL_RING);
+    how many. The ring is empty after."""
+    cdef int j, n = r.waiting
+    for j in range(n):
+        memcpy(keys + 3 * j, r.keys + 3 * ((r.at - n + j) & (LOCAL_RING - 1)),
+               3 * sizeof(uint64_t))
+    r.waiting = 0
+    r.at = 0
+    return n
+
 
 ctypedef struct LocalSet:
     uint64_t* slots           # mask + 1 pairs, k1 == EMPTY_K1 free; NULL: not made
@@ -211,9 +252,7 @@ ctypedef struct LocalSet:
     int n
     int limit                 # keys that fill it: half the slots
     Meter* meter
-    int waiting               # keys in the ring not inserted yet
-    int ring_at               # the ring's next place (its oldest key when it is full)
-    uint64_t ring[3 * LOCAL_RING]   # (a, b, hash) of each waiting key
+    KeyRing ring              # keys not inserted yet (localset_push)
 
 
 # Distinct keys appended in order, with no hash table: the keys of a whole
@@ -339,60 +378,35 @@ cdef inline void localset_push(LocalSet* s, InsertQueue* q, int which, uint64_t 
     is prefetched now, and the oldest key waiting is inserted in its place
     (localset_full when that fills the set). localset_flush inserts those
     still waiting first."""
-    cdef uint64_t* r = s.ring + 3 * s.ring_at
-    cdef uint64_t old_a = r[0], old_b = r[1], old_h = r[2]
-    cdef bint full = s.waiting == LOCAL_RING
-    r[0] = a
-    r[1] = b
-    r[2] = h
+    cdef uint64_t old[3]
     prefetch(s.slots + 2 * (h & s.mask))
-    s.ring_at = (s.ring_at + 1) & (LOCAL_RING - 1)
-    if not full:
-        s.waiting += 1
-    elif localset_add(s, old_a, old_b, old_h) and s.n == s.limit:
+    if ring_put(&s.ring, a, b, h, old) and localset_add(s, old[0], old[1], old[2]) \
+            and s.n == s.limit:
         localset_full(s, q, which)          # (the ring stays whole: it may be flushed)
 
 
-# keyset_add_max a few keys late: each key's home slot is prefetched when it
-# comes, and it is inserted LOCAL_RING keys later (a step layer of
-# chain_layers, whose keys' order does not matter: an equal key keeps the
-# larger value).
-ctypedef struct AddRing:
-    uint64_t keys[3 * LOCAL_RING]    # (a, b, hash) of each waiting key
-    int waiting
-    int at                           # the next place (the oldest key when full)
-
-
-cdef inline int ring_add_max(AddRing* r, KeySet* s, uint64_t a, uint64_t b,
+cdef inline int ring_add_max(KeyRing* r, KeySet* s, uint64_t a, uint64_t b,
                              uint64_t h) noexcept nogil:
-    """Queue keyset_add_max(s, a, b, h); insert the oldest key waiting if the
-    ring is full: its result (0 if none was inserted)."""
-    cdef uint64_t* slot = r.keys + 3 * r.at
-    cdef uint64_t old_a = slot[0], old_b = slot[1], old_h = slot[2]
-    slot[0] = a
-    slot[1] = b
-    slot[2] = h
+    """keyset_add_max(s, a, b, h) LOCAL_RING keys late (a step layer of
+    chain_layers: an equal key keeps the larger value, so the order does not
+    matter): the result of the oldest key's insert, 0 if none was due."""
+    cdef uint64_t old[3]
     prefetch(s.slots + 2 * (h & <uint64_t>s.mask))
-    r.at = (r.at + 1) & (LOCAL_RING - 1)
-    if r.waiting < LOCAL_RING:
-        r.waiting += 1
-        return 0
-    return keyset_add_max(s, old_a, old_b, old_h)
+    if ring_put(r, a, b, h, old):
+        return keyset_add_max(s, old[0], old[1], old[2])
+    return 0
 
 
-cdef inline int ring_drain_max(AddRing* r, KeySet* s, Py_ssize_t* added) noexcept nogil:
+cdef inline int ring_drain_max(KeyRing* r, KeySet* s, Py_ssize_t* added) noexcept nogil:
     """Insert every key waiting, oldest first, counting the new ones in
     ``added``: CHAIN_OK or keyset_add_max's failure."""
-    cdef int j, got
-    cdef uint64_t* slot
-    for j in range(r.waiting):
-        slot = r.keys + 3 * ((r.at - r.waiting + j) & (LOCAL_RING - 1))
-        got = keyset_add_max(s, slot[0], slot[1], slot[2])
+    cdef uint64_t keys[3 * LOCAL_RING]
+    cdef int j, got, n = ring_take(r, keys)
+    for j in range(n):
+        got = keyset_add_max(s, keys[3 * j], keys[3 * j + 1], keys[3 * j + 2])
         if got < 0:
-            r.waiting = 0
             return got
         added[0] += got
-    r.waiting = 0
     return CHAIN_OK
 
 

@@ -318,20 +318,13 @@ cdef void localset_full(LocalSet* s, InsertQueue* q, int which) noexcept nogil:
 cdef void localset_drain(LocalSet* s, InsertQueue* q, int which) noexcept nogil:
     """Insert the keys waiting in the ring (localset_full, queued to table
     ``which``, as the set fills)."""
-    cdef int j, waiting = s.waiting
-    cdef uint64_t ring[3 * LOCAL_RING]
-    cdef uint64_t* r
-    if not waiting:
-        return
-    memcpy(ring, s.ring, sizeof(ring))
-    s.waiting = 0
-    for j in range(waiting):
-        r = ring + 3 * ((s.ring_at - waiting + j) & (LOCAL_RING - 1))
+    cdef uint64_t keys[3 * LOCAL_RING]
+    cdef int j, n = ring_take(&s.ring, keys)
+    for j in range(n):
         if s.n == s.limit:                  # (flushed by localset_full: full)
             localset_full(s, q, which)
-        if localset_add(s, r[0], r[1], r[2]) and s.n == s.limit:
+        if localset_add(s, keys[3 * j], keys[3 * j + 1], keys[3 * j + 2]) and s.n == s.limit:
             localset_full(s, q, which)
-    s.ring_at = 0
 
 
 cdef void localset_reset(LocalSet* s) noexcept nogil:
