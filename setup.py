@@ -76,6 +76,7 @@ extensions = [
     Extension("gulbara._vector", ["gulbara/_vector.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._net", ["gulbara/_net.pyx"], depends=["gulbara/_net_math.h"],
               extra_compile_args=compile_args),
+    Extension("gulbara._train", ["gulbara/_train.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._lockstep", ["gulbara/_lockstep.pyx"], extra_compile_args=compile_args),
 ]
 

@@ -11,11 +11,12 @@ from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy
 
-from gulbara._bits cimport pop_top, pop_top_bit
+from gulbara._bits cimport pop_top
 from gulbara._masks cimport rotate12, open_from, movable
 from gulbara._interrupt cimport interrupted
 from gulbara._keys cimport (DELTA_LO, DELTA_HI, LANDS, key_count, key_outside, key_occupancy,
-                            key_step, key_hash, mix64, pos_mover_key, pos_set_mover_key)
+                            key_pop_step, die_rows, DieRows, key_hash, mix64, pos_mover_key,
+                            pos_set_mover_key)
 from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED,
                               PART_BITS, N_PARTS, PART_SHIFT, EMPTY_K1, LOW32,
                               Meter, Shared, KeySet, PartSet, InsertQueue, LocalSet,
@@ -289,9 +290,7 @@ ctypedef struct GroupSearch:
     uint32_t blocked
     int die
     uint32_t open_d           # open_from(blocked, die)
-    const uint64_t* dlo       # DELTA_LO[die]
-    const uint64_t* dhi
-    const uint32_t* lands     # LANDS[die]
+    DieRows rows              # the die's step rows
     int depth                 # steps every play being searched makes
     uint64_t leaf_tag
     int leaf_table            # 1: the next stage's frontier, 2: the outcomes
@@ -321,9 +320,8 @@ cdef void key_dfs(GroupSearch* st, uint64_t klo, uint64_t khi, uint32_t mine, in
     cdef uint64_t child_lo, child_hi
     cdef int frm
     while sources:
-        frm = pop_top_bit(&sources, &bit)
-        child_mine = key_step(mine, klo, khi, frm, bit, st.lands[frm], st.dlo[frm],
-                              st.dhi[frm], &child_lo, &child_hi)
+        child_mine = key_pop_step(&sources, mine, klo, khi, &st.rows, &frm, &bit, &child_lo,
+                                  &child_hi)
         if child_mine == 0:                                        # the last checker off
             st.queue.over_seen = True
             queue_push(&st.queue, child_lo, child_hi | (GAME_OVER_TAG << 32), 2)
@@ -342,13 +340,11 @@ cdef void open_dfs(GroupSearch* st, uint32_t mask, uint64_t lo, uint64_t hi, int
     if depth + 1 == st.depth:
         while sources:
             frm = pop_top(&sources)
-            end_lo = lo + st.dlo[frm]
-            leaf_push(st, end_lo, (hi + st.dhi[frm]) | st.leaf_tag, st.leaf_table)
+            end_lo = lo + st.rows.dlo[frm]
+            leaf_push(st, end_lo, (hi + st.rows.dhi[frm]) | st.leaf_tag, st.leaf_table)
         return
     while sources:
-        frm = pop_top_bit(&sources, &bit)
-        child = key_step(mask, lo, hi, frm, bit, st.lands[frm], st.dlo[frm], st.dhi[frm],
-                         &child_lo, &child_hi)
+        child = key_pop_step(&sources, mask, lo, hi, &st.rows, &frm, &bit, &child_lo, &child_hi)
         open_dfs(st, child, child_lo, child_hi, depth + 1, (bit << 1) - 1)
 
 
@@ -357,9 +353,7 @@ cdef void search_setup(GroupSearch* st, const StageInfo* info) noexcept nogil:
     st.blocked = info.blocked
     st.die = info.number
     st.open_d = open_from(info.blocked, info.number)
-    st.dlo = DELTA_LO[info.number]
-    st.dhi = DELTA_HI[info.number]
-    st.lands = LANDS[info.number]
+    die_rows(info.number, &st.rows)
 
 
 cdef inline void search_plays(GroupSearch* st, const StageInfo* info, int steps) noexcept nogil:
@@ -714,6 +708,13 @@ ctypedef struct Task:
     int part_bits             # the hash bits that chose the parts (TASK_COLLECT)
 
 
+cdef inline void task_init(Task* task, Worker* workers, int n_workers, PartSet* parts,
+                           Shared* sh) noexcept nogil:
+    """A task over ``workers`` and ``parts``, with no runs, no stage and no part bits yet."""
+    task[0] = Task(kind=0, next=0, workers=workers, n_workers=n_workers, parts=parts, runs=NULL,
+                   n_run_sets=0, info=NULL, sh=sh, part_bits=0)
+
+
 cdef void task_collect_part(Task* task, int p) noexcept nogil:
     """Part ``p`` of the outcomes: the workers' tables merged, their runs (less
     what the tables hold) added, the keys dense and sorted by hash."""
@@ -829,11 +830,7 @@ cdef int collect_outcomes(Worker* workers, int n_workers, int threads, PartSet* 
     cdef int p
     cdef Py_ssize_t n = 0, at = 0, i
     cdef Task task
-    task.workers = workers
-    task.n_workers = n_workers
-    task.parts = parts
-    task.info = NULL
-    task.sh = sh
+    task_init(&task, workers, n_workers, parts, sh)
     task.part_bits = part_bits
     run_shared(&task, TASK_COLLECT, threads)
     if sh.err != CHAIN_OK:
@@ -891,8 +888,7 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     cdef KeySet* part
     cdef int part_mask = N_PARTS - 1 if threads > 1 else 0
     keyset_clear(result, &sh.meter)
-    task.workers = workers
-    task.sh = sh
+    task_init(&task, workers, threads, frontier, sh)
     task.runs = frontier_runs
     task.n_run_sets = threads
     if workers == NULL or frontier == NULL or frontier_runs == NULL:

@@ -9,7 +9,7 @@ Everything here is inline (this file is the implementation; there is no
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
-from gulbara._bits cimport bit_length
+from gulbara._bits cimport bit_length, pop_top_bit
 from gulbara._types cimport Pos, Key96, N_CHECKERS, HOME_BITS
 
 cdef extern from *:
@@ -108,6 +108,30 @@ cdef inline uint32_t key_step(uint32_t mask, uint64_t lo, uint64_t hi, int frm, 
     if key_count(lo, hi, frm) == 1:
         mask &= ~bit
     return mask
+
+
+ctypedef struct DieRows:
+    # One die's rows of LANDS, DELTA_LO and DELTA_HI: what a search of that die steps with.
+    const uint32_t* lands
+    const uint64_t* dlo
+    const uint64_t* dhi
+
+
+cdef inline void die_rows(int die, DieRows* rows) noexcept nogil:
+    rows.lands = LANDS[die]
+    rows.dlo = DELTA_LO[die]
+    rows.dhi = DELTA_HI[die]
+
+
+cdef inline uint32_t key_pop_step(uint32_t* sources, uint32_t mask, uint64_t lo, uint64_t hi,
+                                  const DieRows* rows, int* frm, uint32_t* bit,
+                                  uint64_t* child_lo, uint64_t* child_hi) noexcept nogil:
+    """Take the highest point of ``sources`` (into ``frm`` and ``bit``) and step from
+    it with ``key_step`` by the die of ``rows``: the depth-first searches' loop step."""
+    cdef int f = pop_top_bit(sources, bit)
+    frm[0] = f
+    return key_step(mask, lo, hi, f, bit[0], rows.lands[f], rows.dlo[f], rows.dhi[f],
+                    child_lo, child_hi)
 
 
 cdef inline uint64_t mix64(uint64_t z) noexcept nogil:

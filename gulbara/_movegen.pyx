@@ -20,15 +20,15 @@ from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from gulbara._bits cimport bit_length, pop_top, pop_top_bit, cpu_supported, built_with_lzcnt
 from gulbara._masks cimport rotate12, open_from, movable, can_step, point_in_other_frame
 from gulbara._keys cimport (UNIT_LO, UNIT_HI, DELTA_LO, DELTA_HI, LANDS, key_count, key_outside,
-                            no_bear_off_in_two, key_step, mix64, pos_mover_key,
-                            pos_set_mover_key)
+                            no_bear_off_in_two, key_pop_step, die_rows, DieRows, mix64,
+                            pos_mover_key, pos_set_mover_key)
 from gulbara._types cimport (Pos, Step, Key96, StageEnd, N_POINTS, N_CHECKERS,
                              MAX_STAGE_DICE, HOME_BITS, BOARD_BITS, STAGE_CAPACITY)
 
 from operator import index as _index
 
 from gulbara.errors import (InvalidPositionError, InvalidSeatError, InvalidDiceError,
-                            IllegalPlayError, shown)
+                            IllegalPlayError, position_code_sections, shown)
 
 if not cpu_supported():
     raise ImportError(
@@ -211,9 +211,7 @@ ctypedef struct EqStage:
     int n_dice
     uint32_t open_d        # open_from(blocked, die)
     bint bear_off          # a step of the stage may bear off
-    const uint64_t* dlo    # DELTA_LO[die]
-    const uint64_t* dhi
-    const uint32_t* lands  # LANDS[die]
+    DieRows rows           # the die's step rows
 
 
 cdef inline void eq_leaves(Sink* s, const EqStage* st, uint32_t sources, uint64_t lo,
@@ -229,13 +227,13 @@ cdef inline void eq_leaves(Sink* s, const EqStage* st, uint32_t sources, uint64_
     if s.capacity - s.n < N_POINTS:
         while sources:
             frm = pop_top(&sources)
-            sink_record(s, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, depth + 1, False,
-                        steps | ((<uint64_t>frm) << shift))
+            sink_record(s, lo + st.rows.dlo[frm], hi + st.rows.dhi[frm], depth + 1, depth + 1,
+                        False, steps | ((<uint64_t>frm) << shift))
         return
     e = s.out + s.n
     while sources:
         frm = pop_top(&sources)
-        put_end(e, lo + st.dlo[frm], hi + st.dhi[frm], depth + 1, False,
+        put_end(e, lo + st.rows.dlo[frm], hi + st.rows.dhi[frm], depth + 1, False,
                 steps | ((<uint64_t>frm) << shift))
         e += 1
     s.n = <int>(e - s.out)
@@ -253,9 +251,7 @@ cdef void eq_no_bear_off(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo,
         return
     path |= (<uint64_t>st.die) << (16 * depth + 8)
     while sources:
-        frm = pop_top_bit(&sources, &bit)
-        child = key_step(mask, lo, hi, frm, bit, st.lands[frm], st.dlo[frm], st.dhi[frm],
-                         &clo, &chi)
+        child = key_pop_step(&sources, mask, lo, hi, &st.rows, &frm, &bit, &clo, &chi)
         steps = path | ((<uint64_t>frm) << (16 * depth))
         if depth + 2 < st.n_dice:
             eq_no_bear_off(s, st, child, clo, chi, steps, depth + 1, (bit << 1) - 1)
@@ -296,9 +292,7 @@ cdef void eq_dfs(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo, uint64_
         return
     path |= (<uint64_t>die) << (16 * depth + 8)
     while sources:
-        frm = pop_top_bit(&sources, &bit)
-        child = key_step(mask, lo, hi, frm, bit, st.lands[frm], st.dlo[frm], st.dhi[frm],
-                         &clo, &chi)
+        child = key_pop_step(&sources, mask, lo, hi, &st.rows, &frm, &bit, &clo, &chi)
         steps = path | ((<uint64_t>frm) << (16 * depth))
         if not child:
             sink_record(s, clo, chi, depth + 1, st.n_dice, True, steps)    # RULES §3.3
@@ -312,24 +306,31 @@ cdef void eq_dfs(Sink* s, const EqStage* st, uint32_t mask, uint64_t lo, uint64_
 # Two different dice
 # ---------------------------------------------------------------------------
 
-cdef inline int two_seconds(StageEnd* out, int n, int capacity, uint32_t second, uint64_t lo,
-                            uint64_t hi, uint64_t steps, const uint64_t* dlo,
-                            const uint64_t* dhi) noexcept nogil:
-    """Append one end per second source (two steps, no game end); the new count, or -1."""
-    cdef int frm2
-    cdef StageEnd* e = out + n
+cdef inline int source_ends(StageEnd* out, int n, int capacity, uint32_t sources, uint64_t lo,
+                            uint64_t hi, const uint64_t* dlo, const uint64_t* dhi,
+                            int n_steps, uint64_t steps) noexcept nogil:
+    """Append one end per source of ``sources``, highest first: its last step from
+    that source (``dlo``, ``dhi``: the die's DELTA rows; the source goes in the
+    low byte of step ``n_steps - 1`` of ``steps``, no game end). The new count,
+    or -1 when ``capacity`` is reached (or already was: ``n`` is -1)."""
+    cdef int frm, shift = 16 * (n_steps - 1)
+    cdef StageEnd* e
+    if n < 0:
+        return n
+    e = out + n
     if capacity - n < N_POINTS:
-        while second:
-            frm2 = pop_top(&second)
+        while sources:
+            frm = pop_top(&sources)
             if n >= capacity:
                 return -1
-            put_end(&out[n], lo + dlo[frm2], hi + dhi[frm2], 2, False,
-                    steps | ((<uint64_t>frm2) << 16))
+            put_end(&out[n], lo + dlo[frm], hi + dhi[frm], n_steps, False,
+                    steps | ((<uint64_t>frm) << shift))
             n += 1
         return n
-    while second:
-        frm2 = pop_top(&second)
-        put_end(e, lo + dlo[frm2], hi + dhi[frm2], 2, False, steps | ((<uint64_t>frm2) << 16))
+    while sources:
+        frm = pop_top(&sources)
+        put_end(e, lo + dlo[frm], hi + dhi[frm], n_steps, False,
+                steps | ((<uint64_t>frm) << shift))
         e += 1
     return <int>(e - out)
 
@@ -372,19 +373,17 @@ cdef int two_dice_no_bear_off(uint32_t mask, uint32_t blocked, uint64_t lo, uint
             rest &= ~bit
         if move_h & bit:
             second = (rest | LANDS[high][frm]) & open_l & ((bit << 1) - 1)
-            n = two_seconds(out, n, capacity, second, lo + hlo[frm], hi + hhi[frm],
-                            steps_h | <uint64_t>frm, llo, lhi)
-            if n < 0:
-                return -1
+            n = source_ends(out, n, capacity, second, lo + hlo[frm], hi + hhi[frm], llo, lhi,
+                            2, steps_h | <uint64_t>frm)
         if move_l & bit:
             second = (rest | LANDS[low][frm]) & open_h & (bit - 1)
             if move_h & bit:
                 # (F, high), (F - high, low) reached the end of (F, low), (F - low, high)
                 second &= ~LANDS[low][frm]
-            n = two_seconds(out, n, capacity, second, lo + llo[frm], hi + lhi[frm],
-                            steps_l | <uint64_t>frm, hlo, hhi)
-            if n < 0:
-                return -1
+            n = source_ends(out, n, capacity, second, lo + llo[frm], hi + lhi[frm], hlo, hhi,
+                            2, steps_l | <uint64_t>frm)
+        if n < 0:
+            return -1
     if n:
         playable[0] = 2
         return n
@@ -395,14 +394,8 @@ cdef int two_dice_no_bear_off(uint32_t mask, uint32_t blocked, uint64_t lo, uint
         first = move_l
         die = low
     playable[0] = 1 if first else 0
-    while first:
-        frm = pop_top(&first)
-        if n >= capacity:
-            return -1
-        put_end(&out[n], lo + DELTA_LO[die][frm], hi + DELTA_HI[die][frm], 1, False,
-                packed_step(0, frm, die))
-        n += 1
-    return n
+    return source_ends(out, n, capacity, first, lo, hi, DELTA_LO[die], DELTA_HI[die], 1,
+                       packed_step(0, 0, die))
 
 
 # The stage of two different dice in general (bearing off possible): a
@@ -629,9 +622,7 @@ cdef int stage_generate_key(Key96 key, uint32_t mine, uint32_t blocked, const ui
             eq.n_dice = n_dice
             eq.open_d = open_from(blocked, dice[0])
             eq.bear_off = key_outside(lo, hi) < n_dice
-            eq.dlo = DELTA_LO[dice[0]]
-            eq.dhi = DELTA_HI[dice[0]]
-            eq.lands = LANDS[dice[0]]
+            die_rows(dice[0], &eq.rows)
             if eq.bear_off or n_dice == 1:
                 eq_dfs(&s, &eq, mine, lo, hi, 0, 0, BOARD_BITS)
             else:
@@ -813,28 +804,19 @@ cdef int parse_code(const char* s, Py_ssize_t n, Pos* out, int* where) noexcept 
 
 cdef object code_error(str code, int err, int where):
     """The exception for a failed parse_code, with a message naming the problem."""
-    text = repr(code) if len(code) <= 120 else repr(code[:117]) + "..."
-    if err == E_PREFIX:
-        return InvalidPositionError(f"a position code starts with 'G:', got {text}")
-    if err == E_SECTIONS or err == E_TOKENS:
-        parts = code[2:].split("|")
-        if len(parts) != 3:
-            return InvalidPositionError(
-                f"a position code has three '|'-separated sections (points|bar|off), "
-                f"got {len(parts)} in {text}")
-        return InvalidPositionError(
-            f"a position code has 24 point tokens, got {len(parts[0].split(','))} in {text}")
-    if err == E_CHAR:
-        token = code[2:].split("|")[0].split(",")[where - 1]
-        return InvalidPositionError(f"point {where} has the bad token {shown(token)} in {text}")
-    if err == E_BOTH:
-        token = code[2:].split("|")[0].split(",")[where - 1]
-        return InvalidPositionError(
-            f"point {where} holds checkers of both colours ({shown(token)}) in {text}")
-    if err == E_COUNT:
-        token = code[2:].split("|")[0].split(",")[where - 1]
-        return InvalidPositionError(
-            f"point {where} holds more than 15 checkers ({shown(token)}) in {text}")
+    text = shown(code)
+    if err == E_PREFIX or err == E_SECTIONS or err == E_TOKENS:
+        try:
+            position_code_sections(code)
+        except InvalidPositionError as error:
+            return error
+        return InvalidPositionError(f"a position code is 'G:' and three sections, in {text}")
+    if err == E_CHAR or err == E_BOTH or err == E_COUNT:
+        token = shown(code[2:].split("|")[0].split(",")[where - 1])
+        problem = ("has the bad token" if err == E_CHAR else
+                   "holds checkers of both colours:" if err == E_BOTH else
+                   "holds more than 15 checkers:")
+        return InvalidPositionError(f"point {where} {problem} {token} in {text}")
     if err == E_BAR:
         return InvalidPositionError(f"the bar must be '0,0' in Gul Bara (no hitting), in {text}")
     if err == E_OFF:
@@ -1016,14 +998,9 @@ cdef Ends make_ends(const Pos* p, int seat, object dice):
     if ends.ends == NULL:
         raise MemoryError()
     memcpy(ends.ends, _scratch, n_ends * sizeof(StageEnd))
-    ends.n = n_ends
+    ends.n, ends.seat, ends.playable_dice = n_ends, seat, playable
     ends.base = p[0]
-    ends.seat = seat
-    ends.playable_dice = playable
-    if n_dice == 2:
-        ends.dice = (d[0], d[1])
-    else:
-        ends.dice = (d[0],) * n_dice
+    ends.dice = (d[0], d[1]) if n_dice == 2 else (d[0],) * n_dice
     return ends
 
 

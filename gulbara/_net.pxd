@@ -3,7 +3,7 @@
 plain struct over borrowed float32 parameters, and its choice of a stage's end (with
 the structs it values the ends in)."""
 
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 
 from gulbara._types cimport StageEnd, MAX_STAGE_DICE
 from gulbara._state cimport GameRules, GameState
@@ -93,6 +93,69 @@ ctypedef struct Changes:
 
 cdef int net_choose(const Net* net, const GameRules* r, const GameState* s,
                     const StageEnd* ends, int n_ends, float* values) noexcept nogil
+
+# One game of the native policies (_net.pyx: play_seeded), and what training reads of it.
+ctypedef struct Players:
+    int policy[2]
+    const Net* net[2]
+
+
+ctypedef struct Record:
+    # the after-states of one game, in order (training)
+    GameState* states
+    int n
+    int capacity
+    int failed
+
+ctypedef struct Outcome:
+    int winner                 # 0, 1, -1 a draw or unfinished
+    int points
+    int rolls
+    int decisions
+    int starter
+    int unfinished
+
+
+ctypedef fused result_int:
+    int32_t
+    int64_t
+
+
+cdef inline void put_result(result_int* row, const Outcome* res) noexcept nogil:
+    """A game's winner, points and rolls into columns 1..3 of ``row`` (the rows of
+    train_slots and play_match)."""
+    row[1] = res.winner
+    row[2] = res.points
+    row[3] = res.rolls
+
+
+cdef int record_push(Record* rec, const GameState* s) noexcept nogil
+cdef int play_seeded(const GameRules* r, const GameState* s0, const Players* pl, uint64_t seed,
+                     uint64_t game, StageEnd* ends, int32_t max_rolls, Record* rec, Outcome* res,
+                     int32_t* trace, int trace_cap, int* trace_n) noexcept nogil
+
+# The network's pieces that training (_train.pyx) builds on.
+cdef void encode(const GameRules* r, const GameState* s, Sparse* x) noexcept nogil
+cdef void forward(const Net* net, const Sparse* x, float* h, float* out) noexcept nogil
+cdef int deeper_white(const Net* net, const GameRules* r, const GameState* s, StageEnd* ends,
+                      double* y) noexcept nogil
+
+
+# Outputs in White's frame, the frame of the training targets (this file is their
+# implementation).
+cdef inline void to_white(const float* out, int seat, double* y) noexcept nogil:
+    """Outputs for the side to act ``seat`` as (White wins, White mars, Black mars)."""
+    y[0] = out[0] if seat == 0 else 1.0 - out[0]
+    y[1] = out[1 + seat]                            # the side to act's mars is output 1
+    y[2] = out[2 - seat]
+
+
+cdef inline void result_white(int winner, int points, double* z) noexcept nogil:
+    """A finished game's targets (White wins, White mars, Black mars); a draw
+    (RULES §7.2) or an unfinished game is half a win and no mars."""
+    z[0] = 1.0 if winner == 0 else (0.0 if winner == 1 else 0.5)
+    z[1] = 1.0 if winner == 0 and points == 2 else 0.0
+    z[2] = 1.0 if winner == 1 and points == 2 else 0.0
 
 
 cdef class Network:

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Native value network: inference, the network's policy and TD(lambda) self-play.
+"""Native value network: inference, the network's policy, its games and searches.
 
 **The network** (layout ``gb1``, ``N_INPUTS`` inputs; docs/bots.md lists them):
 one hidden layer of ``hidden`` sigmoid units and three sigmoid outputs,
@@ -40,19 +40,16 @@ again, its pending dice are inputs), a remainder handed to the opponent
 opponent's roll. The network learns those states' values in training, so no
 end is valued as if the opponent rolled next when it does not.
 
-**Training** (``train_slots``): game ``batch * slots + slot`` of a run is
-played by the frozen network against itself (each end chosen by the values
-above, the first on a tie; dice from ``_rng.pxd``, stream 0) and its
-after-states, in order, get the TD(lambda) update of the cross-entropy
-gradient (target minus output on the pre-sigmoid outputs), written into
-the slot's own row of a float64 delta array. The caller sums the rows in
-slot order, so the weights depend only on the arguments.
+**Games.** ``play_seeded`` plays one game of a run by the seats' native
+policies (each end chosen by the values above, the first on a tie; dice from
+``_rng.pxd``, stream 0), recording its after-states for training
+(``_train.pyx``); ``deeper_white`` values a state one decision deeper (the
+targets of deeper training and ``net2``'s replies).
 """
 
 from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset
-from libc.math cimport fabs
 from cpython.exc cimport PyErr_CheckSignals
 
 from gulbara._bits cimport bit_length, popcount
@@ -550,19 +547,6 @@ cdef int net_choose(const Net* net, const GameRules* r, const GameState* s,
 # One game
 # ---------------------------------------------------------------------------
 
-ctypedef struct Players:
-    int policy[2]
-    const Net* net[2]
-
-
-ctypedef struct Record:
-    # the after-states of one game, in order (training)
-    GameState* states
-    int n
-    int capacity
-    int failed
-
-
 cdef int record_push(Record* rec, const GameState* s) noexcept nogil:
     cdef int cap
     cdef GameState* grown
@@ -577,28 +561,6 @@ cdef int record_push(Record* rec, const GameState* s) noexcept nogil:
     rec.states[rec.n] = s[0]
     rec.n += 1
     return 0
-
-
-ctypedef struct Outcome:
-    int winner                 # 0, 1, -1 a draw or unfinished
-    int points
-    int rolls
-    int decisions
-    int starter
-    int unfinished
-
-
-ctypedef fused result_int:
-    int32_t
-    int64_t
-
-
-cdef inline void put_result(result_int* row, const Outcome* res) noexcept nogil:
-    """A game's winner, points and rolls into columns 1..3 of ``row`` (the rows of
-    train_slots and play_match)."""
-    row[1] = res.winner
-    row[2] = res.points
-    row[3] = res.rolls
 
 
 cdef int play_one(const GameRules* r, GameState* s, const Players* pl, Rng* dice, Rng* rng,
@@ -661,98 +623,53 @@ cdef int play_seeded(const GameRules* r, const GameState* s0, const Players* pl,
 
 
 # ---------------------------------------------------------------------------
-# TD(lambda) on one recorded game
+# One decision deeper (the targets of deeper training, net2's replies)
 # ---------------------------------------------------------------------------
 
-cdef inline void to_white(const float* out, int seat, double* y) noexcept nogil:
-    """Outputs for the side to act ``seat`` as (White wins, White mars, Black mars)."""
-    if seat == 0:
-        y[0] = out[0]
-        y[1] = out[1]
-        y[2] = out[2]
-    else:
-        y[0] = 1.0 - out[0]
-        y[1] = out[2]
-        y[2] = out[1]
+cdef int deeper_white(const Net* net, const GameRules* r, const GameState* s, StageEnd* ends,
+                      double* y) noexcept nogil:
+    """The network's outputs for ``s`` one decision deeper, in White's frame: a state
+    waiting for a roll is averaged over the 36 rolls (RULES §4.2 escalation as
+    ``begin_roll`` applies it), each answered by its mover's best end by the
+    network (``net_choose``, the native policy); a pending stage (the rest of a
+    chain, a remainder) by its best end. A finished game after an end counts
+    its result. 0, or -1 when a stage overflowed ``ends``."""
+    cdef GameState c
+    cdef int a, b, k
+    cdef double part[3]
+    c = s[0]
+    if s.phase != PH_ROLL:
+        return best_end_white(net, r, &c, ends, y)
+    y[0] = y[1] = y[2] = 0.0
+    for a in range(1, 7):
+        for b in range(a, 7):
+            c = s[0]
+            begin_roll(r, &c, b, a, False)
+            if best_end_white(net, r, &c, ends, part):
+                return -1
+            for k in range(3):
+                y[k] += part[k] * (1.0 if a == b else 2.0) / 36.0
+    return 0
 
 
-cdef int td_update(const Net* net, const GameRules* r, const Record* rec, const Outcome* res,
-                   double alpha, double lam, double* delta, double* abs_err) noexcept nogil:
-    """Add alpha * sum_t G_t grad z_t of the game's after-states into ``delta``.
-
-    ``G_t = sum_{u >= t} lam**(u - t) d_u`` with ``d_u = Y_{u+1} - Y_u`` (White's
-    frame; the last target is the result), which is the eligibility-trace
-    update with weights frozen during the game. Returns 0, -1 without memory.
-    """
-    cdef int T = rec.n, t, k, j, i, H = net.hidden, seat
-    cdef double* Y
-    cdef double z[3]
-    cdef double g[3]
-    cdef double gx[3]
-    cdef double c
-    cdef float* hs
-    cdef float* h
+cdef int best_end_white(const Net* net, const GameRules* r, GameState* c, StageEnd* ends,
+                        double* y) noexcept nogil:
+    """Play the best end of ``c``'s pending stage by the network into ``c`` and put the
+    outputs of what follows in White's frame into ``y``; 0, or -1 on an overflow."""
+    cdef int n_ends, best
+    cdef float h[MAX_HIDDEN]
     cdef float out[N_OUT]
     cdef Sparse x
-    cdef double* d_w1 = delta
-    cdef double* d_b1 = delta + N_IN * H
-    cdef double* d_w2 = d_b1 + H
-    cdef double* d_b2 = d_w2 + N_OUT * H
-    cdef double* row
-    cdef double cj[MAX_HIDDEN]
-    abs_err[0] = 0.0
-    if T == 0:
-        return 0
-    Y = <double*>malloc(3 * T * sizeof(double))
-    hs = <float*>malloc(<size_t>T * H * sizeof(float))
-    if Y == NULL or hs == NULL:
-        free(Y)
-        free(hs)
+    if pending_ends(c, ends, &n_ends):
         return -1
-    for t in range(T):                              # the hidden activations kept for the pass back
-        encode(r, &rec.states[t], &x)
-        forward(net, &x, &hs[<size_t>t * H], out)
-        to_white(out, rec.states[t].seat, &Y[3 * t])
-    if res.winner == 0:
-        z[0], z[1], z[2] = 1.0, (1.0 if res.points == 2 else 0.0), 0.0
-    elif res.winner == 1:
-        z[0], z[1], z[2] = 0.0, 0.0, (1.0 if res.points == 2 else 0.0)
-    else:                                           # a draw (RULES §7.2) or unfinished
-        z[0], z[1], z[2] = 0.5, 0.0, 0.0
-    g[0] = g[1] = g[2] = 0.0
-    for t in range(T - 1, -1, -1):
-        for k in range(3):
-            if t == T - 1:
-                c = z[k] - Y[3 * t + k]
-            else:
-                c = Y[3 * (t + 1) + k] - Y[3 * t + k]
-            if k == 0:
-                abs_err[0] += fabs(c)
-            g[k] = c + lam * g[k]
-        seat = rec.states[t].seat
-        if seat == 0:
-            gx[0], gx[1], gx[2] = g[0], g[1], g[2]
-        else:                                       # the side to act's frame
-            gx[0], gx[1], gx[2] = -g[0], g[2], g[1]
-        encode(r, &rec.states[t], &x)
-        h = &hs[<size_t>t * H]
-        for k in range(N_OUT):
-            d_b2[k] += alpha * gx[k]
-            for j in range(H):
-                d_w2[k * H + j] += alpha * gx[k] * h[j]
-        for j in range(H):
-            c = 0.0
-            for k in range(N_OUT):
-                c += gx[k] * net.w2[k * H + j]
-            cj[j] = alpha * c * h[j] * (1.0 - h[j])
-            d_b1[j] += cj[j]
-        for i in range(x.n):
-            row = d_w1 + x.idx[i] * H
-            c = x.val[i]
-            for j in range(H):
-                row[j] += c * cj[j]
-    free(Y)
-    free(hs)
+    best = net_choose(net, r, c, ends, n_ends, NULL)
+    play_end(r, c, &ends[best])
+    if c.phase == PH_OVER:
+        result_white(c.winner, c.points, y)
+        return 0
+    encode(r, c, &x)
+    forward(net, &x, h, out)
+    to_white(out, c.seat, y)
     return 0
 
 
@@ -872,65 +789,29 @@ cdef void _values_into(const Net* net, const GameRules* r, const GameState* s,
         net_choose(net, r, s, ends, n_ends, &values[0])
 
 
-def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, int slots,
-                slot_list, double[:, ::1] delta, double alpha, double lam,
-                int32_t max_rolls=10000):
-    """Play and learn from the games of ``slot_list`` (slots of batch ``batch``);
-    slot ``k``'s update goes to ``delta[k]``. Returns an ``len(slot_list) x 5``
-    int64 array (states, winner, points, rolls, 1e6 x summed |TD error|)."""
+def deeper_outputs(Network network not None, game):
+    """The targets of ``target="deeper"`` training for ``game`` (waiting for a roll, or
+    at a chain or remainder stage): ``deeper_white``'s (White wins, White mars, Black
+    mars), float64, GIL released."""
     cdef GameRules r
-    cdef GameState s0
-    cdef Players pl
-    cdef Record rec
-    cdef Outcome res
-    cdef StageEnd* ends
-    cdef int failed = 0, n_trace = 0
-    cdef double err
-    cdef Py_ssize_t k, n = len(slot_list)
-    cdef int64_t[::1] slot_v = np.asarray(slot_list, dtype=np.int64)
-    cdef uint64_t game
-    if delta.shape[1] != parameter_count(network.hidden):
-        raise ValueError("delta has the wrong number of columns")
-    stats = np.zeros((n, 5), dtype=np.int64)
-    cdef int64_t[:, ::1] st = stats
-    read_rules(rules, &r)
-    memset(&s0, 0, sizeof(GameState))
-    s0.phase = PH_OPENING
-    s0.winner = -1
-    cdef Position start = Position.from_code(START_CODE)
-    s0.pos = start.pos
-    pl.policy[0] = pl.policy[1] = POLICY_NET
-    pl.net[0] = pl.net[1] = &network.net
-    ends = alloc_ends()
-    rec.states = NULL
-    rec.n = rec.capacity = rec.failed = 0
+    cdef GameState s
+    cdef int failed
+    cdef double[::1] y
+    read_game(game, &s, &r)
+    if not (s.phase == PH_ROLL or (s.phase == PH_STAGE and s.kind != K_PLAIN)):
+        raise ValueError("the deeper value is of a game waiting for a roll, a chain stage "
+                         "or a remainder stage")
+    out = np.zeros(3)
+    y = out
+    cdef StageEnd* ends = alloc_ends()
     try:
         with nogil:
-            for k in range(n):
-                if slot_v[k] < 0 or slot_v[k] >= slots:
-                    failed = 2
-                    break
-                game = <uint64_t>batch * <uint64_t>slots + <uint64_t>slot_v[k]
-                rec.n = 0
-                if play_seeded(&r, &s0, &pl, seed, game, ends, max_rolls, &rec, &res,
-                               NULL, 0, &n_trace):
-                    failed = 1
-                    break
-                if td_update(&network.net, &r, &rec, &res, alpha, lam, &delta[slot_v[k], 0],
-                             &err):
-                    failed = 1
-                    break
-                st[k, 0] = rec.n
-                put_result(&st[k, 0], &res)
-                st[k, 4] = <int64_t>(err * 1e6)
+            failed = deeper_white(&network.net, &r, &s, ends, &y[0])
     finally:
         free(ends)
-        free(rec.states)
-    if failed == 2:
-        raise ValueError(f"slots are 0..{slots - 1}")
     if failed:
-        raise MemoryError("no memory for a training game")
-    return stats
+        raise RuntimeError("a stage overflowed its buffer")
+    return out
 
 
 def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
@@ -1064,24 +945,15 @@ def outcome_values(Network network not None, rules, const int8_t[:, ::1] boards,
 cdef float reply_value(const Net* net, const GameRules* r, const GameState* after, int mover,
                        StageEnd* ends, int* failed) noexcept nogil:
     """``mover``'s value of ``after`` (the opponent to roll) averaged over the opponent's
-    36 rolls, each answered by the opponent's best end by the network."""
-    cdef GameState s
-    cdef int a, b, n_ends, best
-    cdef double total = 0.0
-    cdef float best_v, v
-    cdef Sparse x
-    for a in range(1, 7):
-        for b in range(a, 7):
-            s = after[0]
-            begin_roll(r, &s, b, a, False)
-            if pending_ends(&s, ends, &n_ends):
-                failed[0] = 1
-                return 0.0
-            best = net_choose(net, r, &s, ends, n_ends, NULL)
-            play_end(r, &s, &ends[best])
-            v = after_value(net, r, &s, mover, &x)
-            total += v * (1.0 if a == b else 2.0)
-    return <float>(total / 36.0)
+    36 rolls, each answered by the opponent's best end by the network: the equity
+    of ``deeper_white``'s outputs."""
+    cdef double y[3]
+    cdef double e
+    if deeper_white(net, r, after, ends, y):
+        failed[0] = 1
+        return 0.0
+    e = 2.0 * y[0] - 1.0 + y[1] - y[2]              # White's equity
+    return <float>(e if mover == 0 else -e)
 
 
 def search_values(Network network not None, game, int top):

@@ -29,6 +29,7 @@ from .errors import (
     InvalidDiceError,
     InvalidPositionError,
     InvalidSeatError,
+    position_code_sections,
 )
 
 __all__ = ["START_CODE", "stage_ends", "Position", "Ends"]
@@ -224,21 +225,7 @@ class Position:
             raise TypeError(
                 f"a position code must be a str, not {type(code).__name__}: {code!r}"
             )
-        if not code.startswith("G:"):
-            raise InvalidPositionError(f"position code must start with 'G:': {code!r}")
-        sections = code[2:].split("|")
-        if len(sections) != 3:
-            raise InvalidPositionError(
-                f"position code must have 3 '|'-separated sections, "
-                f"got {len(sections)}: {code!r}"
-            )
-        point_section, bar_section, off_section = sections
-
-        tokens = point_section.split(",")
-        if len(tokens) != NUMBER_OF_POINTS:
-            raise InvalidPositionError(
-                f"position code must have 24 point tokens, got {len(tokens)}: {code!r}"
-            )
+        tokens, bar_section, off_section = position_code_sections(code)
         counts = []
         for number, token in enumerate(tokens, start=1):
             if token == "":

@@ -105,8 +105,7 @@ cdef inline void begin_roll(const GameRules* r, GameState* s, int d1, int d2,
     s.game_rolls += 1
     s.phase = PH_STAGE
     s.roller = seat
-    s.roll[0] = d1
-    s.roll[1] = d2
+    s.roll[0], s.roll[1] = d1, d2
     s.opening = opening
     s.index = 0
     for n in range(7):

@@ -228,6 +228,7 @@ cdef void keyset_compact(KeySet* s) noexcept nogil:
 
 
 cdef void partset_clear(PartSet* ps, Meter* meter) noexcept nogil:
+    """Every part's table empty, its memory counted by ``meter``."""
     cdef int p
     for p in range(N_PARTS):
         keyset_clear(&ps.part[p], meter)
@@ -248,9 +249,11 @@ cdef void keyset_release(KeySet* s, Shared* sh) noexcept nogil:
 
 
 cdef void partset_release(PartSet* ps, Shared* sh) noexcept nogil:
+    """Free every part's table, their positions no longer held."""
     cdef int p
+    atomic_add(&sh.held, -partset_size(ps))
     for p in range(N_PARTS):
-        keyset_release(&ps.part[p], sh)
+        keyset_free(&ps.part[p])
 
 
 cdef inline size_t used_bytes(Py_ssize_t slots) noexcept nogil:
@@ -433,11 +436,8 @@ cdef void queue_init(InsertQueue* q, Shared* sh, PartSet* next, PartSet* out, in
     (the outcomes), keeping the outcomes of parts keep_lo <= p < keep_hi."""
     memset(q, 0, sizeof(InsertQueue))
     q.shared = sh
-    q.parts[1] = next
-    q.parts[2] = out
-    q.keep_lo = keep_lo
-    q.keep_hi = keep_hi
-    q.part_mask = part_mask
+    q.parts[1], q.parts[2] = next, out
+    q.keep_lo, q.keep_hi, q.part_mask = keep_lo, keep_hi, part_mask
 
 
 cdef void queue_flush(InsertQueue* q) noexcept nogil:

@@ -27,6 +27,7 @@ __all__ = [
     "InvalidPolicyError",
     "checked_int",
     "checked_scores",
+    "position_code_sections",
     "shown",
 ]
 
@@ -200,3 +201,31 @@ def checked_scores(values, n: int, what: str = "the evaluator"):
     if not np.isfinite(array).all():
         raise GulBaraError(f"{what} returned a score that is not finite (NaN or infinite)")
     return array
+
+
+def position_code_sections(code: str):
+    """The 24 point tokens, the bar section and the off section of a position code
+    ``G:p1,...,p24|0,0|w,b`` (RULES §9.1), or :class:`InvalidPositionError` naming
+    which part is missing; the tokens themselves are the caller's to read.
+
+    >>> tokens, bar, off = position_code_sections("G:" + "," * 23 + "|0,0|15,15")
+    >>> len(tokens), bar, off
+    (24, '0,0', '15,15')
+    >>> try:
+    ...     position_code_sections("G:1,2|0,0")
+    ... except InvalidPositionError as error:
+    ...     print(error)
+    a position code has three '|'-separated sections (points|bar|off), got 2 in 'G:1,2|0,0'
+    """
+    text = shown(code)
+    if not code.startswith("G:"):
+        raise InvalidPositionError(f"a position code starts with 'G:', got {text}")
+    sections = code[2:].split("|")
+    if len(sections) != 3:
+        raise InvalidPositionError(f"a position code has three '|'-separated sections "
+                                   f"(points|bar|off), got {len(sections)} in {text}")
+    tokens = sections[0].split(",")
+    if len(tokens) != 24:
+        raise InvalidPositionError(f"a position code has 24 point tokens, got {len(tokens)} "
+                                   f"in {text}")
+    return tokens, sections[1], sections[2]

@@ -226,6 +226,48 @@ class ValueNet:
         e = float(equity(out))
         return e if after.to_move == mover else -e
 
+    def deeper_outputs(self, game) -> np.ndarray:
+        """The network's outputs one decision deeper, in White's frame (White wins,
+        White mars, Black mars), natively: the targets of ``target="deeper"``
+        training (:mod:`gulbara.train`). A game waiting for a roll is averaged over
+        the 36 rolls, each answered by its mover's best play by
+        :meth:`stage_values`; a chain or remainder stage by its best play. What
+        follows the play is valued by the network, a finished game by its result."""
+        return _net.deeper_outputs(self.native, game)
+
+    def deeper_outputs_python(self, game) -> np.ndarray:
+        """:meth:`deeper_outputs` through the Python :class:`~gulbara.Game` and numpy (the twin)."""
+        if game.is_chance() and not game.is_opening():
+            total = np.zeros(3)
+            for a in range(1, 7):
+                for b in range(a, 7):
+                    after = game.copy(auto_roll=False)
+                    after.roll(b, a)
+                    total += self._best_play_outputs(after) * (1 if a == b else 2) / 36.0
+            return total
+        d = game.decision
+        if d is None or not (d.is_chain or d.is_remainder):
+            raise InvalidNetworkError("the deeper value is of a game waiting for a roll, a "
+                                      "chain stage or a remainder stage")
+        return self._best_play_outputs(game.copy(auto_roll=False))
+
+    def _best_play_outputs(self, game) -> np.ndarray:
+        """White-frame outputs after ``game``'s best play by the network (played on
+        ``game``). The play is the native policy's (its values have their own twin,
+        :meth:`stage_values_python`); what follows it is valued here by numpy."""
+        plays = game.legal_plays()
+        game.play(plays[int(np.argmax(self.stage_values(game)))])
+        if game.is_over():
+            r = game.result()
+            mars = r.points == 2
+            if r.winner is None:
+                return np.array([0.5, 0.0, 0.0])
+            return np.array([1.0, float(mars), 0.0] if r.winner == 0 else [0.0, 0.0, float(mars)])
+        out = self.forward(inputs(game)[None])[0]
+        if game.to_move == 0:
+            return out
+        return np.array([1.0 - out[0], out[2], out[1]])
+
     def __repr__(self) -> str:
         return f"ValueNet(hidden={self.hidden}, sha256={self.sha256()[:12]})"
 

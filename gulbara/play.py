@@ -82,14 +82,17 @@ class Play:
 
     @property
     def steps(self) -> Tuple[Step, ...]:
+        """The canonical steps ``(from, die)`` in the mover's numbering (RULES §3.8)."""
         return self._steps
 
     @property
     def code(self) -> Optional[str]:
+        """The end position's code, or ``None`` for a play read from notation alone."""
         return self._code
 
     @property
     def ends_game(self) -> bool:
+        """Whether the play bears off the mover's last checker (RULES §7.1)."""
         return self._ends_game
 
     def is_empty(self) -> bool:

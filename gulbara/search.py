@@ -124,11 +124,11 @@ def race_evaluator(features: np.ndarray) -> np.ndarray:
     is worth about 20 points of win rate over the pip lead alone
     (``docs/bots.md``).
 
-    >>> from gulbara.encoding import encode_boards
-    >>> x = encode_boards(["G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0",
-    ...                    "G:15,,,,,,,,,,,-15,,,,,,,,,,,,|0,0|0,0"], 0)
-    >>> [round(float(v), 3) for v in race_evaluator(x)]
-    [-0.38, 1.0]
+    >>> import gulbara.encoding
+    >>> start, white_home = ("G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0",
+    ...                      "G:15,,,,,,,,,,,-15,,,,,,,,,,,,|0,0|0,0")
+    >>> print(race_evaluator(gulbara.encoding.encode_boards([start, white_home], 0)).round(3))
+    [-0.38  1.  ]
     """
     x = _features(features)
     lead = (x[:, 195] - x[:, 194]) * 360.0

@@ -30,7 +30,7 @@ from typing import List, Optional, TextIO
 
 import numpy as np
 
-from gulbara import _net
+from gulbara import _net, _train
 from gulbara.conventions import mean_interval, wilson_interval
 from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
@@ -42,7 +42,10 @@ __all__ = ["train", "TrainResult", "Checkpoint", "evaluate", "last_path", "plot_
 
 #: The training arguments that fix the weights, with their defaults.
 TRAIN_DEFAULTS = dict(hidden=64, batch=20, alpha=0.002, alpha_min=0.0001, halflife=500_000,
-                      lam=0.7, init_scale=0.1)
+                      lam=0.7, init_scale=0.1, target="td")
+#: What each after-state is moved toward: ``td``, TD(lam) along the game; ``deeper``, the
+#: network's own value one decision deeper (every roll of a state waiting for one).
+TARGETS = ("td", "deeper")
 #: Dice seed of the checkpoint evaluations (the same games at every checkpoint).
 EVAL_SEED = 20_260_000
 
@@ -170,18 +173,28 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
     checkpoint = checked_int(checkpoint, "checkpoint", 1)
     if checkpoint % a["batch"]:
         raise GulBaraError(f"checkpoint ({checkpoint}) must be a multiple of batch ({a['batch']})")
+    if a["target"] not in TARGETS:
+        raise GulBaraError(f"target must be one of {', '.join(TARGETS)}, got {a['target']!r}")
     if not 0.0 <= a["lam"] <= 1.0:
         raise GulBaraError(f"lam must be in [0, 1], got {a['lam']}")
     if not (a["alpha"] > 0 and a["alpha_min"] > 0 and a["halflife"] > 0):
         raise GulBaraError("alpha, alpha_min and halflife must be positive")
     identity = dict(a, seed=seed)
+    if init is not None:
+        if not isinstance(init, ValueNet):
+            raise TypeError(f"init is a ValueNet, not {type(init).__name__}")
+        identity["init_sha256"] = init.sha256()
     done, history, best, best_rate = 0, [], None, -1.0
     if resume:
         if out is None:
             raise GulBaraError("resume needs out (the run's best-network path)")
         state = ValueNet.load(last_path(out))
+        if "init_sha256" in state.meta:
+            identity.setdefault("init_sha256", str(state.meta["init_sha256"]))
         for key, value in identity.items():
-            if key not in state.meta or state.meta[key] != value:
+            # a run saved before ``target`` existed trained on TD targets
+            recorded = state.meta.get(key, "td" if key == "target" else None)
+            if recorded is None or recorded != value:
                 raise GulBaraError(f"cannot resume: the run was trained with {key}="
                                    f"{state.meta.get(key)!r}, not {value!r}")
         net, done, history = state, int(state.meta["games"]), _history_from(state.meta)
@@ -214,8 +227,8 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
             parts = [list(range(lo, hi)) for lo, hi in _split(slots, workers)]
 
             def run_part(slot_list, frozen=frozen, delta=delta, alpha=alpha, b=b):
-                return _net.train_slots(frozen, DEFAULT_RULES, seed, b, batch, slot_list, delta,
-                                        alpha, a["lam"])
+                return _train.train_slots(frozen, DEFAULT_RULES, seed, b, batch, slot_list, delta,
+                                        alpha, a["lam"], deeper=a["target"] == "deeper")
 
             stats = list(pool.map(run_part, parts)) if pool else [run_part(parts[0])]
             stats = np.concatenate(stats)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import gulbara
-from gulbara import _net
+from gulbara import _net, _train
 from gulbara.net import (InvalidNetworkError, N_INPUTS, ValueNet, equity, inputs, load)
 
 
@@ -195,7 +195,7 @@ def test_every_arithmetic_level_gives_the_same_bytes(states):
                 net = ValueNet.random(hidden=hidden, seed=3, scale=0.5)
                 values = np.concatenate([net.stage_values(g) for g in games])
                 delta = np.zeros((2, _net.parameter_count(hidden)))
-                _net.train_slots(net.native, gulbara.DEFAULT_RULES, 9, 0, 2, [0, 1], delta,
+                _train.train_slots(net.native, gulbara.DEFAULT_RULES, 9, 0, 2, [0, 1], delta,
                                  0.01, 0.7)
                 results.append((level, hidden, values.tobytes(),
                                 net.native_forward(x).tobytes(), delta.tobytes()))
@@ -205,3 +205,32 @@ def test_every_arithmetic_level_gives_the_same_bytes(states):
         first = next(r for r in results if r[1] == hidden)
         assert rest == list(first[2:]), (level, hidden)
     assert len(results) == 3 * (best + 1)
+
+
+def test_deeper_outputs_equal_the_python_twin(states, net):
+    """The targets of ``target="deeper"`` training, one decision deeper: every roll of
+    a state waiting for one, the best play of a chain or remainder stage."""
+    checked = {"roll": 0, "chain": 0, "remainder": 0}
+    for game in states[::2][:1500]:
+        native = net.deeper_outputs(game)
+        twin = net.deeper_outputs_python(game)
+        assert native.shape == (3,) and np.abs(native - twin).max() < 1e-5, game.state_code()
+        assert ((native >= 0.0) & (native <= 1.0 + 1e-12)).all(), native
+        kind = ("chain" if game.decision.is_chain else "remainder") if game.is_decision() else "roll"
+        checked[kind] += 1
+    assert min(checked.values()) > 20, checked
+
+
+def test_deeper_outputs_of_a_game_won_by_every_roll():
+    """White's last checker on its 1-point comes off on any roll: White wins, and
+    Black has borne off none with checkers outside its home, so with a mars (RULES §7.1)."""
+    game = gulbara.Game.from_state_code(
+        "G:1,,,,,,,,,,,-15,,,,,,,,,,,,|0,0|14,0 next=roll:W rolls=5,5 stuck=0")
+    assert np.allclose(ValueNet.random(8, 1).deeper_outputs(game), [1.0, 1.0, 0.0], atol=1e-12)
+
+
+def test_deeper_outputs_refuse_a_plain_stage():
+    game = gulbara.Game(seed=1, auto_roll=False)
+    game.roll(6, 5)
+    with pytest.raises(ValueError, match="deeper"):
+        ValueNet.random(8, 1).deeper_outputs(game)

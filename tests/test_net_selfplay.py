@@ -74,26 +74,27 @@ def test_selfplay_cli_policy_path(weights):
         parser.parse_args(["--games", "20", "--policy", "nobody"])
 
 
-def _interrupt_soon(seconds=0.5):
+@pytest.mark.parametrize("what", ["match", "train"])
+def test_long_native_runs_stop_on_ctrl_c(weights, what):
     import os
     import signal
     import threading
-    timer = threading.Timer(seconds, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    return timer
-
-
-@pytest.mark.parametrize("what", ["match", "train"])
-def test_long_native_runs_stop_on_ctrl_c(weights, what):
     import time
     from gulbara import _net
     net = ValueNet.load(weights)
-    timer = _interrupt_soon()
+    # Python's own handler, even where the process was started with SIGINT ignored
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     began = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        if what == "match":
-            _net.play_match(net.native, None, 4, 2, Game(auto_roll=False), 1, 0, 10_000_000, True)
-        else:
-            train(10_000_000, seed=1, hidden=8, checkpoint=1_000_000, progress=None)
-    timer.join()
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            if what == "match":
+                _net.play_match(net.native, None, 4, 2, Game(auto_roll=False), 1, 0, 10_000_000,
+                                True)
+            else:
+                train(10_000_000, seed=1, hidden=8, checkpoint=1_000_000, progress=None)
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
     assert time.perf_counter() - began < 5

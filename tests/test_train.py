@@ -60,6 +60,32 @@ def test_bad_arguments():
         train(0, progress=None)
     with pytest.raises(TypeError, match="unknown"):
         train(10, progress=None, learning_rate=1)
+    with pytest.raises(GulBaraError, match="target"):
+        train(10, progress=None, target="mc")
+    with pytest.raises(TypeError, match="ValueNet"):
+        train(10, progress=None, init="net.npz")
+
+
+def test_deeper_targets_are_reproducible_and_differ_from_td():
+    start = train(40, seed=3, **TINY).net
+    one = train(40, seed=8, workers=1, init=start, target="deeper", **TINY)
+    two = train(40, seed=8, workers=2, init=start, target="deeper", **TINY)
+    td = train(40, seed=8, init=start, **TINY)
+    assert one.net.params.tobytes() == two.net.params.tobytes()
+    assert one.net.sha256() not in (start.sha256(), td.net.sha256())
+    assert one.net.meta["init_sha256"] == start.sha256() and one.net.meta["target"] == "deeper"
+
+
+def test_resume_of_a_run_from_a_network_keeps_its_start(tmp_path):
+    out = str(tmp_path / "best.npz")
+    start = train(40, seed=3, **TINY).net
+    whole = train(80, seed=9, init=start, target="deeper", **TINY)
+    train(40, seed=9, out=out, init=start, target="deeper", **TINY)
+    resumed = train(80, seed=9, out=out, resume=True, target="deeper", **TINY)
+    assert resumed.net.sha256() == whole.net.sha256()
+    assert ValueNet.load(last_path(out)).meta["init_sha256"] == start.sha256()
+    with pytest.raises(GulBaraError, match="target"):
+        train(80, seed=9, out=out, resume=True, **TINY)
 
 
 def test_evaluation_pairs_share_dice():

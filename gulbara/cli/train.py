@@ -5,6 +5,7 @@ import sys
 from typing import TextIO
 
 from gulbara.errors import GulBaraError
+from gulbara.net import ValueNet
 from gulbara.train import TRAIN_DEFAULTS, plot_history, train
 
 __all__ = ["add_arguments", "run"]
@@ -22,6 +23,7 @@ def add_arguments(parser) -> None:
                         help="duplicate pairs per evaluation (default 1000)")
     parser.add_argument("--resume", action="store_true", help="continue from OUT's .last.npz")
     parser.add_argument("--plot", help="draw the learning curve to this image file")
+    parser.add_argument("--init", help="start from this network (.npz) instead of random weights")
     for key, value in TRAIN_DEFAULTS.items():
         parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=value,
                             help=f"(default {value})")
@@ -30,9 +32,10 @@ def add_arguments(parser) -> None:
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     options = {key: getattr(args, key) for key in TRAIN_DEFAULTS}
     try:
+        init = ValueNet.load(args.init) if args.init else None
         result = train(args.games, args.seed, args.out, workers=args.workers,
                        checkpoint=args.checkpoint, eval_pairs=args.eval_pairs,
-                       resume=args.resume, **options)
+                       resume=args.resume, init=init, **options)
     except (GulBaraError, OSError) as exc:
         print(f"gulbara: {exc}", file=sys.stderr)
         return 2

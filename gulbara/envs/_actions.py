@@ -160,6 +160,7 @@ class StepStage:
 
     @property
     def seat(self) -> int:
+        """The mover (0 White, 1 Black)."""
         return self._seat
 
     @property
