@@ -11,7 +11,7 @@ STATE_SIZE: int
 OFFSETS: Dict[str, int]
 PROBLEMS: Dict[int, str]
 
-def _py_encode_boards(
+def py_encode_boards(
     boards: np.ndarray,
     borne_off: np.ndarray,
     derive_off: bool,
@@ -19,10 +19,10 @@ def _py_encode_boards(
     one_seat: bool,
     out: np.ndarray,
 ) -> Optional[Tuple[int, str, int]]: ...
-def _py_encode_position(position: Position, seat: int, out: np.ndarray) -> None: ...
-def _py_encode_ends(ends: Ends, out: np.ndarray) -> None: ...
-def _py_encode_ends_list(stages: list, out: np.ndarray) -> None: ...
-def _py_encode_state(
+def py_encode_position(position: Position, seat: int, out: np.ndarray) -> None: ...
+def py_encode_ends(ends: Ends, out: np.ndarray) -> None: ...
+def py_encode_ends_list(stages: list, out: np.ndarray) -> None: ...
+def py_encode_state(
     position: Position,
     seat: int,
     to_act: bool,

@@ -107,7 +107,7 @@ cdef Py_ssize_t encode_rows(const int8_t[:, ::1] boards, const uint8_t[:, ::1] b
     return -1
 
 
-def _py_encode_boards(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_off,
+def py_encode_boards(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_off,
                       bint derive_off, const uint8_t[::1] seats, bint one_seat,
                       float[:, ::1] out):
     """Encode ``N x 24`` boards into ``out`` (GIL released); ``None`` or ``(row, problem, detail)``."""
@@ -120,12 +120,12 @@ def _py_encode_boards(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_o
     return (bad, PROBLEMS[problem], detail)
 
 
-def _py_encode_position(Position position not None, int seat, float[::1] out):
+def py_encode_position(Position position not None, int seat, float[::1] out):
     """Encode one position from ``seat``'s view into ``out[0:196]``."""
     encode_pos(&position.pos, seat, &out[0])
 
 
-def _py_encode_ends(EndSet ends not None, float[:, ::1] out):
+def py_encode_ends(EndSet ends not None, float[:, ::1] out):
     """Encode every end of ``ends`` from its mover's view into ``out`` (GIL released)."""
     cdef Py_ssize_t i, n = len(ends)
     cdef int seat = ends.seat
@@ -136,7 +136,7 @@ def _py_encode_ends(EndSet ends not None, float[:, ::1] out):
             encode_pos(&p, seat, &out[i, 0])
 
 
-def _py_encode_ends_list(list stages, float[:, ::1] out):
+def py_encode_ends_list(list stages, float[:, ::1] out):
     """Encode the ends of several ``EndSet`` objects into consecutive rows of ``out``.
 
     The caller checks the types and that ``out`` has exactly the total number of rows.
@@ -153,7 +153,7 @@ def _py_encode_ends_list(list stages, float[:, ::1] out):
         at += n
 
 
-def _py_encode_state(Position position not None, int seat, bint to_act, dice, bint is_chain,
+def py_encode_state(Position position not None, int seat, bint to_act, dice, bint is_chain,
                      bint is_remainder, int index, later, bint is_chance, bint is_opening,
                      bint escalates, bint opp_escalates, float stuck, bint game_over,
                      float[::1] out):

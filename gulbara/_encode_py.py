@@ -57,7 +57,7 @@ def _position_rows(positions: Sequence) -> Tuple[np.ndarray, np.ndarray]:
     return boards, off
 
 
-def _py_encode_boards(boards, borne_off, derive_off: bool, seats, one_seat: bool,
+def py_encode_boards(boards, borne_off, derive_off: bool, seats, one_seat: bool,
                       out) -> Optional[Tuple[int, str, int]]:
     """Encode ``N x 24`` boards into ``out``; ``None`` or ``(row, problem, detail)``."""
     n = boards.shape[0]
@@ -75,35 +75,35 @@ def _py_encode_boards(boards, borne_off, derive_off: bool, seats, one_seat: bool
     return None
 
 
-def _py_encode_position(position, seat: int, out) -> None:
+def py_encode_position(position, seat: int, out) -> None:
     """Encode one position from ``seat``'s view into ``out[0:196]``."""
     boards, off = _position_rows([position])
     _encode_rows(boards, off, np.array([seat]), out[None, 0:BOARD_SIZE])
 
 
-def _py_encode_ends(ends, out) -> None:
+def py_encode_ends(ends, out) -> None:
     """Encode every end of a stage from its mover's view into ``out``."""
     if len(ends):
         boards, off = _position_rows([ends.position(i) for i in range(len(ends))])
         _encode_rows(boards, off, np.full(len(ends), ends.seat), out)
 
 
-def _py_encode_ends_list(stages: list, out, encode_ends=None) -> None:
+def py_encode_ends_list(stages: list, out, encode_ends=None) -> None:
     """Encode the ends of several stages into consecutive rows of ``out``, each
-    stage by ``encode_ends(ends, rows)`` (by default ``_py_encode_ends``)."""
-    encode_ends = _py_encode_ends if encode_ends is None else encode_ends
+    stage by ``encode_ends(ends, rows)`` (by default ``py_encode_ends``)."""
+    encode_ends = py_encode_ends if encode_ends is None else encode_ends
     at = 0
     for ends in stages:
         encode_ends(ends, out[at:at + len(ends)])
         at += len(ends)
 
 
-def _py_encode_state(position, seat: int, to_act: bool, dice, is_chain: bool,
+def py_encode_state(position, seat: int, to_act: bool, dice, is_chain: bool,
                      is_remainder: bool, index: int, later, is_chance: bool, is_opening: bool,
                      escalates: bool, opp_escalates: bool, stuck: float, game_over: bool,
                      out) -> None:
     """Encode a game state into ``out[0:STATE_FEATURES]``."""
-    _py_encode_position(position, seat, out)
+    py_encode_position(position, seat, out)
     o = OFFSETS
     out[BOARD_SIZE:STATE_SIZE] = 0.0
     for number in dice:

@@ -348,14 +348,14 @@ def greedy_end(Ends ends):
     return greedy_choose(&ends.base, ends.seat, ends.ends, ends.n)
 
 
-def _py_greedy_score(code, seat, ends_game):
+def py_greedy_score(code, seat, ends_game):
     """greedy_score of a position code for ``seat`` (tests against the Python twin)."""
     from gulbara import _movegen
     cdef Position position = _movegen.Position.from_code(code)
     return greedy_score(&position.pos, seat, ends_game)
 
 
-def _py_rng(seed, game, stream, n, bound=0):
+def py_rng(seed, game, stream, n, bound=0):
     """``n`` outputs of stream ``stream`` of game ``game`` (raw, or below(bound)) (tests)."""
     cdef Rng g
     rng_seed(&g, seed, game, stream)

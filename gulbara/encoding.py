@@ -171,7 +171,7 @@ def encode_board(position, seat: int, out: Optional[np.ndarray] = None) -> np.nd
     seat = _seat(seat)
     pos = _core_position(position)
     out = _out(out, (BOARD_FEATURES,))
-    _encode._py_encode_position(pos, seat, out)
+    _encode.py_encode_position(pos, seat, out)
     return out
 
 
@@ -235,7 +235,7 @@ def encode_boards(boards, seats, out: Optional[np.ndarray] = None, *,
     out = _out(out, (n, BOARD_FEATURES))
     if n == 0:
         return out
-    problem = _encode._py_encode_boards(
+    problem = _encode.py_encode_boards(
         boards, borne_off if borne_off is not None else _NO_OFF, borne_off is None,
         seats_u8, one_seat, out)
     if problem is not None:
@@ -263,9 +263,9 @@ def encode_afterstates(ends, out: Optional[np.ndarray] = None) -> np.ndarray:
         total = sum(len(raw) for raw in raws)
         out = _out(out, (total, BOARD_FEATURES))
         if all(isinstance(raw, _EndSet) for raw in raws):
-            _encode._py_encode_ends_list(raws, out)
+            _encode.py_encode_ends_list(raws, out)
         else:                                 # other ends: one by one, through their codes
-            _encode_py._py_encode_ends_list(raws, out, _encode_raw)
+            _encode_py.py_encode_ends_list(raws, out, _encode_raw)
         return out
     raw = _raw_ends(ends)
     out = _out(out, (len(raw), BOARD_FEATURES))
@@ -283,11 +283,11 @@ def _raw_ends(ends):
 
 def _encode_raw(raw, out: np.ndarray) -> None:
     if isinstance(raw, _EndSet):
-        _encode._py_encode_ends(raw, out)
+        _encode.py_encode_ends(raw, out)
         return
     seat = raw.seat                       # the reference backend: through the codes
     for i in range(len(raw)):
-        _encode._py_encode_position(_Position.from_code(raw.code(i)), seat, out[i])
+        _encode.py_encode_position(_Position.from_code(raw.code(i)), seat, out[i])
 
 
 def encode_game(game, out: Optional[np.ndarray] = None, *, seat: Optional[int] = None
@@ -330,7 +330,7 @@ def encode_game(game, out: Optional[np.ndarray] = None, *, seat: Optional[int] =
     if not over:
         escalates = game.next_roll_escalates(player)
         opp = game.next_roll_escalates(1 - player)
-    _encode._py_encode_state(
+    _encode.py_encode_state(
         _core_position(game.position), player, acting == player and not over, dice,
         is_chain, is_remainder, index, later, game.is_chance(), game.is_opening(),
         escalates, opp, min(game.stuck_rolls / limit, 1.0), over, out)

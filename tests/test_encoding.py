@@ -340,18 +340,18 @@ def test_numpy_twin_equals_the_compiled_encoders():
     for derive, one in ((False, False), (True, False), (False, True)):
         got, want = (np.full((len(CODES), BOARD_FEATURES), np.nan, np.float32) for _ in "ab")
         args = (boards, off, derive, seats[:1] if one else seats, one)
-        assert _encode_py._py_encode_boards(*args, got) is None
-        assert _encode._py_encode_boards(*args, want) is None
+        assert _encode_py.py_encode_boards(*args, got) is None
+        assert _encode.py_encode_boards(*args, want) is None
         assert np.array_equal(got, want)
     bad = boards.copy()
     bad[3, 0] = 16
-    assert _encode_py._py_encode_boards(bad, off, False, seats, False, got) == \
-        _encode._py_encode_boards(bad, off, False, seats, False, want) == (3, "point", 1)
+    assert _encode_py.py_encode_boards(bad, off, False, seats, False, got) == \
+        _encode.py_encode_boards(bad, off, False, seats, False, want) == (3, "point", 1)
     for code in CODES[:120]:
         ends = gulbara._movegen.stage_ends(code, 1, (5, 3))
         got, want = (np.zeros((len(ends), BOARD_FEATURES), np.float32) for _ in "ab")
-        _encode_py._py_encode_ends(ends, got)
-        _encode._py_encode_ends(ends, want)
+        _encode_py.py_encode_ends(ends, got)
+        _encode.py_encode_ends(ends, want)
         assert np.array_equal(got, want)
     states = 0
     for game in sample_games(300, 11, lambda game: game.copy(), lambda game, ply: True):
@@ -362,8 +362,8 @@ def test_numpy_twin_equals_the_compiled_encoders():
                 game.is_opening(), True, False, min(game.stuck_rolls / 100, 1.0),
                 game.is_over())
         got, want = (np.zeros(STATE_FEATURES, np.float32) for _ in "ab")
-        _encode_py._py_encode_state(game.position, *args, got)
-        _encode._py_encode_state(game.position, *args, want)
+        _encode_py.py_encode_state(game.position, *args, got)
+        _encode.py_encode_state(game.position, *args, want)
         assert np.array_equal(got, want), game.state_code()
         states += 1
     assert states == 300

@@ -69,10 +69,10 @@ def check_same_game(start, seed, index, policy, max_rolls=10_000):
                                               (12345, 2**40, 1), (99, 3, 5)])
 def test_rng_twins(seed, game, stream):
     rng = Rng(seed, game, stream)
-    assert _selfplay._py_rng(seed, game, stream, 50) == [rng.next() for _ in range(50)]
+    assert _selfplay.py_rng(seed, game, stream, 50) == [rng.next() for _ in range(50)]
     for bound in (1, 2, 6, 7, 1000, 17550, 2**31 - 1):
         rng = Rng(seed, game, stream)
-        assert _selfplay._py_rng(seed, game, stream, 40, bound) == [rng.below(bound)
+        assert _selfplay.py_rng(seed, game, stream, 40, bound) == [rng.below(bound)
                                                                    for _ in range(40)]
 
 
@@ -88,7 +88,7 @@ def test_greedy_score_twins():
         for who in (0, 1):
             position = Position.from_code(code)
             for ends_game in (False, True):
-                assert (_selfplay._py_greedy_score(code, who, ends_game)
+                assert (_selfplay.py_greedy_score(code, who, ends_game)
                         == greedy_score(position, who, ends_game)), (code, who)
             checked += 1
     assert checked == 800
