@@ -8,7 +8,7 @@ GIL. ``chain_enumerate`` and ``chain_recover`` are declared in
 """
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy
 
 from gulbara._bits cimport pop_top
@@ -24,7 +24,7 @@ from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_I
                               localset_flush, localset_full, localset_push, queue_keeps,
                               KeyRun, keyrun_clear, keyrun_free, keyrun_release, KeyRing,
                               ring_add_max, ring_drain_max,
-                              keyrun_drop_present, localset_flush_runs,
+                              keyrun_drop_present, localset_flush_runs, table_resize,
                               atomic_add, atomic_next, meter_take, meter_sub, shared_fail,
                               table_bytes, keyset_clear, keyset_init, keyset_free, keyset_add,
                               keyset_add_max, keyset_init_pooled, pool_release, TablePool,
@@ -732,13 +732,10 @@ cdef void task_collect_part(Task* task, int p) noexcept nogil:
     keyset_compact(part)
     if extra:
         old_bytes = table_bytes(part.size + 1) if part.dense != NULL else 0
-        if meter_take(&task.sh.meter, table_bytes(part.size + extra + 1) - old_bytes) != CHAIN_OK:
-            shared_fail(task.sh, CHAIN_TOO_MANY)
-            return
-        dense = <uint64_t*>realloc(part.dense, table_bytes(part.size + extra + 1))
+        dense = <uint64_t*>table_resize(&task.sh.meter, part.dense, old_bytes,
+                                        table_bytes(part.size + extra + 1), &err)
         if dense == NULL:
-            meter_sub(&task.sh.meter, table_bytes(part.size + extra + 1) - old_bytes)
-            shared_fail(task.sh, CHAIN_NO_MEMORY)
+            shared_fail(task.sh, err)
             return
         part.dense = dense
         for t in range(task.n_workers):

@@ -273,6 +273,8 @@ cdef inline void keyrun_clear(KeyRun* r, Meter* meter) noexcept nogil:
 
 
 # Implemented in _tables.pyx
+cdef void* table_resize(Meter* m, void* block, size_t old_bytes, size_t new_bytes,
+                       int* err) noexcept nogil
 cdef void keyrun_free(KeyRun* r) noexcept nogil
 cdef void keyrun_release(KeyRun* r, Shared* sh) noexcept nogil
 cdef Py_ssize_t keyrun_drop_present(KeyRun* r, const KeySet* s) noexcept nogil

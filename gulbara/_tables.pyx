@@ -99,6 +99,22 @@ cdef void* table_take(Meter* m, size_t nbytes, int* err) noexcept nogil:
     return block
 
 
+cdef void* table_resize(Meter* m, void* block, size_t old_bytes, size_t new_bytes,
+                       int* err) noexcept nogil:
+    """``block`` (``old_bytes`` counted in ``m``; NULL and 0 for none) grown to
+    ``new_bytes``, its contents kept; NULL with ``*err`` as table_take's, and
+    ``block`` left as it was."""
+    cdef void* grown
+    if meter_take(m, new_bytes - old_bytes) != CHAIN_OK:
+        err[0] = CHAIN_TOO_MANY
+        return NULL
+    grown = realloc(block, new_bytes)
+    if grown == NULL:
+        meter_sub(m, new_bytes - old_bytes)
+        err[0] = CHAIN_NO_MEMORY
+    return grown
+
+
 cdef void table_give(Meter* m, void* block, size_t nbytes) noexcept nogil:
     """Free a block of table_take."""
     free(block)
@@ -388,13 +404,11 @@ cdef int localset_flush_runs(LocalSet* s, InsertQueue* q, int which, KeyRun* run
 cdef int keyrun_grow(KeyRun* r) noexcept nogil:
     """Double a run's room (at least 4,096 keys), counted in its meter."""
     cdef Py_ssize_t cap = 4096 if r.cap < 4096 else 2 * r.cap
-    cdef uint64_t* keys
-    if meter_take(r.meter, table_bytes(cap - r.cap)) != CHAIN_OK:
-        return CHAIN_TOO_MANY
-    keys = <uint64_t*>realloc(r.keys, table_bytes(cap))
+    cdef int err = CHAIN_OK
+    cdef uint64_t* keys = <uint64_t*>table_resize(r.meter, r.keys, table_bytes(r.cap),
+                                                  table_bytes(cap), &err)
     if keys == NULL:
-        meter_sub(r.meter, table_bytes(cap - r.cap))
-        return CHAIN_NO_MEMORY
+        return err
     r.keys = keys
     r.cap = cap
     return CHAIN_OK

@@ -38,7 +38,7 @@ from gulbara.net import ValueNet, InvalidNetworkError
 from gulbara.rules import DEFAULT_RULES
 
 __all__ = ["train", "TrainResult", "Checkpoint", "evaluate", "last_path", "plot_history",
-           "TRAIN_DEFAULTS"]
+           "training_arguments", "TRAIN_DEFAULTS", "LATER_ARGUMENTS"]
 
 #: The training arguments that fix the weights, with their defaults.
 TRAIN_DEFAULTS = dict(hidden=64, batch=20, alpha=0.002, alpha_min=0.0001, halflife=500_000,
@@ -126,6 +126,23 @@ def last_path(out: str) -> str:
     return root + ".last.npz"
 
 
+#: Training arguments added after networks were first saved, with what a file
+#: that does not record one was trained with.
+LATER_ARGUMENTS = dict(target="td")
+
+
+def training_arguments(meta: dict) -> dict:
+    """The training arguments a network's metadata records (:data:`TRAIN_DEFAULTS`'
+    keys, the seed and, for a run from a network, ``init_sha256``), with
+    :data:`LATER_ARGUMENTS` for a file older than them.
+
+    >>> training_arguments({"lam": 0.9, "seed": 1, "games": 10})
+    {'target': 'td', 'lam': 0.9, 'seed': 1}
+    """
+    keys = set(TRAIN_DEFAULTS) | {"seed", "init_sha256"}
+    return dict(LATER_ARGUMENTS, **{k: v for k, v in meta.items() if k in keys})
+
+
 def _alpha(games: int, a: dict) -> float:
     return max(a["alpha_min"], a["alpha"] * 0.5 ** (games / a["halflife"]))
 
@@ -191,12 +208,11 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
         state = ValueNet.load(last_path(out))
         if "init_sha256" in state.meta:
             identity.setdefault("init_sha256", str(state.meta["init_sha256"]))
+        recorded = training_arguments(state.meta)
         for key, value in identity.items():
-            # a run saved before ``target`` existed trained on TD targets
-            recorded = state.meta.get(key, "td" if key == "target" else None)
-            if recorded is None or recorded != value:
+            if key not in recorded or recorded[key] != value:
                 raise GulBaraError(f"cannot resume: the run was trained with {key}="
-                                   f"{state.meta.get(key)!r}, not {value!r}")
+                                   f"{recorded.get(key)!r}, not {value!r}")
         net, done, history = state, int(state.meta["games"]), _history_from(state.meta)
         if os.path.exists(out):
             best = ValueNet.load(out)

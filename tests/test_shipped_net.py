@@ -13,7 +13,7 @@ import hashlib
 import pytest
 
 from gulbara.net import DEFAULT_NET_PATH, ValueNet, default_net
-from gulbara.train import TRAIN_DEFAULTS, train
+from gulbara.train import TRAIN_DEFAULTS, train, training_arguments
 
 #: SHA-256 of gulbara/data/gb1.npz (the file) and of its float32 weights.
 FILE_SHA256 = "6de2c31511e518b54a4691336301c89779cba5f865ea61eabed9ae154f143c01"
@@ -32,10 +32,10 @@ def test_loaded_once():
 
 def test_it_records_its_training_run():
     meta = default_net().meta
+    recorded = training_arguments(meta)
     for key, value in TRAIN_DEFAULTS.items():
-        # a file written before ``target`` existed was trained on TD targets
-        assert meta.get(key, "td" if key == "target" else None) == value, key
-    assert meta["seed"] == 1 and meta["layout_name"] == "gb1"
+        assert recorded[key] == value, key
+    assert recorded["seed"] == 1 and meta["layout_name"] == "gb1"
     history = list(meta["history_sha256"])
     assert default_net().sha256() in history       # the best checkpoint is one of them
     assert len(history) == len(meta["history_games"]) >= 1
