@@ -40,3 +40,13 @@ def test_model_mover_counts_follow_the_black_frame():
     counts, blocked = checker_model.mover_counts("G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0", 1)
     assert counts[24] == 15 and sum(counts) == 15
     assert blocked == {12}
+
+
+def test_pip_candidates_hold_every_complete_outcome():
+    chain = decision(0, 31)
+    counts, blocked = checker_model.mover_counts(chain.code, chain.seat)
+    numbers = list(range(chain.first, 7))
+    ends, _ = checker_model.complete_outcomes(counts, blocked, numbers)
+    candidates, written = checker_model.pip_candidates(counts, blocked, numbers)
+    assert ends and ends <= candidates
+    assert written >= len(candidates)
