@@ -28,7 +28,7 @@ import numpy as np
 
 import gulbara
 from gulbara import suites
-from gulbara._composition import composable, mover_points
+from gulbara._composition import checker_paths, composable, mover_points
 from gulbara.chains import STOP_COMPLETE
 
 
@@ -40,24 +40,12 @@ def mover_counts(code, seat):
 
 
 def checker_options(start, numbers, blocked):
-    """{pips moved: [dice-use vectors]} of one checker's paths that never bear off."""
+    """{pips moved: [dice-use vectors]} of one checker's paths that never bear off
+    (gulbara._composition.checker_paths, its packed vectors as tuples)."""
     options = {}
-
-    def walk(stage, point, use):
-        if stage == len(numbers):
-            options.setdefault(start - point, []).append(tuple(use))
-            return
-        here = point
-        for k in range(5):
-            if k:
-                here -= numbers[stage]
-                if here < 1 or here in blocked:
-                    break
-            use.append(k)
-            walk(stage + 1, here, use)
-            use.pop()
-
-    walk(0, start, [])
+    for used, end in checker_paths(start, frozenset(blocked), numbers):
+        options.setdefault(start - end, []).append(
+            tuple((used >> (4 * stage)) & 15 for stage in range(len(numbers))))
     return sorted(options.items())
 
 

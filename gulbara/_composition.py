@@ -29,11 +29,11 @@ to reach the home board than the chain has before its last step
 (44, ['complete'])
 """
 
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, Sequence, Set, Tuple
 
 from gulbara.conventions import OTHER_POINT
 
-__all__ = ["compose_chain", "composable", "mover_points", "ComposedOutcome"]
+__all__ = ["compose_chain", "composable", "checker_paths", "mover_points", "ComposedOutcome"]
 
 #: (the mover's checkers on its own points 1..24, stop name, stop number, dice played there)
 ComposedOutcome = Tuple[Tuple[int, ...], str, int, int]
@@ -49,16 +49,16 @@ def mover_points(code: str, seat: int) -> Tuple[Tuple[int, ...], FrozenSet[int]]
     >>> counts[23], sorted(held)
     (15, [12])
     """
-    from gulbara.errors import position_code_sections
-    points = [int(token) if token else 0 for token in position_code_sections(code)[0]]
+    from gulbara._backend import Position
+    points = Position.from_code(code).points()
+    sign = 1 if seat == 0 else -1
     counts = [0] * 24
     held = set()
     for own in range(1, 25):
-        white = own if seat == 0 else OTHER_POINT[own - 1]
-        value = points[white - 1]
-        if (value > 0) == (seat == 0) and value != 0:
-            counts[own - 1] = abs(value)
-        elif value != 0:
+        value = sign * points[(own if seat == 0 else OTHER_POINT[own - 1]) - 1]
+        if value > 0:
+            counts[own - 1] = value
+        elif value < 0:
             held.add(own)
     return tuple(counts), frozenset(held)
 
@@ -76,11 +76,17 @@ def composable(counts: Sequence[int], first: int) -> bool:
     return need > total - first
 
 
-def _paths(start: int, held: FrozenSet[int], numbers: Sequence[int],
-           stall_last: bool) -> List[Tuple[int, int]]:
-    """Every legal path of one checker from ``start``: (packed dice used per
-    stage, end point). A step lands on an open point above 0 (no bearing off
-    here). With ``stall_last`` the last stage takes the checker's whole run."""
+def checker_paths(start: int, held: FrozenSet[int], numbers: Sequence[int],
+                  stall_last: bool = False) -> List[Tuple[int, int]]:
+    """Every legal path of one checker from ``start`` through the stages
+    ``numbers`` (at most four dice each): (dice used per stage, packed 4 bits
+    a stage, end point). A step lands on an open point above 0 (RULES §2.2;
+    no bearing off here). With ``stall_last`` the last stage takes the
+    checker's whole open run of its number.
+
+    >>> sorted(checker_paths(24, frozenset({22}), [1]))     # 24/23, then 22 is held
+    [(0, 24), (1, 23)]
+    """
     paths: List[Tuple[int, int]] = []
 
     def extend(stage: int, point: int, used: int) -> None:
@@ -88,43 +94,42 @@ def _paths(start: int, held: FrozenSet[int], numbers: Sequence[int],
             paths.append((used, point))
             return
         number, shift = numbers[stage], _FIELD * stage
-        run = 0
-        while True:
-            if not (stall_last and stage == len(numbers) - 1):
+        whole_run = stall_last and stage == len(numbers) - 1
+        for run in range(5):
+            if not whole_run:
                 extend(stage + 1, point, used | (run << shift))
-            target = point - number
-            if run == 4 or target < 1 or target in held:
+            if run == 4 or point - number < 1 or point - number in held:
                 break
-            point, run = target, run + 1
-        if stall_last and stage == len(numbers) - 1:
+            point -= number
+        if whole_run:
             extend(stage + 1, point, used | (run << shift))
 
     extend(0, start, 0)
     return paths
 
 
-def _fits(used: int, n_stages: int, limit: Sequence[int]) -> bool:
-    return all((used >> (_FIELD * k)) & 15 <= limit[k] for k in range(n_stages))
+def _fits(used: int, n_stages: int) -> bool:
+    """No stage's count of ``used`` is over four."""
+    return all((used >> (_FIELD * k)) & 15 <= 4 for k in range(n_stages))
 
 
 def _compose(counts: Sequence[int], held: FrozenSet[int], numbers: Sequence[int],
-             stall_last: bool, work: Dict[str, int]) -> Dict[int, Set[int]]:
+             stall_last: bool) -> Dict[int, Set[int]]:
     """The ends (packed dice used -> set of packed positions, 4 bits a point)
     of every way to give the checkers the stages ``numbers``, each stage at
     most four dice, the last one each checker's whole run if ``stall_last``;
-    every earlier stage is used in full. ``work`` counts the states made
-    (``"made"``, repeats included) and kept (``"states"``)."""
+    every earlier stage is used in full."""
     n_stages = len(numbers)
-    limit = [4] * n_stages
     checkers = [point for point in range(24, 0, -1) for _ in range(counts[point - 1])]
-    options = [sorted(set(_paths(point, held, numbers, stall_last))) for point in checkers]
+    options = [sorted(set(checker_paths(point, held, numbers, stall_last)))
+               for point in checkers]
     # reachable[k]: the dice-used vectors checkers k.. can make, each stage at most 4
     reachable: List[Set[int]] = [set() for _ in range(len(checkers) + 1)]
     reachable[-1] = {0}
     for k in range(len(checkers) - 1, -1, -1):
         used_here = {used for used, _ in options[k]}
         reachable[k] = {a + b for a in reachable[k + 1] for b in used_here
-                        if _fits(a + b, n_stages, limit)}
+                        if _fits(a + b, n_stages)}
     full = sum(4 << (_FIELD * k) for k in range(n_stages - (1 if stall_last else 0)))
     last_shift = _FIELD * (n_stages - 1)
     last_mask = (15 << last_shift) if stall_last else 0
@@ -154,14 +159,12 @@ def _compose(counts: Sequence[int], held: FrozenSet[int], numbers: Sequence[int]
                 total = used + dice
                 ok = memo.get(total)
                 if ok is None:
-                    ok = memo[total] = (_fits(total, n_stages, limit)
+                    ok = memo[total] = (_fits(total, n_stages)
                                         and wanted(total, k + 1))
                 if ok:
-                    work["made"] += 1
                     following.add((total, key - (1 << (4 * (point - 1)))
                                    + (1 << (4 * (end - 1)))))
         states = following
-        work["states"] += len(states)
     ends: Dict[int, Set[int]] = {}
     for used, key in states:
         ends.setdefault(used, set()).add(key)
@@ -172,29 +175,22 @@ def _unpack(key: int) -> Tuple[int, ...]:
     return tuple((key >> (4 * (point - 1))) & 15 for point in range(1, 25))
 
 
-def compose_chain(code: str, seat: int, first: int,
-                  work: Optional[Dict[str, int]] = None) -> Set[ComposedOutcome]:
+def compose_chain(code: str, seat: int, first: int) -> Set[ComposedOutcome]:
     """The outcomes of ``seat``'s escalating chain from ``first`` (RULES
     §4.2-4.4, §5.6), found by per-checker composition: a set of (own-point
     counts, stop, stop number, dice played in that stage). Refused with
-    ``ValueError`` unless :func:`composable`. ``work``, if given, gets the
-    count of states made (``"made"``) and kept (``"states"``), over every
-    composition (the complete one and one per stage a stall may stop at)."""
-    if work is None:
-        work = {}
-    work.setdefault("made", 0)
-    work.setdefault("states", 0)
+    ``ValueError`` unless :func:`composable`."""
     counts, held = mover_points(code, seat)
     if not composable(counts, first):
         raise ValueError("a step of this chain may bear off: per-checker composition "
                          "does not apply")
     numbers = list(range(first, 7))
     outcomes: Set[ComposedOutcome] = set()
-    for key in _compose(counts, held, numbers, False, work).get(
+    for key in _compose(counts, held, numbers, False).get(
             sum(4 << (_FIELD * k) for k in range(len(numbers))), ()):
         outcomes.add((_unpack(key), "complete", 6, 4))
     for stage in range(len(numbers)):
-        for used, keys in _compose(counts, held, numbers[:stage + 1], True, work).items():
+        for used, keys in _compose(counts, held, numbers[:stage + 1], True).items():
             played = (used >> (_FIELD * stage)) & 15
             if played >= 4:
                 continue                    # played in full: not a stall here

@@ -44,7 +44,7 @@ def random_chain(rng):
     seat = rng.randrange(2)
     mine = {}
     for _ in range(15):
-        point = rng.choice(rng.sample(range(13, 25), rng.randint(2, 5)))
+        point = rng.randrange(13, 25)
         mine[point] = mine.get(point, 0) + 1
     free = [p for p in range(1, 25) if p not in mine]
     theirs = {p: 1 for p in rng.sample(free, rng.randint(6, min(12, len(free))))}
@@ -123,9 +123,3 @@ def test_mover_points_follow_the_black_frame():
     assert held == {12}
     counts, held = mover_points("G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0", 0)
     assert counts[23] == 15 and held == {12}
-
-
-def test_work_is_counted():
-    work = {}
-    compose_chain(gulbara.START_CODE, 0, 4, work)
-    assert work["made"] >= work["states"] > 0
