@@ -1,7 +1,7 @@
 """The network shipped in the package: its hash, its provenance, and the command reproducing it.
 
 The shipped file is the best checkpoint of ``gulbara train --games G --seed 1
---out gb1.npz`` (the README gives G and the run). Its metadata records the
+--out gb1.npz --eval-pairs 1000`` (the README gives G and the run). Its metadata records the
 SHA-256 of the run's weights after 100, 1,000 and 10,000 games and at every
 checkpoint; retraining the first 1,000 games here must give those bytes (the
 weights depend only on the arguments), and the slow test retrains the first
@@ -36,6 +36,8 @@ def test_it_records_its_training_run():
     for key, value in TRAIN_DEFAULTS.items():
         assert recorded[key] == value, key
     assert recorded["seed"] == 1 and meta["layout_name"] == "gb1"
+    # its checkpoints were picked on 1,000 pairs, the README's --eval-pairs 1000
+    assert int(meta["eval_pairs"]) == 1000 and int(meta["checkpoint"]) == 100_000
     history = list(meta["history_sha256"])
     assert default_net().sha256() in history       # the best checkpoint is one of them
     assert len(history) == len(meta["history_games"]) >= 1

@@ -106,3 +106,17 @@ def test_cli_trains_and_plots(tmp_path, capsys):
     assert code == 0
     assert "best checkpoint" in capsys.readouterr().out
     assert ValueNet.load(str(out)).hidden == 8 and plot.stat().st_size > 1000
+
+
+def test_checkpoints_are_judged_on_the_default_pairs(tmp_path):
+    # 5,000 pairs by default (DEFAULT_EVAL_PAIRS): 1,000 picked checkpoints on noise (docs/bots.md)
+    from gulbara.train import DEFAULT_EVAL_PAIRS
+    out = str(tmp_path / "w.npz")
+    args = dict(TINY)
+    del args["eval_pairs"]
+    result = train(20, seed=3, out=out, **args)
+    assert DEFAULT_EVAL_PAIRS == 5000
+    assert int(ValueNet.load(out).meta["eval_pairs"]) == DEFAULT_EVAL_PAIRS
+    ev = evaluate(result.net, DEFAULT_EVAL_PAIRS)
+    assert ev["games"] == 2 * DEFAULT_EVAL_PAIRS
+    assert result.history[0].win_rate == ev["win_rate"]

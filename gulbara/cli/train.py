@@ -6,7 +6,7 @@ from typing import TextIO
 
 from gulbara.errors import GulBaraError
 from gulbara.net import ValueNet
-from gulbara.train import TRAIN_DEFAULTS, plot_history, train
+from gulbara.train import DEFAULT_EVAL_PAIRS, TRAIN_DEFAULTS, plot_history, train
 
 __all__ = ["add_arguments", "run"]
 
@@ -19,8 +19,8 @@ def add_arguments(parser) -> None:
                         help="threads (the weights do not depend on it)")
     parser.add_argument("--checkpoint", type=int, default=100_000,
                         help="games between evaluations against greedy (default 100000)")
-    parser.add_argument("--eval-pairs", type=int, default=1000,
-                        help="duplicate pairs per evaluation (default 1000)")
+    parser.add_argument("--eval-pairs", type=int, default=DEFAULT_EVAL_PAIRS,
+                        help=f"duplicate pairs per evaluation (default {DEFAULT_EVAL_PAIRS})")
     parser.add_argument("--resume", action="store_true", help="continue from OUT's .last.npz")
     parser.add_argument("--plot", help="draw the learning curve to this image file")
     parser.add_argument("--init", help="start from this network (.npz) instead of random weights")
