@@ -108,6 +108,11 @@ def checker_paths(start: int, held: FrozenSet[int], numbers: Sequence[int],
     return paths
 
 
+def _full(n_stages: int) -> int:
+    """The packed dice-used vector of ``n_stages`` stages each played in full (four dice)."""
+    return sum(4 << (_FIELD * k) for k in range(n_stages))
+
+
 def _fits(used: int, n_stages: int) -> bool:
     """No stage's count of ``used`` is over four."""
     return all((used >> (_FIELD * k)) & 15 <= 4 for k in range(n_stages))
@@ -130,7 +135,7 @@ def _compose(counts: Sequence[int], held: FrozenSet[int], numbers: Sequence[int]
         used_here = {used for used, _ in options[k]}
         reachable[k] = {a + b for a in reachable[k + 1] for b in used_here
                         if _fits(a + b, n_stages)}
-    full = sum(4 << (_FIELD * k) for k in range(n_stages - (1 if stall_last else 0)))
+    full = _full(n_stages - (1 if stall_last else 0))
     last_shift = _FIELD * (n_stages - 1)
     last_mask = (15 << last_shift) if stall_last else 0
     # least_last[k][earlier stages' dice of a vector of checkers k..]: the
@@ -186,8 +191,7 @@ def compose_chain(code: str, seat: int, first: int) -> Set[ComposedOutcome]:
                          "does not apply")
     numbers = list(range(first, 7))
     outcomes: Set[ComposedOutcome] = set()
-    for key in _compose(counts, held, numbers, False).get(
-            sum(4 << (_FIELD * k) for k in range(len(numbers))), ()):
+    for key in _compose(counts, held, numbers, False).get(_full(len(numbers)), ()):
         outcomes.add((_unpack(key), "complete", 6, 4))
     for stage in range(len(numbers)):
         for used, keys in _compose(counts, held, numbers[:stage + 1], True).items():

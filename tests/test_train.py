@@ -6,7 +6,7 @@ import pytest
 from gulbara import cli
 from gulbara.errors import GulBaraError
 from gulbara.net import ValueNet
-from gulbara.train import evaluate, last_path, train
+from gulbara.train import DEFAULT_EVAL_PAIRS, evaluate, last_path, train
 
 TINY = dict(hidden=8, batch=10, checkpoint=40, eval_pairs=10, progress=None)
 
@@ -110,7 +110,6 @@ def test_cli_trains_and_plots(tmp_path, capsys):
 
 def test_checkpoints_are_judged_on_the_default_pairs(tmp_path):
     # 5,000 pairs by default (DEFAULT_EVAL_PAIRS): 1,000 picked checkpoints on noise (docs/bots.md)
-    from gulbara.train import DEFAULT_EVAL_PAIRS
     out = str(tmp_path / "w.npz")
     args = dict(TINY)
     del args["eval_pairs"]
