@@ -492,19 +492,26 @@ def test_passes_and_streams_give_the_one_pass_result(code, seat, first, threads)
     # smallest budgets may not fit at all)
     passes = []
     memory = chain_ends(code, seat, first, threads=threads)._raw.table_peak_bytes
-    memory_used = None
+    fitted = []                 # the budgets that fitted twice in a row
     for share in (0.9, 0.75, 0.6, 0.45, 0.3):
         budget = max(_chains.CHAIN_BASE_BYTES, int(memory * share))
         try:
-            passed = chain_ends(code, seat, first, threads=threads, memory=budget)
+            runs = [chain_ends(code, seat, first, threads=threads, memory=budget)
+                    for _ in range(2)]
         except gulbara.EnumerationLimitError:
             continue
-        assert outcome_rows(passed) == rows
-        passes.append(passed._raw.passes)
-        memory_used = budget
+        for passed in runs:
+            assert outcome_rows(passed) == rows
+            passes.append(passed._raw.passes)
+        fitted.append(budget)
     if len(whole) > 5000:
         assert max(passes) > 1, passes
-    memory = memory_used
+    # Stream and count under the largest budget that fitted twice (the default
+    # when none did). On two threads the frontiers' peak moves a little with
+    # how the work was shared out, and passes do not shrink it: a budget at
+    # the frontiers' edge fits one run and not the next, and the smallest one
+    # that had fitted once was once refused here in 64 passes.
+    memory = max(fitted, default=None)
     chunks = list(gulbara.chain_ends_iter(code, seat, first, chunk=997, threads=threads,
                                           memory=memory))
     assert all(0 < len(c) <= 997 for c in chunks)
