@@ -115,6 +115,7 @@ cdef enum:
     BUCKET_BYTES = 64         # bytes per frontier position the buckets take, a bound
     MAX_BUCKET_BITS = 16
     BUCKETS_PER_TAKE = 8      # buckets a thread takes at a time
+    BUCKET_BLOCK = 256        # slots a thread reserves at a time to put positions in
 
 # Stages of fewer frontier positions are expanded as they are read, and are
 # not layered (tests lower both to take every path on small chains).
@@ -154,8 +155,9 @@ def _py_stage_counts():
 
 ctypedef struct Buckets:
     uint64_t* keys            # the positions, (k0, k1) pairs, in the order the threads read them
-    uint32_t* bucket          # the bucket of each
-    Py_ssize_t n              # positions put (atomic)
+    uint32_t* bucket          # the bucket of each (1 << bits: a reserved slot left empty)
+    Py_ssize_t n              # slots reserved (atomic, BUCKET_BLOCK at a time)
+    Py_ssize_t empty          # of which left empty (buckets_close)
     uint64_t* sorted          # the positions, bucket by bucket
     Py_ssize_t* start         # bucket k holds sorted positions start[k] <= i < start[k + 1]
     int bits                  # 1 << bits buckets
@@ -173,7 +175,7 @@ cdef int buckets_init(Buckets* b, Py_ssize_t room, int die, Meter* meter) noexce
         b.bits += 1
     b.put_bytes = <size_t>room * (2 * sizeof(uint64_t) + sizeof(uint32_t))
     b.nbytes = (b.put_bytes + <size_t>room * 2 * sizeof(uint64_t)
-                + ((1 << b.bits) + 1) * sizeof(Py_ssize_t))
+                + ((1 << b.bits) + 2) * sizeof(Py_ssize_t))
     if meter_take(meter, b.nbytes) != CHAIN_OK:
         return CHAIN_TOO_MANY
     b.keys = <uint64_t*>malloc(b.put_bytes)                 # and bucket, after them
@@ -183,7 +185,7 @@ cdef int buckets_init(Buckets* b, Py_ssize_t room, int die, Meter* meter) noexce
         return CHAIN_NO_MEMORY
     b.bucket = <uint32_t*>(b.keys + 2 * room)
     b.start = <Py_ssize_t*>(b.sorted + 2 * room)
-    b.n = 0
+    b.n = b.empty = 0
     for p in range(25):
         b.weight[p] = (<uint64_t>1) << (4 * (p % die))
     return CHAIN_OK
@@ -206,11 +208,20 @@ cdef void buckets_free(Buckets* b, Meter* meter) noexcept nogil:
     b.nbytes = 0
 
 
-cdef inline void buckets_put(Buckets* b, uint64_t lo, uint64_t hi, uint32_t mine) noexcept nogil:
-    """Put a position (packed key, occupancy ``mine``) in its bucket."""
-    cdef Py_ssize_t i = atomic_add(&b.n, 1) - 1
+cdef inline void buckets_put(Buckets* b, Py_ssize_t* slot, Py_ssize_t* slot_end, uint64_t lo,
+                             uint64_t hi, uint32_t mine) noexcept nogil:
+    """Put a position (packed key, occupancy ``mine``) in its bucket, at the next of
+    the thread's reserved slots ``*slot <= i < *slot_end`` (a new block of
+    BUCKET_BLOCK reserved when they run out: one shared counter per position would
+    bounce between the cores)."""
+    cdef Py_ssize_t i
     cdef uint64_t classes = 0
     cdef int p
+    if slot[0] == slot_end[0]:
+        slot_end[0] = atomic_add(&b.n, BUCKET_BLOCK)
+        slot[0] = slot_end[0] - BUCKET_BLOCK
+    i = slot[0]
+    slot[0] = i + 1
     while mine:
         p = pop_top(&mine)
         classes += <uint64_t>key_count(lo, hi, p) * b.weight[p]
@@ -219,11 +230,20 @@ cdef inline void buckets_put(Buckets* b, uint64_t lo, uint64_t hi, uint32_t mine
     b.bucket[i] = <uint32_t>(mix64(classes) >> (64 - b.bits))
 
 
+cdef void buckets_close(Buckets* b, Py_ssize_t slot, Py_ssize_t slot_end) noexcept nogil:
+    """Mark a thread's reserved slots ``slot <= i < slot_end`` that it left empty
+    (after the stage's frontier is read)."""
+    cdef Py_ssize_t i
+    for i in range(slot, slot_end):
+        b.bucket[i] = <uint32_t>1 << b.bits
+    b.empty += slot_end - slot
+
+
 cdef void buckets_sort(Buckets* b, Meter* meter) noexcept nogil:
-    """Sort the positions put by bucket (a counting sort, stable), and free
-    what they were put in."""
+    """Sort the positions put by bucket (a counting sort, stable; the empty slots
+    last, after bucket ``(1 << bits) - 1``), and free what they were put in."""
     cdef Py_ssize_t i, at = 0
-    cdef int k, n_buckets = 1 << b.bits
+    cdef int k, n_buckets = (1 << b.bits) + 1
     for i in range(b.n):
         b.start[b.bucket[i] + 1] += 1
     for k in range(n_buckets):
@@ -375,6 +395,8 @@ ctypedef struct Worker:
     KeyRun out_runs[N_PARTS]   # and for the outcomes
     TablePool pool            # the tables of its buckets' layers, kept for the next ones
     bint polls                # this is the calling thread's share: it looks for signals
+    Py_ssize_t slot           # its reserved slots of the stage's buckets not yet used:
+    Py_ssize_t slot_end       # slot <= i < slot_end (buckets_put)
 
 
 cdef inline void worker_tick(Worker* w) noexcept nogil:
@@ -534,7 +556,8 @@ cdef inline void scan_key(Worker* w, const StageInfo* info, uint64_t klo,
     else:
         playable = stage_playable(key, info.blocked, n, count)
     if playable == count and no_bear_off and info.buckets != NULL:
-        buckets_put(info.buckets, key.lo, key.hi, key_occupancy(key.lo, key.hi))
+        buckets_put(info.buckets, &w.slot, &w.slot_end, key.lo, key.hi,
+                    key_occupancy(key.lo, key.hi))
     elif playable > 0 and no_bear_off and not info.layered:
         search_plays(st, info, playable)
         open_dfs(st, key_occupancy(key.lo, key.hi), key.lo, key.hi, 0, BOARD_BITS)
@@ -951,10 +974,12 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         # are a faster order, never a reason to run short)
         if (fsize >= BUCKET_FRONTIER and info.number > 1
                 and sh.meter.budget - sh.meter.held > <size_t>fsize * 2 * BUCKET_BYTES
-                and buckets_init(&buckets, fsize, info.number, &sh.meter) == CHAIN_OK):
+                and buckets_init(&buckets, fsize + active * BUCKET_BLOCK, info.number,
+                                 &sh.meter) == CHAIN_OK):
             info.buckets = &buckets
             BUCKETED_SEEN += 1
             for t in range(active):
+                workers[t].slot = workers[t].slot_end = 0
                 if workers[t].local.slots == NULL:
                     localset_init(&workers[t].local, &sh.meter)   # none: queued at once
         task.parts = frontier
@@ -964,9 +989,11 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         partset_release(frontier, sh)
         runs_release(frontier_runs, threads * N_PARTS, sh)
         if info.buckets != NULL:
+            for t in range(active):
+                buckets_close(&buckets, workers[t].slot, workers[t].slot_end)
             if sh.err == CHAIN_OK:
                 # the positions waiting are held until their bucket is expanded
-                atomic_add(&sh.held, buckets.n)
+                atomic_add(&sh.held, buckets.n - buckets.empty)
                 buckets_sort(&buckets, &sh.meter)
                 run_shared(&task, TASK_BUCKETS, active)
             buckets_free(&buckets, &sh.meter)

@@ -457,6 +457,28 @@ def test_regression_remainder_ends_raw_validates_its_stages():
     assert len(_chains.remainder_ends_raw(gulbara.START_CODE, 0, [(5, 2)])) == 2
 
 
+def test_regression_bucket_slots_reserved_by_the_block_leave_no_trace():
+    # Threads reserve bucket slots BUCKET_BLOCK (256) at a time instead of
+    # taking one shared counter per position (which bounced between the cores:
+    # two threads spent 1.4x one thread's CPU time on the big real-game
+    # chains). Stages far smaller than a block, on three threads, leave most
+    # reserved slots empty: no empty slot may become a position, and the bound
+    # on positions held (max_ends) may not count them.
+    entry = MID_GAME_11[2]                                   # mid-c
+    previous = _chains._py_set_threaded_frontier(1)
+    old = _chains._py_set_stage_plan(*STAGE_PLANS["bucketed"])
+    try:
+        bucketed = [chain_ends(gulbara.START_CODE, 0, 4, threads=3),
+                    chain_ends(entry.code, entry.seat, 1, threads=3)]
+    finally:
+        _chains._py_set_stage_plan(*old)
+        _chains._py_set_threaded_frontier(previous)
+    plain = [chain_ends(gulbara.START_CODE, 0, 4, threads=1),
+             chain_ends(entry.code, entry.seat, 1, threads=1)]
+    assert [outcome_rows(c) for c in bucketed] == [outcome_rows(c) for c in plain]
+    assert len(plain[0]) == 1601 and len(plain[1]) == entry.outcomes[0]
+
+
 def outcome_rows(chain):
     """Every outcome with its tag, in the chain's order."""
     return [(chain.code(i),) + tuple(chain._raw.tag(i)) for i in range(len(chain))]
