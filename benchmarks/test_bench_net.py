@@ -6,6 +6,10 @@ Groups:
   decisions 20 times over (the ends generated once, outside the loop: the
   network alone, the after-state of each end, its inputs and the forward
   pass); asserts the number of ends, records ns per end.
+* ``net-chain``: the shipped network values every outcome of the mid-game 1-1
+  chain mid-a after the turn (``ValueNet.outcome_values``, what ``chain_best``'s
+  ``net_scores`` and the ``net`` bot call); asserts the outcomes valued and the
+  best value, records ns per outcome.
 * ``net-selfplay``: native self-play, ``net`` against itself and ``greedy``
   against itself on the same seed; asserts the games' decisions and rolls.
 * ``net-train``: 1,000 games of TD(lambda) training by the shipped run's
@@ -55,6 +59,24 @@ def test_net_values_every_end(benchmark):
     finish(benchmark, got, expected, expected,
            {"ns_per_end_median": lambda work, median: round(1e9 * median / work),
             "ends_per_second_median": per_second})
+
+
+def _best_outcome_value(net, chain):
+    values = net.outcome_values(chain, (5, 5))
+    return len(values), float(values.max())
+
+
+@pytest.mark.benchmark(group="net-chain")
+def test_net_values_every_chain_outcome(benchmark):
+    from gulbara.suites import MID_GAME_11
+    net = default_net()
+    entry = MID_GAME_11[0]
+    chain = gulbara.chain_ends(entry.code, entry.seat, 1)
+    chain.boards                    # the arrays built outside the timing
+    expected = (entry.outcomes[0], float(net.outcome_values(chain, (5, 5)).max()))
+    got = benchmark.pedantic(_best_outcome_value, (net, chain), rounds=5, iterations=1)
+    finish(benchmark, got, expected, expected[0],
+           {"ns_per_outcome_median": lambda work, median: round(1e9 * median / work)})
 
 
 def _selfplay(policy, games, seed):

@@ -109,6 +109,18 @@ class ChainEnds(EndsView):
         self._arrays = None
 
     @property
+    def rules(self) -> Rules:
+        """The rules the outcomes were enumerated under."""
+        return self._rules
+
+    @property
+    def is_chain(self) -> bool:
+        """Whether these are an escalating chain's outcomes (:func:`chain_ends`), not a
+        remainder's (:func:`remainder_ends`): after a chain the opponent rolls next,
+        after a remainder its player (RULES §5.4)."""
+        return self._first is not None
+
+    @property
     def stages(self) -> Tuple[Tuple[int, ...], ...]:
         """The stages enumerated, as tuples of equal dice."""
         return self._raw.stages
@@ -473,8 +485,9 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
     a chunk of outcome arrays at a time (:func:`chain_ends_iter`).
 
     ``evaluate(chain)`` takes a :class:`ChainEnds` (a chunk) and returns one
-    score per outcome, higher better: :func:`greedy_scores` by default, or a
-    value network's batched forward pass.
+    score per outcome, higher better: :func:`greedy_scores` by default, or the
+    value network's native valuation of each outcome after the turn,
+    :func:`gulbara.net.net_scores` (``evaluate=net_scores(rolls=game.rolls_made)``).
 
     >>> best = chain_best(START_CODE, 0, 5, k=2)
     >>> [b.outcome.code for b in best]

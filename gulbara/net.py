@@ -27,7 +27,7 @@ import hashlib
 import io
 import os
 from functools import lru_cache
-from typing import Dict, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -35,11 +35,11 @@ import gulbara
 from gulbara import _net
 from gulbara.bots import own_counts
 from gulbara.conventions import other_point
-from gulbara.errors import GulBaraError
+from gulbara.errors import GulBaraError, checked_int
 from gulbara.state_codes import escalates
 
 __all__ = [
-    "ValueNet", "inputs", "equity", "default_net", "load", "DEFAULT_NET_PATH",
+    "ValueNet", "inputs", "equity", "default_net", "load", "net_scores", "DEFAULT_NET_PATH",
     "FORMAT_VERSION", "LAYOUT", "N_INPUTS", "InvalidNetworkError",
 ]
 
@@ -190,6 +190,41 @@ class ValueNet:
         h = _sigmoid(x @ a["w1"].astype(np.float64) + a["b1"])
         return _sigmoid(h @ a["w2"].astype(np.float64) + a["b2"])
 
+    def outcome_values(self, chain, rolls: Tuple[int, int] = (4, 4), rules=None) -> np.ndarray:
+        """The value in points, for the side that played, of each whole-turn outcome
+        of ``chain`` (a :class:`gulbara.ChainEnds` of :func:`gulbara.chain_ends`,
+        :func:`gulbara.remainder_ends` or a chunk of their streams), as ``float32``:
+        native, the GIL released.
+
+        An outcome that ends the game is worth its points (2 with a mars, RULES
+        §7.1); one that passes a remainder is valued with the opponent to play that
+        remainder first; otherwise the opponent rolls next after a chain, the player
+        itself after a remainder (RULES §5.4), and the network values that state.
+        ``rolls`` are (White's, Black's) rolls made so far, as ``Game.rolls_made``
+        gives them at the chain's decision; they decide whether each side's next
+        roll escalates (RULES §4.2). The default (4, 4) is mid-game: both escalate.
+        ``rules`` (the game's; by default ``chain.rules``) decide the mars and the
+        escalation; give them for a remainder's outcomes, which are enumerated under
+        no rule option.
+
+        >>> import gulbara
+        >>> net = default_net()
+        >>> chain = gulbara.chain_ends(gulbara.START_CODE, 0, 5)
+        >>> values = net.outcome_values(chain, rolls=(4, 3))
+        >>> values.shape, values.dtype.name, bool((abs(values) <= 2).all())
+        ((44,), 'float32', True)
+        """
+        from gulbara.chains import ChainEnds
+
+        if not isinstance(chain, ChainEnds):
+            raise TypeError(f"chain must be a ChainEnds, got {type(chain).__name__}")
+        white, black = _checked_rolls(rolls)
+        return _net.outcome_values(
+            self.native, _rules_or(rules, chain.rules), np.ascontiguousarray(chain.boards),
+            np.ascontiguousarray(chain.borne_off), np.ascontiguousarray(chain.remainder),
+            np.ascontiguousarray(chain.ends_game).view(np.uint8), chain.seat, white, black,
+            chain.is_chain)
+
     def native_forward(self, x: np.ndarray) -> np.ndarray:
         """Outputs of inputs ``x`` by the compiled forward pass (float32)."""
         x = np.ascontiguousarray(x, dtype=np.float32)
@@ -338,6 +373,44 @@ def _waiting(game):
     while g.is_decision():
         g.play(g.legal_plays()[0])
     return g
+
+
+def _rules_or(rules, default):
+    """``rules`` (a :class:`gulbara.Rules`), or ``default`` when None."""
+    if rules is None:
+        return default
+    if not isinstance(rules, gulbara.Rules):
+        raise TypeError(f"rules must be a gulbara.Rules, got {type(rules).__name__}")
+    return rules
+
+
+def _checked_rolls(rolls) -> Tuple[int, int]:
+    """(White's, Black's) rolls made, checked: two ints >= 0."""
+    if not isinstance(rolls, (tuple, list)) or len(rolls) != 2:
+        raise TypeError(f"rolls must be a pair (White's, Black's rolls made), got {rolls!r}")
+    return checked_int(rolls[0], "rolls[0]", 0), checked_int(rolls[1], "rolls[1]", 0)
+
+
+def net_scores(net: Union[str, "ValueNet", None] = None, *, rolls: Tuple[int, int] = (4, 4),
+               rules=None) -> Callable[[object], np.ndarray]:
+    """An evaluator for :func:`gulbara.chain_best`: each outcome's value after the
+    turn by the network ``net`` (:func:`load`'s argument; the shipped one by
+    default), :meth:`ValueNet.outcome_values` with ``rolls`` and ``rules``.
+
+    >>> import gulbara
+    >>> best = gulbara.chain_best(gulbara.START_CODE, 0, 5, k=1, evaluate=net_scores())
+    >>> best[0].score == float(default_net().outcome_values(
+    ...     gulbara.chain_ends(gulbara.START_CODE, 0, 5)).max())
+    True
+    """
+    network = load(net)
+    rolls = _checked_rolls(rolls)
+    rules = _rules_or(rules, None)
+
+    def evaluate(chain) -> np.ndarray:
+        return network.outcome_values(chain, rolls, rules)
+
+    return evaluate
 
 
 def load(path_or_net: Union[str, "ValueNet", None] = None) -> ValueNet:

@@ -100,31 +100,25 @@ class NetBot(Bot):
     # -- chains and remainders -------------------------------------------
 
     def _enumerate(self, code: str, game, seat: int, first_stage: Tuple[int, ...],
-                   following) -> Tuple[object, bool]:
+                   following):
         """The whole-turn outcomes from ``code`` of the stages starting with ``first_stage``
         (bounded by ``chain_budget``, so on one thread: the bot plays the same on any machine)."""
         d = game.decision
         if d.is_remainder:
             stages = [list(first_stage)] + [[n] * c for n, c in following]
-            return remainder_ends(code, seat, stages, max_ends=self.chain_budget), False
-        return chain_ends(code, seat, first_stage[0], game.rules,
-                          max_ends=self.chain_budget), True
+            return remainder_ends(code, seat, stages, max_ends=self.chain_budget)
+        return chain_ends(code, seat, first_stage[0], game.rules, max_ends=self.chain_budget)
 
-    def _outcome_values(self, outcomes, game, seat: int, own_chain: bool) -> np.ndarray:
-        rolls = game.rolls_made
-        return _net.outcome_values(
-            self.net.native, game.rules, np.ascontiguousarray(outcomes.boards),
-            np.ascontiguousarray(outcomes.borne_off), np.ascontiguousarray(outcomes.remainder),
-            np.ascontiguousarray(outcomes.ends_game).view(np.uint8), seat, rolls[0], rolls[1],
-            own_chain)
+    def _outcome_values(self, outcomes, game) -> np.ndarray:
+        return self.net.outcome_values(outcomes, game.rolls_made, game.rules)
 
     def _best_outcome(self, game) -> Optional[Play]:
         d = game.decision
         try:
-            outcomes, own_chain = self._enumerate(game.code(), game, d.seat, d.dice, d.following)
+            outcomes = self._enumerate(game.code(), game, d.seat, d.dice, d.following)
         except EnumerationLimitError:
             return None
-        values = self._outcome_values(outcomes, game, d.seat, own_chain)
+        values = self._outcome_values(outcomes, game)
         best = int(np.argmax(values))
         stages = list(outcomes.steps(best))
         play = self._play_with_steps(game, stages[0])
@@ -166,14 +160,13 @@ class NetBot(Bot):
                 values[i] = self._after_value(after, d.seat)
                 continue
             try:
-                outcomes, own_chain = self._enumerate(after.code(), after, d.seat, nd.dice,
-                                                      nd.following)
+                outcomes = self._enumerate(after.code(), after, d.seat, nd.dice, nd.following)
             except EnumerationLimitError:
                 if fallback is None:
                     fallback = self._stage_by_stage(game)
                 values[i] = fallback[i]
                 continue
-            values[i] = float(self._outcome_values(outcomes, after, d.seat, own_chain).max())
+            values[i] = float(self._outcome_values(outcomes, after).max())
         return values
 
     def _after_value(self, after, mover: int) -> float:

@@ -42,29 +42,31 @@ def python_turn_value(net, game, play):
         outcomes = gulbara.remainder_ends(after.code(), mover, stages)
     else:
         outcomes = gulbara.chain_ends(after.code(), mover, d.dice[0], after.rules)
-    rolls = "rolls={},{} stuck=0".format(*after.rolls_made)
-    best = -np.inf
-    for o in outcomes:
-        if o.ends_game:
-            theirs = gulbara.Position.from_code(o.code).borne_off(1 - mover)
-            value = 2.0 if theirs == 0 else 1.0
-        else:
-            if o.remainder:
-                numbers = sorted(set(o.remainder))
-                first = numbers[0]
-                stage = "-".join([str(first)] * o.remainder.count(first))
-                then = ",".join(f"{n}x{o.remainder.count(n)}" for n in numbers[1:])
-                words = [f"next=remainder:{_letter(1 - mover)}", f"stage={stage}", "index=0"]
-                if then:
-                    words.append(f"then={then}")
-                words += [f"roll={d.roll[0]}-{d.roll[1]}", f"roller={_letter(mover)}"]
-            else:
-                nxt = 1 - mover if not d.is_remainder else mover
-                words = [f"next=roll:{_letter(nxt)}"]
-            state = gulbara.Game.from_state_code(" ".join([o.code] + words + [rolls]))
-            value = net.after_value(state, mover)
-        best = max(best, value)
-    return best
+    return max(python_outcome_value(net, o, mover, after.rolls_made, d.is_remainder, d.roll)
+               for o in outcomes)
+
+
+def python_outcome_value(net, o, mover, rolls_made, after_remainder, roll):
+    """One whole-turn outcome's value for ``mover`` (RULES §5.4, §7.1) through a state
+    code, the Python Game and numpy: the twin of ``ValueNet.outcome_values``."""
+    rolls = "rolls={},{} stuck=0".format(*rolls_made)
+    if o.ends_game:
+        theirs = gulbara.Position.from_code(o.code).borne_off(1 - mover)
+        return 2.0 if theirs == 0 else 1.0
+    if o.remainder:
+        numbers = sorted(set(o.remainder))
+        first = numbers[0]
+        stage = "-".join([str(first)] * o.remainder.count(first))
+        then = ",".join(f"{n}x{o.remainder.count(n)}" for n in numbers[1:])
+        words = [f"next=remainder:{_letter(1 - mover)}", f"stage={stage}", "index=0"]
+        if then:
+            words.append(f"then={then}")
+        words += [f"roll={roll[0]}-{roll[1]}", f"roller={_letter(mover)}"]
+    else:
+        nxt = 1 - mover if not after_remainder else mover
+        words = [f"next=roll:{_letter(nxt)}"]
+    state = gulbara.Game.from_state_code(" ".join([o.code] + words + [rolls]))
+    return net.after_value(state, mover)
 
 
 @pytest.mark.parametrize("code", [CHAIN, CHAIN_MARS, REMAINDER],
@@ -77,6 +79,54 @@ def test_whole_turn_values_equal_python_rule(net, code):
     for play, value in ranked:
         assert value == pytest.approx(python_turn_value(net, game, play), abs=1e-5)
     assert [v for _, v in ranked] == sorted((v for _, v in ranked), reverse=True)
+
+
+@pytest.mark.parametrize("code", [CHAIN, CHAIN_MARS, REMAINDER],
+                         ids=["chain", "chain-mars", "remainder"])
+def test_outcome_values_equal_the_python_rule(net, code):
+    # ValueNet.outcome_values (public: chain_best's net_scores) outcome by outcome
+    game = gulbara.Game.from_state_code(code)
+    d = game.decision
+    if d.is_remainder:
+        stages = [list(d.dice)] + [[n] * c for n, c in d.following]
+        outcomes = gulbara.remainder_ends(game.code(), d.seat, stages)
+    else:
+        outcomes = gulbara.chain_ends(game.code(), d.seat, d.dice[0], game.rules)
+    values = net.outcome_values(outcomes, game.rolls_made, game.rules)
+    assert values.shape == (len(outcomes),) and len(outcomes) >= 1
+    for i in range(0, len(outcomes), max(1, len(outcomes) // 60)):
+        twin = python_outcome_value(net, outcomes[i], d.seat, game.rolls_made, d.is_remainder,
+                                    d.roll)
+        assert values[i] == pytest.approx(twin, abs=1e-5)
+    if code == CHAIN_MARS:
+        assert values.max() == 2.0                       # bears off all fifteen: a mars
+
+
+def test_chain_best_under_the_network_is_the_top_of_the_full_result(net):
+    from gulbara.net import net_scores
+    code, seat, first, rolls = gulbara.START_CODE, 0, 4, (4, 3)
+    values = net.outcome_values(gulbara.chain_ends(code, seat, first), rolls)
+    best = gulbara.chain_best(code, seat, first, k=7, evaluate=net_scores(net, rolls=rolls),
+                              chunk=300)
+    order = np.argsort(-values.astype(np.float64), kind="stable")[:7]
+    assert [b.score for b in best] == [float(values[i]) for i in order]
+    chain = gulbara.chain_ends(code, seat, first)
+    assert [b.outcome for b in best] == [chain[int(i)] for i in order]
+
+
+def test_outcome_values_bad_input(net):
+    chain = gulbara.chain_ends(gulbara.START_CODE, 0, 5)
+    with pytest.raises(TypeError, match="ChainEnds"):
+        net.outcome_values("G:", (4, 4))
+    with pytest.raises(TypeError, match="rolls"):
+        net.outcome_values(chain, (4,))
+    with pytest.raises(gulbara.GulBaraError, match="rolls"):
+        net.outcome_values(chain, (-1, 4))
+    with pytest.raises(TypeError, match="rules"):
+        net.outcome_values(chain, (4, 4), rules="default")
+    from gulbara.net import net_scores
+    with pytest.raises(TypeError, match="rolls"):
+        net_scores(net, rolls=4)
 
 
 def test_chain_that_can_bear_off_everything_is_played_to_the_mars(net):
