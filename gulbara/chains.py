@@ -26,7 +26,7 @@ from gulbara import errors as gulbara_errors
 from gulbara.conventions import OTHER_POINT
 from gulbara.errors import InvalidDiceError
 from gulbara.play import EndsView
-from gulbara.rules import DEFAULT_RULES, Rules
+from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 
 __all__ = [
     "chain_ends", "remainder_ends", "chain_ends_iter", "remainder_ends_iter", "chain_count",
@@ -110,7 +110,7 @@ class ChainEnds(EndsView):
 
     @property
     def rules(self) -> Rules:
-        """The rules the outcomes were enumerated under."""
+        """The rules of the game the outcomes belong to (the ``rules`` argument)."""
         return self._rules
 
     @property
@@ -310,7 +310,7 @@ def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
     >>> list(chain)
     [ChainOutcome(code='G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12', stop='unstarted', remainder=(), ends_game=False)]
     """
-    rules = DEFAULT_RULES if rules is None else rules
+    rules = checked_rules(rules, DEFAULT_RULES)
     first = _first_number(first)
     raw = backend.chain_ends_raw(_start(code), seat, first, max_ends, _threads(threads, max_ends),
                                  memory)
@@ -319,23 +319,26 @@ def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
 
 def remainder_ends(code, seat: int, stages: Sequence[Sequence[int]],
                    max_ends: Optional[int] = None, *, threads: Optional[int] = None,
-                   memory: Optional[int] = None) -> ChainEnds:
+                   memory: Optional[int] = None, rules: Optional[Rules] = None) -> ChainEnds:
     """Every distinct outcome of playing a remainder's stages in order (RULES §5.3).
 
     ``stages`` are lists of one to four equal dice in ascending order of
     number, e.g. ``[[4, 4], [5, 5, 5, 5], [6, 6, 6, 6]]``. Dice of a stage
     that cannot be played are lost and play goes on with the next stage; a
     stage that ends the game ends it (RULES §5.5). ``max_ends``,
-    ``threads`` and ``memory`` as in :func:`chain_ends`.
+    ``threads`` and ``memory`` as in :func:`chain_ends`. No rule option changes a
+    remainder's stages; ``rules`` (the game's) is what the result's ``rules`` says,
+    for valuing the outcomes (:meth:`gulbara.net.ValueNet.outcome_values`).
 
     >>> outcomes = remainder_ends(START_CODE, 1, [[5, 5]])
     >>> sorted(o.code for o in outcomes)
     ['G:,,,,,,-2,,,,,-13,,,,,,,,,,,,15|0,0|0,0', 'G:,-1,,,,,,,,,,-14,,,,,,,,,,,,15|0,0|0,0']
     """
+    rules = checked_rules(rules, DEFAULT_RULES)
     pairs = _remainder_pairs(stages)
     raw = backend.remainder_ends_raw(_start(code), seat, pairs, max_ends,
                                      _threads(threads, max_ends), memory)
-    return ChainEnds(raw, DEFAULT_RULES, None)
+    return ChainEnds(raw, rules, None)
 
 
 def _passes(run):
@@ -396,7 +399,7 @@ def chain_ends_iter(code, seat: int, first: int, rules: Optional[Rules] = None, 
     >>> [len(c) for c in chunks]
     [500, 500, 500, 101]
     """
-    rules = DEFAULT_RULES if rules is None else rules
+    rules = checked_rules(rules, DEFAULT_RULES)
     first = _first_number(first)
     chunk = _check_chunk(chunk)
     run = backend.chain_run_raw(_start(code), seat, first, None, _threads(threads), memory)
@@ -405,12 +408,14 @@ def chain_ends_iter(code, seat: int, first: int, rules: Optional[Rules] = None, 
 
 def remainder_ends_iter(code, seat: int, stages: Sequence[Sequence[int]], *,
                         chunk: int = 1_000_000, threads: Optional[int] = None,
-                        memory: Optional[int] = None) -> Iterator[ChainEnds]:
+                        memory: Optional[int] = None,
+                        rules: Optional[Rules] = None) -> Iterator[ChainEnds]:
     """The outcomes of :func:`remainder_ends` as a stream of chunks (see :func:`chain_ends_iter`)."""
+    rules = checked_rules(rules, DEFAULT_RULES)
     pairs = _remainder_pairs(stages)
     chunk = _check_chunk(chunk)
     run = backend.remainder_run_raw(_start(code), seat, pairs, None, _threads(threads), memory)
-    return _chunks(run, DEFAULT_RULES, None, chunk)
+    return _chunks(run, rules, None, chunk)
 
 
 def chain_count(code, seat: int, first: int, *, threads: Optional[int] = None,

@@ -36,6 +36,7 @@ from gulbara import _net
 from gulbara.bots import own_counts
 from gulbara.conventions import other_point
 from gulbara.errors import GulBaraError, checked_int
+from gulbara.rules import checked_rules
 from gulbara.state_codes import escalates
 
 __all__ = [
@@ -203,9 +204,8 @@ class ValueNet:
         ``rolls`` are (White's, Black's) rolls made so far, as ``Game.rolls_made``
         gives them at the chain's decision; they decide whether each side's next
         roll escalates (RULES §4.2). The default (4, 4) is mid-game: both escalate.
-        ``rules`` (the game's; by default ``chain.rules``) decide the mars and the
-        escalation; give them for a remainder's outcomes, which are enumerated under
-        no rule option.
+        ``rules`` (by default ``chain.rules``, the game's when the enumeration was
+        given them) decide the mars and the escalation.
 
         >>> import gulbara
         >>> net = default_net()
@@ -220,7 +220,7 @@ class ValueNet:
             raise TypeError(f"chain must be a ChainEnds, got {type(chain).__name__}")
         white, black = _checked_rolls(rolls)
         return _net.outcome_values(
-            self.native, _rules_or(rules, chain.rules), np.ascontiguousarray(chain.boards),
+            self.native, checked_rules(rules, chain.rules), np.ascontiguousarray(chain.boards),
             np.ascontiguousarray(chain.borne_off), np.ascontiguousarray(chain.remainder),
             np.ascontiguousarray(chain.ends_game).view(np.uint8), chain.seat, white, black,
             chain.is_chain)
@@ -375,15 +375,6 @@ def _waiting(game):
     return g
 
 
-def _rules_or(rules, default):
-    """``rules`` (a :class:`gulbara.Rules`), or ``default`` when None."""
-    if rules is None:
-        return default
-    if not isinstance(rules, gulbara.Rules):
-        raise TypeError(f"rules must be a gulbara.Rules, got {type(rules).__name__}")
-    return rules
-
-
 def _checked_rolls(rolls) -> Tuple[int, int]:
     """(White's, Black's) rolls made, checked: two ints >= 0."""
     if not isinstance(rolls, (tuple, list)) or len(rolls) != 2:
@@ -405,7 +396,7 @@ def net_scores(net: Union[str, "ValueNet", None] = None, *, rolls: Tuple[int, in
     """
     network = load(net)
     rolls = _checked_rolls(rolls)
-    rules = _rules_or(rules, None)
+    rules = checked_rules(rules)
 
     def evaluate(chain) -> np.ndarray:
         return network.outcome_values(chain, rolls, rules)

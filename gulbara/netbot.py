@@ -106,11 +106,11 @@ class NetBot(Bot):
         d = game.decision
         if d.is_remainder:
             stages = [list(first_stage)] + [[n] * c for n, c in following]
-            return remainder_ends(code, seat, stages, max_ends=self.chain_budget)
+            return remainder_ends(code, seat, stages, max_ends=self.chain_budget, rules=game.rules)
         return chain_ends(code, seat, first_stage[0], game.rules, max_ends=self.chain_budget)
 
     def _outcome_values(self, outcomes, game) -> np.ndarray:
-        return self.net.outcome_values(outcomes, game.rolls_made, game.rules)
+        return self.net.outcome_values(outcomes, game.rolls_made)
 
     def _best_outcome(self, game) -> Optional[Play]:
         d = game.decision

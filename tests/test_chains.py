@@ -444,6 +444,22 @@ def test_bad_threads_memory_and_max_ends():
     assert len(chain_ends(gulbara.START_CODE, 0, 5, threads=np.int64(2))) == 44
 
 
+def test_regression_chain_calls_check_their_rules():
+    # chain_ends once stored any rules it was given and failed later, with an
+    # AttributeError, when the outcome arrays were built.
+    for call in (lambda: chain_ends(gulbara.START_CODE, 0, 4, rules="default"),
+                 lambda: list(gulbara.chain_ends_iter(gulbara.START_CODE, 0, 4, rules={})),
+                 lambda: remainder_ends(gulbara.START_CODE, 0, [[4, 4]], rules="default"),
+                 lambda: list(gulbara.remainder_ends_iter(gulbara.START_CODE, 0, [[4]],
+                                                          rules=1))):
+        with pytest.raises(TypeError, match="rules must be a gulbara.Rules"):
+            call()
+    rules = gulbara.Rules(mars=False)
+    assert remainder_ends(gulbara.START_CODE, 0, [[4, 4]], rules=rules).rules is rules
+    assert chain_ends(gulbara.START_CODE, 0, 4, rules=rules).is_chain
+    assert not remainder_ends(gulbara.START_CODE, 0, [[4, 4]]).is_chain
+
+
 def test_regression_remainder_ends_raw_validates_its_stages():
     """The raw backend function crashed on 64 stages or a die of 9, and took
     (9, 1) and (0, 1) as stages; it validates as remainder_ends does."""
