@@ -33,6 +33,16 @@ cdef extern from *:
     static inline int gulbara_cpu_supported(void) { return 1; }
     #define GULBARA_BUILT_WITH_LZCNT 0
     #endif
+    /* The index of the lowest set bit of a 64-bit m != 0. */
+    #if defined(__GNUC__) || defined(__clang__)
+    static inline int gulbara_low_bit64(unsigned long long m) { return __builtin_ctzll(m); }
+    #else
+    static inline int gulbara_low_bit64(unsigned long long m) {
+        int n = 0;
+        while (!(m & 1ULL)) { m >>= 1; n++; }
+        return n;
+    }
+    #endif
     /* __builtin_popcount is a libgcc call without -mpopcnt; this is inline. */
     static inline int gulbara_popcount(unsigned int m) {
         m = m - ((m >> 1) & 0x55555555u);
@@ -44,6 +54,8 @@ cdef extern from *:
     # the number of bits needed for m: the highest set bit's index + 1 (0 for 0)
     int bit_length "gulbara_bit_length"(unsigned int m) noexcept nogil
     int popcount "gulbara_popcount"(unsigned int m) noexcept nogil
+    # the index of the lowest set bit of m (m not 0)
+    int low_bit64 "gulbara_low_bit64"(unsigned long long m) noexcept nogil
     # whether this CPU runs the instructions the extension was built for
     bint cpu_supported "gulbara_cpu_supported"() noexcept nogil
     const bint built_with_lzcnt "GULBARA_BUILT_WITH_LZCNT"

@@ -11,7 +11,7 @@ from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy
 
-from gulbara._bits cimport pop_top
+from gulbara._bits cimport low_bit64, pop_top
 from gulbara._masks cimport rotate12, open_from, movable
 from gulbara._interrupt cimport interrupted
 from gulbara._keys cimport (DELTA_LO, DELTA_HI, LANDS, key_count, key_outside, key_occupancy,
@@ -28,7 +28,7 @@ from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_I
                               atomic_add, atomic_next, meter_take, meter_sub, shared_fail,
                               table_bytes, keyset_clear, keyset_init, keyset_free, keyset_add,
                               keyset_add_max, keyset_init_pooled, pool_release, TablePool,
-                              keyset_add_keyed, keyset_compact, partset_clear, partset_size,
+                              keyset_add_keyed, keyset_compact, occupied_block, partset_clear, partset_size,
                               keyset_release, partset_release, merge_into, sort_part,
                               queue_init, queue_flush, queue_push, queue_push_hashed)
 from gulbara._types cimport Pos, Step, Key96, StageEnd, MAX_STAGE_DICE, BOARD_BITS, STAGE_CAPACITY
@@ -406,15 +406,39 @@ cdef inline void worker_tick(Worker* w) noexcept nogil:
         shared_fail(w.st.queue.shared, CHAIN_INTERRUPTED)
 
 
-cdef inline bint worker_slot(Worker* w, const KeySet* s, Py_ssize_t i, uint64_t* klo,
+ctypedef struct SlotCursor:
+    # Reads the positions of a table in slot order, 64 slots at a time: a block's
+    # occupied slots as a bit mask (occupied_block)
+    const KeySet* s
+    Py_ssize_t next           # the first slot of the next block
+    Py_ssize_t block          # the first slot of the block being read
+    uint64_t occupied         # its occupied slots not yet read
+
+
+cdef inline void cursor_init(SlotCursor* c, const KeySet* s) noexcept nogil:
+    c.s = s
+    c.next = c.block = 0
+    c.occupied = 0
+
+
+cdef inline bint cursor_next(Worker* w, SlotCursor* c, Py_ssize_t* i, uint64_t* klo,
                              uint64_t* khi) noexcept nogil:
-    """Whether slot ``i`` of ``s`` holds a position; if it does, the position is
-    read (worker_tick) and its key, the tag cut off, goes to ``*klo``, ``*khi``."""
-    if s.slots[2 * i + 1] == EMPTY_K1:
-        return False
+    """The next position of the cursor's table (False when there is none): its slot into
+    ``*i``, its key, the tag cut off, into ``*klo``, ``*khi``; it is read (worker_tick)."""
+    cdef const KeySet* s = c.s
+    cdef Py_ssize_t size = s.mask + 1 if s.slots != NULL else 0, n
+    while c.occupied == 0:
+        if c.next >= size:
+            return False
+        n = min(<Py_ssize_t>64, size - c.next)
+        c.occupied = occupied_block(s.slots, c.next, n)
+        c.block = c.next
+        c.next += n
+    i[0] = c.block + low_bit64(c.occupied)
+    c.occupied &= c.occupied - 1
     worker_tick(w)
-    klo[0] = s.slots[2 * i]
-    khi[0] = s.slots[2 * i + 1] & LOW32
+    klo[0] = s.slots[2 * i[0]]
+    khi[0] = s.slots[2 * i[0] + 1] & LOW32
     return True
 
 
@@ -442,6 +466,7 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
     cdef uint8_t leaf_table = <uint8_t>info.leaf_tables[depth]
     cdef uint32_t open_d = open_from(info.blocked, die)
     cdef KeyRing ring
+    cdef SlotCursor cursor
     # (a bucket's layers, from expand_buckets: their tables go on to the next
     # layers and buckets, through the worker's pool)
     cdef bint pooled = w.st.local != NULL
@@ -458,11 +483,10 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
         queue.layer = &following if k + 1 < depth else NULL
         ring.waiting = 0
         ring.at = 0                 # (an empty ring)
-        for i in range(layer.mask + 1 if layer.slots != NULL else 0):
+        cursor_init(&cursor, layer)
+        while cursor_next(w, &cursor, &i, &klo, &khi):
             # Work on the packed key itself: a step is one subtraction and one
             # addition of nibble units; no counts array, no undo.
-            if not worker_slot(w, layer, i, &klo, &khi):
-                continue
             mine = key_occupancy(klo, khi)
             sources = movable(mine, open_d, die)        # the step rule, RULES §2.2-2.3
             if k:
@@ -519,10 +543,10 @@ cdef int group_search(Worker* w, KeySet* group, const StageInfo* info, int steps
     cdef GroupSearch* st = &w.st
     cdef Py_ssize_t i
     cdef uint64_t klo, khi
+    cdef SlotCursor cursor
     search_plays(st, info, steps)
-    for i in range(group.mask + 1 if group.slots != NULL else 0):
-        if not worker_slot(w, group, i, &klo, &khi):
-            continue
+    cursor_init(&cursor, group)
+    while cursor_next(w, &cursor, &i, &klo, &khi):
         key_dfs(st, klo, khi, key_occupancy(klo, khi), 0, 24)
         if st.queue.err != CHAIN_OK:
             break
@@ -585,11 +609,11 @@ cdef void scan_part(Worker* w, const KeySet* part, const KeyRun* runs, int n_run
     cdef Py_ssize_t i
     cdef int r
     cdef uint64_t klo, khi
+    cdef SlotCursor cursor
     if w.st.queue.err != CHAIN_OK:
         return
-    for i in range(part.mask + 1 if part.slots != NULL else 0):
-        if not worker_slot(w, part, i, &klo, &khi):
-            continue
+    cursor_init(&cursor, part)
+    while cursor_next(w, &cursor, &i, &klo, &khi):
         scan_key(w, info, klo, khi)
         if w.st.queue.err != CHAIN_OK:
             return

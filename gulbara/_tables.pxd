@@ -165,6 +165,19 @@ cdef inline size_t table_bytes(Py_ssize_t slots) noexcept nogil:
     return <size_t>(2 * slots) * sizeof(uint64_t)
 
 
+cdef inline uint64_t occupied_block(const uint64_t* slots, Py_ssize_t first,
+                                    Py_ssize_t n) noexcept nogil:
+    """Bit j set when slot ``first + j`` of a table's ``slots`` holds a key (``n`` <= 64
+    slots from ``first``). A scan then takes a block's keys by their bits: a branch
+    per slot, taken or not at random, was mispredicted about as often as not."""
+    cdef const uint64_t* k1 = slots + 2 * first + 1
+    cdef uint64_t m = 0
+    cdef Py_ssize_t j
+    for j in range(n):
+        m |= (<uint64_t>(k1[2 * j] != EMPTY_K1)) << j
+    return m
+
+
 # A set split into N_PARTS parts by the top bits of its keys' hashes.
 ctypedef struct PartSet:
     KeySet part[N_PARTS]

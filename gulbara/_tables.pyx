@@ -10,6 +10,7 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 
+from gulbara._bits cimport low_bit64
 from gulbara._keys cimport key_hash
 
 cdef extern from *:
@@ -207,13 +208,17 @@ cdef inline void keyset_place(uint64_t* slots, Py_ssize_t mask, uint64_t a, uint
 cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil:
     """Double the table (CHAIN_OK, or a failure code of keyset_init, the
     table kept); ``hashed``: the bits of k1 the table hashes (see keyset_add_keyed)."""
-    cdef Py_ssize_t old_slots = s.mask + 1, slots = 2 * old_slots, i
+    cdef Py_ssize_t old_slots = s.mask + 1, slots = 2 * old_slots, i, block
+    cdef uint64_t m
     cdef int err = CHAIN_OK
     cdef uint64_t* fresh = empty_slots(slots, s.meter, &err, s.pool)   # both held for a while
     if fresh == NULL:
         return err
-    for i in range(old_slots):
-        if s.slots[2 * i + 1] != EMPTY_K1:
+    for block in range(0, old_slots, 64):
+        m = occupied_block(s.slots, block, min(<Py_ssize_t>64, old_slots - block))
+        while m:
+            i = block + low_bit64(m)
+            m &= m - 1
             keyset_place(fresh, slots - 1, s.slots[2 * i], s.slots[2 * i + 1], hashed)
     slots_free(s.slots, old_slots, s.meter, s.pool)
     s.slots = fresh
@@ -225,14 +230,17 @@ cdef void keyset_compact(KeySet* s) noexcept nogil:
     """Turn the table into its keys, dense (``s.dense``), in place: no
     second copy is held at any time."""
     cdef Py_ssize_t i, n = 0
+    cdef uint64_t a, b
     cdef uint64_t* shrunk
     if s.slots == NULL:
         return
     for i in range(s.mask + 1):
-        if s.slots[2 * i + 1] != EMPTY_K1:
-            s.slots[2 * n] = s.slots[2 * i]
-            s.slots[2 * n + 1] = s.slots[2 * i + 1]
-            n += 1
+        # (without a branch: an empty slot is copied too, and overwritten next)
+        a = s.slots[2 * i]
+        b = s.slots[2 * i + 1]
+        s.slots[2 * n] = a
+        s.slots[2 * n + 1] = b
+        n += b != EMPTY_K1
     shrunk = <uint64_t*>realloc(s.slots, table_bytes(n + 1))
     meter_sub(s.meter, table_bytes(s.mask + 1) - table_bytes(n + 1))
     if shrunk == NULL:
@@ -487,15 +495,20 @@ cdef int merge_into(KeySet* dst, KeySet* src, Shared* sh) noexcept nogil:
     """Insert every key of ``src`` into ``dst`` (frees ``src``)."""
     cdef Py_ssize_t i, added = 0
     cdef int err = CHAIN_OK, r
-    if src.slots != NULL:
-        for i in range(src.mask + 1):
-            if src.slots[2 * i + 1] == EMPTY_K1:
-                continue
+    cdef Py_ssize_t size = src.mask + 1 if src.slots != NULL else 0, block
+    cdef uint64_t m
+    for block in range(0, size, 64):
+        m = occupied_block(src.slots, block, min(<Py_ssize_t>64, size - block))
+        while m and err == CHAIN_OK:
+            i = block + low_bit64(m)
+            m &= m - 1
             r = keyset_add(dst, src.slots[2 * i], src.slots[2 * i + 1])
             if r < 0:
                 err = r
-                break
-            added += r
+            else:
+                added += r
+        if err != CHAIN_OK:
+            break
     atomic_add(&sh.held, added)
     keyset_release(src, sh)
     return err
