@@ -161,7 +161,9 @@ ctypedef struct Buckets:
     uint64_t* sorted          # the positions, bucket by bucket
     Py_ssize_t* start         # bucket k holds sorted positions start[k] <= i < start[k + 1]
     int bits                  # 1 << bits buckets
-    uint64_t weight[25]       # weight[p] = 16 ** (p mod d): the counts per class, packed
+    uint64_t* classes         # [256 k + v]: the checkers per class (p mod d) of byte k of
+                              # a packed key (k < 8: lo, its points 2k + 1, 2k + 2; then hi)
+                              # when it is v, packed 4 bits a class (16 ** (p mod d))
     size_t nbytes             # the bytes counted in the meter
     size_t put_bytes          # of which keys and bucket (freed once sorted)
 
@@ -169,25 +171,29 @@ ctypedef struct Buckets:
 cdef int buckets_init(Buckets* b, Py_ssize_t room, int die, Meter* meter) noexcept nogil:
     """Room for ``room`` positions of a stage of die ``die`` (counted in
     ``meter``): CHAIN_OK, or CHAIN_TOO_MANY / CHAIN_NO_MEMORY (nothing held)."""
-    cdef int p
+    cdef int k, v, low
     b.bits = 1
     while b.bits < MAX_BUCKET_BITS and (room >> b.bits) > BUCKET_POSITIONS:
         b.bits += 1
     b.put_bytes = <size_t>room * (2 * sizeof(uint64_t) + sizeof(uint32_t))
     b.nbytes = (b.put_bytes + <size_t>room * 2 * sizeof(uint64_t)
-                + ((1 << b.bits) + 2) * sizeof(Py_ssize_t))
+                + ((1 << b.bits) + 2) * sizeof(Py_ssize_t) + 12 * 256 * sizeof(uint64_t))
     if meter_take(meter, b.nbytes) != CHAIN_OK:
         return CHAIN_TOO_MANY
     b.keys = <uint64_t*>malloc(b.put_bytes)                 # and bucket, after them
-    b.sorted = <uint64_t*>calloc(b.nbytes - b.put_bytes, 1)  # and start, after it
+    b.sorted = <uint64_t*>calloc(b.nbytes - b.put_bytes, 1)  # and start and classes after it
     if b.keys == NULL or b.sorted == NULL:
         buckets_free(b, meter)
         return CHAIN_NO_MEMORY
     b.bucket = <uint32_t*>(b.keys + 2 * room)
     b.start = <Py_ssize_t*>(b.sorted + 2 * room)
+    b.classes = <uint64_t*>(b.start + (1 << b.bits) + 2)
     b.n = b.empty = 0
-    for p in range(25):
-        b.weight[p] = (<uint64_t>1) << (4 * (p % die))
+    for k in range(12):
+        low = 2 * k + 1 if k < 8 else 2 * (k - 8) + 17       # the byte's first point
+        for v in range(256):
+            b.classes[256 * k + v] = (<uint64_t>(v & 15) << (4 * (low % die))) \
+                + (<uint64_t>(v >> 4) << (4 * ((low + 1) % die)))
     return CHAIN_OK
 
 
@@ -203,28 +209,29 @@ cdef void buckets_free_put(Buckets* b, Meter* meter) noexcept nogil:
 cdef void buckets_free(Buckets* b, Meter* meter) noexcept nogil:
     buckets_free_put(b, meter)
     free(b.sorted)
-    b.sorted = b.start = NULL
+    b.sorted = b.start = b.classes = NULL
     meter_sub(meter, b.nbytes)
     b.nbytes = 0
 
 
 cdef inline void buckets_put(Buckets* b, Py_ssize_t* slot, Py_ssize_t* slot_end, uint64_t lo,
-                             uint64_t hi, uint32_t mine) noexcept nogil:
-    """Put a position (packed key, occupancy ``mine``) in its bucket, at the next of
+                             uint64_t hi) noexcept nogil:
+    """Put a position (packed key) in its bucket, at the next of
     the thread's reserved slots ``*slot <= i < *slot_end`` (a new block of
     BUCKET_BLOCK reserved when they run out: one shared counter per position would
     bounce between the cores)."""
     cdef Py_ssize_t i
     cdef uint64_t classes = 0
-    cdef int p
+    cdef int k
     if slot[0] == slot_end[0]:
         slot_end[0] = atomic_add(&b.n, BUCKET_BLOCK)
         slot[0] = slot_end[0] - BUCKET_BLOCK
     i = slot[0]
     slot[0] = i + 1
-    while mine:
-        p = pop_top(&mine)
-        classes += <uint64_t>key_count(lo, hi, p) * b.weight[p]
+    for k in range(8):                   # (a table lookup per byte: no loop over points)
+        classes += b.classes[256 * k + ((lo >> (8 * k)) & 255)]
+    for k in range(4):
+        classes += b.classes[256 * (8 + k) + ((hi >> (8 * k)) & 255)]
     b.keys[2 * i] = lo
     b.keys[2 * i + 1] = hi
     b.bucket[i] = <uint32_t>(mix64(classes) >> (64 - b.bits))
@@ -580,8 +587,7 @@ cdef inline void scan_key(Worker* w, const StageInfo* info, uint64_t klo,
     else:
         playable = stage_playable(key, info.blocked, n, count)
     if playable == count and no_bear_off and info.buckets != NULL:
-        buckets_put(info.buckets, &w.slot, &w.slot_end, key.lo, key.hi,
-                    key_occupancy(key.lo, key.hi))
+        buckets_put(info.buckets, &w.slot, &w.slot_end, key.lo, key.hi)
     elif playable > 0 and no_bear_off and not info.layered:
         search_plays(st, info, playable)
         open_dfs(st, key_occupancy(key.lo, key.hi), key.lo, key.hi, 0, BOARD_BITS)
