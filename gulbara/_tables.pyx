@@ -128,7 +128,6 @@ cdef uint64_t* empty_slots(Py_ssize_t slots, Meter* meter, int* err,
     (one ``pool`` kept, if it has one); NULL with ``*err``
     CHAIN_TOO_MANY (past the budget) or CHAIN_NO_MEMORY."""
     cdef uint64_t* fresh = NULL
-    cdef Py_ssize_t i
     cdef int c = pool_class(slots) if pool != NULL else -1
     if c >= 0 and pool.n[c] > 0:
         pool.n[c] -= 1
@@ -137,8 +136,9 @@ cdef uint64_t* empty_slots(Py_ssize_t slots, Meter* meter, int* err,
         fresh = <uint64_t*>table_take(meter, table_bytes(slots), err)
         if fresh == NULL:
             return NULL
-    for i in range(slots):
-        fresh[2 * i + 1] = EMPTY_K1
+    # every word to EMPTY_K1's bytes (all ones): what marks a free slot is its k1 (one
+    # memset runs faster than a store to every other word)
+    memset(fresh, 0xFF, table_bytes(slots))
     return fresh
 
 
