@@ -218,7 +218,7 @@ cdef enum:
     LOCAL_FIRST_SLOTS = 1 << 15     # (k0, k1) slots to start with: 512 KiB
     LOCAL_MAX_SLOTS = 1 << 22       # at most 64 MiB
 
-    LOCAL_RING = 16                 # keys waiting, their slots prefetched (KeyRing)
+    LOCAL_RING = 32                 # keys waiting, their slots prefetched (KeyRing)
 
 # Keys inserted a few keys late: each key's home slot is prefetched when it
 # comes (by the ring's user), and it is inserted LOCAL_RING keys later
