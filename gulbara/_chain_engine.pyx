@@ -20,7 +20,7 @@ from gulbara._keys cimport (DELTA_LO, DELTA_HI, LANDS, key_count, key_outside, k
 from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED,
                               PART_BITS, N_PARTS, PART_SHIFT, EMPTY_K1, LOW32,
                               Meter, Shared, KeySet, PartSet, InsertQueue, LocalSet,
-                              run_threads, localset_init, localset_free, localset_add,
+                              run_threads, localset_init, localset_free, localset_add, localset_reserve,
                               localset_flush, localset_full, localset_push, queue_keeps,
                               KeyRun, keyrun_clear, keyrun_free, keyrun_release, KeyRing,
                               ring_add_max, ring_drain_max,
@@ -404,6 +404,8 @@ ctypedef struct Worker:
     bint polls                # this is the calling thread's share: it looks for signals
     Py_ssize_t slot           # its reserved slots of the stage's buckets not yet used:
     Py_ssize_t slot_end       # slot <= i < slot_end (buckets_put)
+    Py_ssize_t bucket_positions   # the positions of its buckets so far in the stage
+    Py_ssize_t bucket_ends        # and the ends they made (as far as its LocalSet held them)
 
 
 cdef inline void worker_tick(Worker* w) noexcept nogil:
@@ -647,6 +649,12 @@ cdef void expand_buckets(Worker* w, const StageInfo* info, int first, int last) 
     search_plays(st, info, info.count)
     st.local = &w.local
     for k in range(first, last):
+        if w.local.slots != NULL and w.bucket_positions > 0:
+            # room for the ends this bucket is likely to make, at the ends per
+            # position of the thread's buckets so far in the stage
+            localset_reserve(&w.local, (b.start[k + 1] - b.start[k]) * w.bucket_ends
+                             // w.bucket_positions * 5 // 4)
+        w.bucket_positions += b.start[k + 1] - b.start[k]
         if info.layered and b.start[k + 1] > b.start[k]:
             err = keyset_init_pooled(&layer, b.start[k + 1] - b.start[k],
                                      &st.queue.shared.meter, &w.pool)
@@ -674,6 +682,7 @@ cdef void expand_buckets(Worker* w, const StageInfo* info, int first, int last) 
                 open_dfs(st, key_occupancy(klo, khi), klo, khi, 0, BOARD_BITS)
             atomic_add(&st.queue.shared.held, b.start[k] - b.start[k + 1])
         if w.local.slots != NULL:
+            w.bucket_ends += w.local.n + w.local.ring.waiting
             # (a whole bucket's ends: no other bucket makes them, RULES §2.1)
             localset_flush_runs(&w.local, &st.queue, st.leaf_table,
                                 &w.out_runs[0] if st.leaf_table == 2 else &w.next_runs[0])
@@ -1010,6 +1019,7 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
             BUCKETED_SEEN += 1
             for t in range(active):
                 workers[t].slot = workers[t].slot_end = 0
+                workers[t].bucket_positions = workers[t].bucket_ends = 0
                 if workers[t].local.slots == NULL:
                     localset_init(&workers[t].local, &sh.meter)   # none: queued at once
         task.parts = frontier

@@ -298,6 +298,7 @@ cdef int localset_flush_runs(LocalSet* s, InsertQueue* q, int which, KeyRun* run
 cdef int localset_init(LocalSet* s, Meter* meter) noexcept nogil
 cdef void localset_free(LocalSet* s) noexcept nogil
 cdef void localset_full(LocalSet* s, InsertQueue* q, int which) noexcept nogil
+cdef void localset_reserve(LocalSet* s, Py_ssize_t keys) noexcept nogil
 cdef void localset_flush(LocalSet* s, InsertQueue* q, int which) noexcept nogil
 cdef int keyset_init(KeySet* s, Py_ssize_t room, Meter* meter) noexcept nogil
 cdef void keyset_free(KeySet* s) noexcept nogil

@@ -326,6 +326,20 @@ cdef void localset_free(LocalSet* s) noexcept nogil:
     s.n = 0
 
 
+cdef void localset_reserve(LocalSet* s, Py_ssize_t keys) noexcept nogil:
+    """Make the set, empty, room for about ``keys`` keys before they come (at most
+    LOCAL_MAX_SLOTS slots; kept as it is if it has the room, or if the bigger table
+    cannot be had): growing it key by key re-inserts every key at each doubling."""
+    cdef LocalSet old = s[0]
+    cdef Py_ssize_t slots = <Py_ssize_t>s.mask + 1
+    if s.slots == NULL or s.n != 0 or s.ring.waiting != 0:
+        return
+    while slots < LOCAL_MAX_SLOTS and slots // 2 < keys:
+        slots *= 2
+    if slots > <Py_ssize_t>s.mask + 1 and localset_make(s, slots) == CHAIN_OK:
+        localset_free(&old)
+
+
 cdef void localset_full(LocalSet* s, InsertQueue* q, int which) noexcept nogil:
     """The set is full: double it, keeping its keys in their order; at its
     largest, or past the memory budget, queue them all and empty it."""
@@ -388,10 +402,12 @@ cdef int localset_flush_runs(LocalSet* s, InsertQueue* q, int which, KeyRun* run
     cdef KeyRun* r
     cdef Py_ssize_t held
     localset_drain(s, q, which)
+    r = &runs[0]
     for j in range(s.n):
         slot = s.slots + 2 * s.used[j]
-        h = key_hash(slot[0], slot[1])
-        r = &runs[(h >> PART_SHIFT) & q.part_mask]
+        if q.part_mask:                  # (one part: every key to its run, no hash needed)
+            h = key_hash(slot[0], slot[1])
+            r = &runs[(h >> PART_SHIFT) & q.part_mask]
         if r.n == r.cap:
             err = keyrun_grow(r)
             if err != CHAIN_OK:
