@@ -11,7 +11,7 @@ from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy
 
-from gulbara._bits cimport low_bit64, pop_top
+from gulbara._bits cimport pop_top
 from gulbara._masks cimport rotate12, open_from, movable
 from gulbara._interrupt cimport interrupted
 from gulbara._keys cimport (DELTA_LO, DELTA_HI, LANDS, key_count, key_outside, key_occupancy,
@@ -29,8 +29,8 @@ from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_I
                               atomic_add, atomic_next, meter_take, meter_sub, shared_fail,
                               table_bytes, keyset_clear, keyset_init, keyset_free, keyset_add,
                               keyset_add_max, keyset_init_pooled, pool_release, TablePool,
-                              keyset_add_keyed, keyset_compact, occupied_block, partset_clear,
-                              partset_size,
+                              keyset_add_keyed, keyset_compact, SlotCursor, cursor_init,
+                              cursor_next, partset_clear, partset_size,
                               keyset_release, partset_release, merge_into, sort_part,
                               queue_init, queue_flush, queue_push, queue_push_hashed)
 from gulbara._types cimport Pos, Step, Key96, StageEnd, MAX_STAGE_DICE, BOARD_BITS, STAGE_CAPACITY
@@ -417,39 +417,15 @@ cdef inline void worker_tick(Worker* w) noexcept nogil:
         shared_fail(w.st.queue.shared, CHAIN_INTERRUPTED)
 
 
-ctypedef struct SlotCursor:
-    # Reads the positions of a table in slot order, 64 slots at a time: a block's
-    # occupied slots as a bit mask (occupied_block)
-    const KeySet* s
-    Py_ssize_t next           # the first slot of the next block
-    Py_ssize_t block          # the first slot of the block being read
-    uint64_t occupied         # its occupied slots not yet read
-
-
-cdef inline void cursor_init(SlotCursor* c, const KeySet* s) noexcept nogil:
-    c.s = s
-    c.next = c.block = 0
-    c.occupied = 0
-
-
-cdef inline bint cursor_next(Worker* w, SlotCursor* c, Py_ssize_t* i, uint64_t* klo,
+cdef inline bint worker_next(Worker* w, SlotCursor* c, Py_ssize_t* i, uint64_t* klo,
                              uint64_t* khi) noexcept nogil:
     """The next position of the cursor's table (False when there is none): its slot into
     ``*i``, its key, the tag cut off, into ``*klo``, ``*khi``; it is read (worker_tick)."""
-    cdef const KeySet* s = c.s
-    cdef Py_ssize_t size = s.mask + 1 if s.slots != NULL else 0, n
-    while c.occupied == 0:
-        if c.next >= size:
-            return False
-        n = min(<Py_ssize_t>64, size - c.next)
-        c.occupied = occupied_block(s.slots, c.next, n)
-        c.block = c.next
-        c.next += n
-    i[0] = c.block + low_bit64(c.occupied)
-    c.occupied &= c.occupied - 1
+    if not cursor_next(c, i):
+        return False
     worker_tick(w)
-    klo[0] = s.slots[2 * i[0]]
-    khi[0] = s.slots[2 * i[0] + 1] & LOW32
+    klo[0] = c.slots[2 * i[0]]
+    khi[0] = c.slots[2 * i[0] + 1] & LOW32
     return True
 
 
@@ -495,7 +471,7 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
         ring.waiting = 0
         ring.at = 0                 # (an empty ring)
         cursor_init(&cursor, layer)
-        while cursor_next(w, &cursor, &i, &klo, &khi):
+        while worker_next(w, &cursor, &i, &klo, &khi):
             # Work on the packed key itself: a step is one subtraction and one
             # addition of nibble units; no counts array, no undo.
             mine = key_occupancy(klo, khi)
@@ -557,7 +533,7 @@ cdef int group_search(Worker* w, KeySet* group, const StageInfo* info, int steps
     cdef SlotCursor cursor
     search_plays(st, info, steps)
     cursor_init(&cursor, group)
-    while cursor_next(w, &cursor, &i, &klo, &khi):
+    while worker_next(w, &cursor, &i, &klo, &khi):
         key_dfs(st, klo, khi, key_occupancy(klo, khi), 0, 24)
         if st.queue.err != CHAIN_OK:
             break
@@ -623,7 +599,7 @@ cdef void scan_part(Worker* w, const KeySet* part, const KeyRun* runs, int n_run
     if w.st.queue.err != CHAIN_OK:
         return
     cursor_init(&cursor, part)
-    while cursor_next(w, &cursor, &i, &klo, &khi):
+    while worker_next(w, &cursor, &i, &klo, &khi):
         scan_key(w, info, klo, khi)
         if w.st.queue.err != CHAIN_OK:
             return

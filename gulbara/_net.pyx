@@ -262,7 +262,6 @@ fill_point_changes()
 
 cdef extern from "_net_math.h":
     float gulbara_sigmoid(float z) noexcept nogil
-    int gulbara_ctz64(uint64_t m) noexcept nogil
     void gulbara_hidden(const float* start, const int* idx, const float* val, int n_in,
                         const float* w1, int H, float* h, int sigmoid) noexcept nogil
     int gulbara_net_simd(int level) noexcept nogil

@@ -39,15 +39,11 @@ static inline float gulbara_exp(float x) {
     return p * scale.f;
 }
 
-static inline int gulbara_ctz64(unsigned long long m) {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctzll(m);
-#else
-    int n = 0;
-    while (!(m & 1ULL)) { m >>= 1; n++; }
-    return n;
+/* gulbara_low_bit64 (the index of a 64-bit mask's lowest set bit) comes from
+   _bits.pxd, whose code every module that includes this header has before it. */
+#ifndef GULBARA_BITS_DEFINED
+#error "_net_math.h needs _bits.pxd's helpers (cimport gulbara._bits first)"
 #endif
-}
 
 static inline float gulbara_sigmoid(float z) {
     return 1.0f / (1.0f + gulbara_exp(-z));
@@ -372,7 +368,7 @@ static inline int gulbara_point_changes(const uint64_t* was, const uint64_t* now
     uint32_t o = *occ;
     int moved = 0, dp = 0;
     while (changed) {
-        int b = gulbara_ctz64(changed), shift = 4 * (b & 15);
+        int b = gulbara_low_bit64(changed), shift = 4 * (b & 15);
         int c0 = (int)((was[b >> 4] >> shift) & 15), c1 = (int)((now[b >> 4] >> shift) & 15);
         const gulbara_point_change* pc = table + 16 * c0 + c1;
         int u;

@@ -17,6 +17,7 @@ threads are joined (``gulbara._chains``).
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 
+from gulbara._bits cimport low_bit64
 from gulbara._interrupt cimport Interrupt
 from gulbara._keys cimport key_hash
 
@@ -168,17 +169,41 @@ cdef inline size_t table_bytes(Py_ssize_t slots) noexcept nogil:
     return <size_t>(2 * slots) * sizeof(uint64_t)
 
 
-cdef inline uint64_t occupied_block(const uint64_t* slots, Py_ssize_t first,
-                                    Py_ssize_t n) noexcept nogil:
-    """Bit j set when slot ``first + j`` of a table's ``slots`` holds a key (``n`` <= 64
-    slots from ``first``). A scan then takes a block's keys by their bits: a branch
-    per slot, taken or not at random, was mispredicted about as often as not."""
-    cdef const uint64_t* k1 = slots + 2 * first + 1
-    cdef uint64_t m = 0
-    cdef Py_ssize_t j
-    for j in range(n):
-        m |= (<uint64_t>(k1[2 * j] != EMPTY_K1)) << j
-    return m
+ctypedef struct SlotCursor:
+    # Reads a table's occupied slots in slot order, 64 slots at a time: a block's
+    # occupancy as a bit mask, made without a branch per slot (a branch per slot,
+    # taken or not at random, was mispredicted about as often as not)
+    const uint64_t* slots
+    Py_ssize_t size           # slots in the table
+    Py_ssize_t next           # the first slot of the next block
+    Py_ssize_t block          # the first slot of the block being read
+    uint64_t occupied         # its occupied slots not yet read
+
+
+cdef inline void cursor_init(SlotCursor* c, const KeySet* s) noexcept nogil:
+    """A cursor over the occupied slots of ``s`` (none when it has no table)."""
+    c.slots = s.slots
+    c.size = s.mask + 1 if s.slots != NULL else 0
+    c.next = c.block = 0
+    c.occupied = 0
+
+
+cdef inline bint cursor_next(SlotCursor* c, Py_ssize_t* i) noexcept nogil:
+    """The next occupied slot into ``*i``; False when there is none."""
+    cdef const uint64_t* k1
+    cdef Py_ssize_t j, n
+    while c.occupied == 0:
+        if c.next >= c.size:
+            return False
+        n = min(<Py_ssize_t>64, c.size - c.next)
+        k1 = c.slots + 2 * c.next + 1
+        for j in range(n):
+            c.occupied |= (<uint64_t>(k1[2 * j] != EMPTY_K1)) << j
+        c.block = c.next
+        c.next += n
+    i[0] = c.block + low_bit64(c.occupied)
+    c.occupied &= c.occupied - 1
+    return True
 
 
 # A set split into N_PARTS parts by the top bits of its keys' hashes.

@@ -10,7 +10,6 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 
-from gulbara._bits cimport low_bit64
 from gulbara._keys cimport key_hash
 
 cdef extern from *:
@@ -208,18 +207,15 @@ cdef inline void keyset_place(uint64_t* slots, Py_ssize_t mask, uint64_t a, uint
 cdef int keyset_grow(KeySet* s, uint64_t hashed) noexcept nogil:
     """Double the table (CHAIN_OK, or a failure code of keyset_init, the
     table kept); ``hashed``: the bits of k1 the table hashes (see keyset_add_keyed)."""
-    cdef Py_ssize_t old_slots = s.mask + 1, slots = 2 * old_slots, i, block
-    cdef uint64_t m
+    cdef Py_ssize_t old_slots = s.mask + 1, slots = 2 * old_slots, i
+    cdef SlotCursor cursor
     cdef int err = CHAIN_OK
     cdef uint64_t* fresh = empty_slots(slots, s.meter, &err, s.pool)   # both held for a while
     if fresh == NULL:
         return err
-    for block in range(0, old_slots, 64):
-        m = occupied_block(s.slots, block, min(<Py_ssize_t>64, old_slots - block))
-        while m:
-            i = block + low_bit64(m)
-            m &= m - 1
-            keyset_place(fresh, slots - 1, s.slots[2 * i], s.slots[2 * i + 1], hashed)
+    cursor_init(&cursor, s)
+    while cursor_next(&cursor, &i):
+        keyset_place(fresh, slots - 1, s.slots[2 * i], s.slots[2 * i + 1], hashed)
     slots_free(s.slots, old_slots, s.meter, s.pool)
     s.slots = fresh
     s.mask = slots - 1
@@ -511,20 +507,14 @@ cdef int merge_into(KeySet* dst, KeySet* src, Shared* sh) noexcept nogil:
     """Insert every key of ``src`` into ``dst`` (frees ``src``)."""
     cdef Py_ssize_t i, added = 0
     cdef int err = CHAIN_OK, r
-    cdef Py_ssize_t size = src.mask + 1 if src.slots != NULL else 0, block
-    cdef uint64_t m
-    for block in range(0, size, 64):
-        m = occupied_block(src.slots, block, min(<Py_ssize_t>64, size - block))
-        while m and err == CHAIN_OK:
-            i = block + low_bit64(m)
-            m &= m - 1
-            r = keyset_add(dst, src.slots[2 * i], src.slots[2 * i + 1])
-            if r < 0:
-                err = r
-            else:
-                added += r
-        if err != CHAIN_OK:
+    cdef SlotCursor cursor
+    cursor_init(&cursor, src)
+    while cursor_next(&cursor, &i):
+        r = keyset_add(dst, src.slots[2 * i], src.slots[2 * i + 1])
+        if r < 0:
+            err = r
             break
+        added += r
     atomic_add(&sh.held, added)
     keyset_release(src, sh)
     return err

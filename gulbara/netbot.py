@@ -109,16 +109,13 @@ class NetBot(Bot):
             return remainder_ends(code, seat, stages, max_ends=self.chain_budget, rules=game.rules)
         return chain_ends(code, seat, first_stage[0], game.rules, max_ends=self.chain_budget)
 
-    def _outcome_values(self, outcomes, game) -> np.ndarray:
-        return self.net.outcome_values(outcomes, game.rolls_made)
-
     def _best_outcome(self, game) -> Optional[Play]:
         d = game.decision
         try:
             outcomes = self._enumerate(game.code(), game, d.seat, d.dice, d.following)
         except EnumerationLimitError:
             return None
-        values = self._outcome_values(outcomes, game)
+        values = self.net.outcome_values(outcomes, game.rolls_made)
         best = int(np.argmax(values))
         stages = list(outcomes.steps(best))
         play = self._play_with_steps(game, stages[0])
@@ -166,7 +163,7 @@ class NetBot(Bot):
                     fallback = self._stage_by_stage(game)
                 values[i] = fallback[i]
                 continue
-            values[i] = float(self._outcome_values(outcomes, after).max())
+            values[i] = float(self.net.outcome_values(outcomes, after.rolls_made).max())
         return values
 
     def _after_value(self, after, mover: int) -> float:
