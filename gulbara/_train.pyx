@@ -9,7 +9,9 @@ output on the pre-sigmoid outputs) of each after-state toward the next one's
 outputs, the last toward the game's result, with eligibility traces over the
 game (``td_update``). **Deeper** (``target="deeper"``): each after-state toward
 the frozen network's own outputs one decision deeper (``_net.pyx``:
-``deeper_white``, every roll of a state waiting for one). The caller sums the
+``deeper_white``, every roll of a state waiting for one). **Teacher**
+(``target="teacher"``): each after-state toward another network's outputs on it
+(distillation, ``teacher_targets``). The caller sums the
 rows in slot order, so the weights depend only on the arguments, never on the
 threads.
 """
@@ -33,11 +35,8 @@ from gulbara._backend import START_CODE
 from gulbara._net import parameter_count
 
 
-cdef int deeper_targets(const Net* net, const GameRules* r, const Record* rec, StageEnd* ends,
-                        double** targets, int* capacity) noexcept nogil:
-    """``deeper_white`` of each of the game's after-states into ``targets`` (grown to
-    three per state); 0, or -1 without memory or on a stage overflow."""
-    cdef int t
+cdef int targets_room(const Record* rec, double** targets, int* capacity) noexcept nogil:
+    """Grow ``targets`` to three per after-state of the game; 0, or -1 without memory."""
     cdef double* grown
     if rec.n > capacity[0]:
         grown = <double*>realloc(targets[0], 3 * <size_t>rec.n * sizeof(double))
@@ -45,22 +44,49 @@ cdef int deeper_targets(const Net* net, const GameRules* r, const Record* rec, S
             return -1
         targets[0] = grown
         capacity[0] = rec.n
+    return 0
+
+
+cdef int deeper_targets(const Net* net, const GameRules* r, const Record* rec, StageEnd* ends,
+                        double** targets, int* capacity) noexcept nogil:
+    """``deeper_white`` of each of the game's after-states into ``targets``; 0, or -1
+    without memory or on a stage overflow."""
+    cdef int t
+    if targets_room(rec, targets, capacity):
+        return -1
     for t in range(rec.n):
         if deeper_white(net, r, &rec.states[t], ends, &targets[0][3 * t]):
             return -1
     return 0
 
 
+cdef int teacher_targets(const Net* teacher, const GameRules* r, const Record* rec,
+                         double** targets, int* capacity) noexcept nogil:
+    """The teacher network's outputs on each of the game's after-states, in White's
+    frame, into ``targets``; 0, or -1 without memory."""
+    cdef int t
+    cdef Sparse x
+    cdef float hidden[MAX_HIDDEN]
+    cdef float out[N_OUT]
+    if targets_room(rec, targets, capacity):
+        return -1
+    for t in range(rec.n):
+        encode(r, &rec.states[t], &x)
+        forward(teacher, &x, hidden, out)
+        to_white(out, rec.states[t].seat, &targets[0][3 * t])
+    return 0
+
+
 cdef int td_update(const Net* net, const GameRules* r, const Record* rec, const Outcome* res,
-                   double alpha, double lam, const double* deeper, double* delta,
+                   double alpha, double lam, const double* fixed, double* delta,
                    double* abs_err) noexcept nogil:
     """Add alpha * sum_t G_t grad z_t of the game's after-states into ``delta``.
 
     ``G_t = sum_{u >= t} lam**(u - t) d_u`` with ``d_u = Y_{u+1} - Y_u`` (White's
     frame; the last target is the result), which is the eligibility-trace
-    update with weights frozen during the game. With ``deeper`` (three White-frame
-    targets per after-state, ``deeper_white``'s), ``G_t = deeper_t - Y_t`` instead:
-    each state is moved toward the network's own value one decision deeper.
+    update with weights frozen during the game. With ``fixed`` (three White-frame
+    targets per after-state: ``deeper_white``'s or a teacher's),
+    ``G_t = fixed_t - Y_t`` instead: each state is moved toward its own target.
     Returns 0, -1 without memory.
     """
     cdef int T = rec.n, t, k, j, i, H = net.hidden, seat
@@ -96,15 +122,15 @@ cdef int td_update(const Net* net, const GameRules* r, const Record* rec, const 
     g[0] = g[1] = g[2] = 0.0
     for t in range(T - 1, -1, -1):
         for k in range(3):
-            if deeper != NULL:
-                c = deeper[3 * t + k] - Y[3 * t + k]
+            if fixed != NULL:
+                c = fixed[3 * t + k] - Y[3 * t + k]
             elif t == T - 1:
                 c = z[k] - Y[3 * t + k]
             else:
                 c = Y[3 * (t + 1) + k] - Y[3 * t + k]
             if k == 0:
                 abs_err[0] += fabs(c)
-            g[k] = c if deeper != NULL else c + lam * g[k]
+            g[k] = c if fixed != NULL else c + lam * g[k]
         seat = rec.states[t].seat
         if seat == 0:
             gx[0], gx[1], gx[2] = g[0], g[1], g[2]
@@ -134,11 +160,11 @@ cdef int td_update(const Net* net, const GameRules* r, const Record* rec, const 
 
 def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, int slots,
                 slot_list, double[:, ::1] delta, double alpha, double lam,
-                int32_t max_rolls=10000, bint deeper=False):
+                int32_t max_rolls=10000, bint deeper=False, Network teacher=None):
     """Play and learn from the games of ``slot_list`` (slots of batch ``batch``);
     slot ``k``'s update goes to ``delta[k]``: TD(``lam``), or with ``deeper`` each
     after-state moved toward the network's value one decision deeper
-    (``deeper_white``). Returns an ``len(slot_list) x 5`` int64 array (states,
+    (``deeper_white``), or with a ``teacher`` network toward its outputs. Returns an ``len(slot_list) x 5`` int64 array (states,
     winner, points, rolls, 1e6 x summed |TD error|)."""
     cdef GameRules r
     cdef GameState s0
@@ -152,6 +178,11 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
     cdef Py_ssize_t k, n = len(slot_list)
     cdef int64_t[::1] slot_v = np.asarray(slot_list, dtype=np.int64)
     cdef uint64_t game
+    cdef const Net* taught = NULL
+    if deeper and teacher is not None:
+        raise ValueError("deeper and teacher are two different targets")
+    if teacher is not None:
+        taught = &teacher.net
     if delta.shape[1] != parameter_count(network.hidden):
         raise ValueError("delta has the wrong number of columns")
     stats = np.zeros((n, 5), dtype=np.int64)
@@ -183,8 +214,12 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
                                              &targets_cap):
                     failed = 1
                     break
+                if taught != NULL and teacher_targets(taught, &r, &rec, &targets, &targets_cap):
+                    failed = 1
+                    break
                 if td_update(&network.net, &r, &rec, &res, alpha, lam,
-                             targets if deeper else NULL, &delta[slot_v[k], 0], &err):
+                             targets if deeper or taught != NULL else NULL,
+                             &delta[slot_v[k], 0], &err):
                     failed = 1
                     break
                 st[k, 0] = rec.n

@@ -122,6 +122,33 @@ class ValueNet:
         b2 = params[a + 4 * hidden:]
         return cls(w1, b1, w2, b2, meta)
 
+    @classmethod
+    def average(cls, nets: Sequence["ValueNet"]) -> "ValueNet":
+        """One network whose pre-sigmoid outputs are the mean of ``nets``' (an ensemble):
+        their hidden layers side by side, each output weight divided by their number.
+        At most 256 hidden units in all.
+
+        >>> a, b = ValueNet.random(8, seed=1), ValueNet.random(8, seed=2)
+        >>> ValueNet.average([a, b]).hidden
+        16
+        """
+        nets = list(nets)
+        if not nets:
+            raise InvalidNetworkError("average needs at least one network")
+        for net in nets:
+            if not isinstance(net, ValueNet):
+                raise TypeError(f"average takes ValueNets, not {type(net).__name__}")
+        hidden = sum(net.hidden for net in nets)
+        if hidden > 256:
+            raise InvalidNetworkError(f"the average would have {hidden} hidden units; at most 256")
+        parts = [net.arrays for net in nets]
+        n = np.float32(len(nets))
+        return cls(np.concatenate([p["w1"] for p in parts], axis=1),
+                   np.concatenate([p["b1"] for p in parts]),
+                   np.concatenate([p["w2"] / n for p in parts], axis=0),
+                   sum(p["b2"].astype(np.float64) for p in parts) / len(nets),
+                   {"averaged_sha256": ",".join(net.sha256() for net in nets)})
+
     @property
     def params(self) -> np.ndarray:
         """The flat float32 parameter vector (read-only)."""

@@ -44,8 +44,9 @@ __all__ = ["train", "TrainResult", "Checkpoint", "evaluate", "last_path", "plot_
 TRAIN_DEFAULTS = dict(hidden=64, batch=20, alpha=0.002, alpha_min=0.0001, halflife=500_000,
                       lam=0.7, init_scale=0.1, target="td")
 #: What each after-state is moved toward: ``td``, TD(lam) along the game; ``deeper``, the
-#: network's own value one decision deeper (every roll of a state waiting for one).
-TARGETS = ("td", "deeper")
+#: network's own value one decision deeper (every roll of a state waiting for one);
+#: ``teacher``, another network's outputs on it (``teacher=``: distillation).
+TARGETS = ("td", "deeper", "teacher")
 #: Dice seed of the checkpoint evaluations (the same games at every checkpoint).
 EVAL_SEED = 20_260_000
 #: Duplicate pairs per checkpoint evaluation: 10,000 games, a Wilson interval of about +-0.009,
@@ -142,7 +143,7 @@ def training_arguments(meta: dict) -> dict:
     >>> training_arguments({"lam": 0.9, "seed": 1, "games": 10})
     {'target': 'td', 'lam': 0.9, 'seed': 1}
     """
-    keys = set(TRAIN_DEFAULTS) | {"seed", "init_sha256"}
+    keys = set(TRAIN_DEFAULTS) | {"seed", "init_sha256", "teacher_sha256"}
     return dict(LATER_ARGUMENTS, **{k: v for k, v in meta.items() if k in keys})
 
 
@@ -173,12 +174,14 @@ def _history_from(meta: dict) -> List[Checkpoint]:
 def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int = 1,
           checkpoint: int = 100_000, eval_pairs: int = DEFAULT_EVAL_PAIRS, resume: bool = False,
           progress: Optional[TextIO] = sys.stderr, init: Optional[ValueNet] = None,
-          **args) -> TrainResult:
+          teacher: Optional[ValueNet] = None, **args) -> TrainResult:
     """Train a network by ``games`` games of TD(lambda) self-play (module docstring).
 
     ``args`` override :data:`TRAIN_DEFAULTS`. ``out`` (an ``.npz`` path) gets the
     best checkpoint, its ``.last.npz`` twin the latest; ``resume`` continues the
-    run from that twin (the same arguments are required).
+    run from that twin (the same arguments are required). ``teacher`` (with
+    ``target="teacher"``) is the network whose outputs the after-states are moved
+    toward, for example :meth:`ValueNet.average` of several runs' networks.
     """
     games = checked_int(games, "games", 1)
     seed = checked_int(seed, "seed", 0)
@@ -199,7 +202,13 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
         raise GulBaraError(f"lam must be in [0, 1], got {a['lam']}")
     if not (a["alpha"] > 0 and a["alpha_min"] > 0 and a["halflife"] > 0):
         raise GulBaraError("alpha, alpha_min and halflife must be positive")
+    if (a["target"] == "teacher") != (teacher is not None):
+        raise GulBaraError("a teacher network goes with target='teacher', and only with it")
     identity = dict(a, seed=seed)
+    if teacher is not None:
+        if not isinstance(teacher, ValueNet):
+            raise TypeError(f"teacher is a ValueNet, not {type(teacher).__name__}")
+        identity["teacher_sha256"] = teacher.sha256()
     if init is not None:
         if not isinstance(init, ValueNet):
             raise TypeError(f"init is a ValueNet, not {type(init).__name__}")
@@ -232,6 +241,7 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
     done_at_start = done
     batch = a["batch"]
     pool = ThreadPoolExecutor(workers) if workers > 1 else None
+    taught = teacher.native if teacher is not None else None
 
     def save(which: ValueNet, path: str, extra: dict) -> None:
         which.save(path, **identity, layout_name=_net.LAYOUT, **_history_meta(history), **extra)
@@ -247,7 +257,8 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
 
             def run_part(slot_list, frozen=frozen, delta=delta, alpha=alpha, b=b):
                 return _train.train_slots(frozen, DEFAULT_RULES, seed, b, batch, slot_list, delta,
-                                        alpha, a["lam"], deeper=a["target"] == "deeper")
+                                        alpha, a["lam"], deeper=a["target"] == "deeper",
+                                        teacher=taught)
 
             stats = list(pool.map(run_part, parts)) if pool else [run_part(parts[0])]
             stats = np.concatenate(stats)

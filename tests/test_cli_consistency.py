@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import gulbara
+import gulbara.selfplay
 from gulbara import START_CODE, Game
 from gulbara.glyphs import ASCII, UNICODE
 from gulbara.state_codes import state_code

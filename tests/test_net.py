@@ -234,3 +234,28 @@ def test_deeper_outputs_refuse_a_plain_stage():
     game.roll(6, 5)
     with pytest.raises(ValueError, match="deeper"):
         ValueNet.random(8, 1).deeper_outputs(game)
+
+
+def test_average_outputs_the_mean_of_the_members_pre_sigmoid_sums(states):
+    members = [ValueNet.random(hidden=h, seed=s, scale=0.6) for h, s in ((8, 1), (24, 2), (5, 3))]
+    avg = ValueNet.average(members)
+    assert avg.hidden == 37
+    assert avg.meta["averaged_sha256"] == ",".join(m.sha256() for m in members)
+    x = np.array([inputs(g) for g in states[:500]])
+
+    def logit(p):
+        p = p.astype(np.float64)
+        return np.log(p / (1 - p))
+
+    mean = sum(logit(m.forward(x)) for m in members) / len(members)
+    assert np.abs(logit(avg.forward(x)) - mean).max() < 1e-6       # (w2 / 3 in float32)
+    assert np.abs(avg.native_forward(x) - avg.forward(x)).max() < 1e-5
+
+
+def test_average_refuses_bad_members():
+    with pytest.raises(InvalidNetworkError, match="at least one"):
+        ValueNet.average([])
+    with pytest.raises(TypeError, match="ValueNet"):
+        ValueNet.average([ValueNet.random(8), "net.npz"])
+    with pytest.raises(InvalidNetworkError, match="256"):
+        ValueNet.average([ValueNet.random(200), ValueNet.random(64)])

@@ -119,3 +119,75 @@ def test_checkpoints_are_judged_on_the_default_pairs(tmp_path):
     ev = evaluate(result.net, DEFAULT_EVAL_PAIRS)
     assert ev["games"] == 2 * DEFAULT_EVAL_PAIRS
     assert result.history[0].win_rate == ev["win_rate"]
+
+
+def _after_state_inputs(n_games, seed):
+    """The inputs of positions waiting for a roll, from random play."""
+    import random
+
+    import gulbara
+    from gulbara.net import inputs
+    rng = random.Random(seed)
+    rows = []
+    for gi in range(n_games):
+        game = gulbara.Game(auto_roll=False)
+        game.roll_opening(*rng.choice([(a, b) for a in range(1, 7) for b in range(1, 7) if a != b]))
+        while not game.is_over():
+            if game.is_chance():
+                rows.append(inputs(game))
+                game.roll(rng.randint(1, 6), rng.randint(1, 6))
+                continue
+            plays = game.legal_plays()
+            game.play(plays[rng.randrange(len(plays))])
+    return np.array(rows)
+
+
+def test_teacher_targets_move_the_student_toward_the_teacher():
+    start = ValueNet.random(8, 1, 0.1)
+    teacher = ValueNet.average([ValueNet.random(8, s, 0.6) for s in (2, 3)])
+    one = train(40, seed=10, workers=1, init=start, target="teacher", teacher=teacher, **TINY)
+    two = train(40, seed=10, workers=2, init=start, target="teacher", teacher=teacher, **TINY)
+    assert one.net.params.tobytes() == two.net.params.tobytes()
+    assert one.net.meta["teacher_sha256"] == teacher.sha256()
+    assert one.net.meta["target"] == "teacher"
+    x = _after_state_inputs(6, 3)
+    before = np.abs(start.forward(x) - teacher.forward(x)).mean()
+    after = np.abs(one.net.forward(x) - teacher.forward(x)).mean()
+    assert after < 0.5 * before, (before, after)
+
+
+def test_a_student_that_is_its_own_teacher_does_not_change():
+    start = train(40, seed=3, **TINY).net
+    same = train(40, seed=4, init=start, target="teacher", teacher=start, **TINY)
+    assert same.net.sha256() == start.sha256()
+
+
+def test_teacher_arguments_are_checked(tmp_path):
+    teacher = ValueNet.random(8, 2)
+    with pytest.raises(GulBaraError, match="teacher"):
+        train(10, progress=None, teacher=teacher)
+    with pytest.raises(GulBaraError, match="teacher"):
+        train(10, progress=None, target="teacher")
+    with pytest.raises(TypeError, match="ValueNet"):
+        train(10, progress=None, target="teacher", teacher="teacher.npz")
+    out = str(tmp_path / "w.npz")
+    train(20, seed=1, out=out, init=ValueNet.random(8, 1), target="teacher", teacher=teacher,
+          **dict(TINY, checkpoint=20))
+    with pytest.raises(GulBaraError, match="teacher_sha256"):
+        train(40, seed=1, out=out, resume=True, target="teacher",
+              teacher=ValueNet.random(8, 3), **dict(TINY, checkpoint=20))
+
+
+def test_cli_trains_toward_the_average_of_teachers(tmp_path, capsys):
+    paths = []
+    for s in (1, 2):
+        path = tmp_path / f"t{s}.npz"
+        ValueNet.random(8, s).save(str(path))
+        paths.append(str(path))
+    out = tmp_path / "student.npz"
+    code = cli.main(["train", "--games", "20", "--seed", "2", "--out", str(out), "--hidden", "8",
+                     "--batch", "10", "--checkpoint", "20", "--eval-pairs", "5",
+                     "--target", "teacher", "--teacher", *paths])
+    assert code == 0
+    teacher = ValueNet.average([ValueNet.load(p) for p in paths])
+    assert ValueNet.load(str(out)).meta["teacher_sha256"] == teacher.sha256()

@@ -24,6 +24,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--resume", action="store_true", help="continue from OUT's .last.npz")
     parser.add_argument("--plot", help="draw the learning curve to this image file")
     parser.add_argument("--init", help="start from this network (.npz) instead of random weights")
+    parser.add_argument("--teacher", nargs="+", metavar="NPZ",
+                        help="with --target teacher: move each after-state toward this "
+                             "network's outputs (several: their average, ValueNet.average)")
     for key, value in TRAIN_DEFAULTS.items():
         parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=value,
                             help=f"(default {value})")
@@ -33,9 +36,13 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     options = {key: getattr(args, key) for key in TRAIN_DEFAULTS}
     try:
         init = ValueNet.load(args.init) if args.init else None
+        teacher = None
+        if args.teacher:
+            nets = [ValueNet.load(path) for path in args.teacher]
+            teacher = nets[0] if len(nets) == 1 else ValueNet.average(nets)
         result = train(args.games, args.seed, args.out, workers=args.workers,
                        checkpoint=args.checkpoint, eval_pairs=args.eval_pairs,
-                       resume=args.resume, init=init, **options)
+                       resume=args.resume, init=init, teacher=teacher, **options)
     except (GulBaraError, OSError) as exc:
         print(f"gulbara: {exc}", file=sys.stderr)
         return 2
