@@ -184,7 +184,7 @@ def model_bucket(stage, rank):
         distinct |= ends
     steps, layer_ends = step_work(stage, bucket)
     assert layer_ends == len(distinct), (layer_ends, len(distinct))
-    factored = min((factored_work(stage, bucket, c)[0], c) for c in range(stage.die))
+    factored = min(factored_work(stage, bucket, c) + (c,) for c in range(stage.die))
     variety = sorted(range(stage.die), key=lambda c: -len({pos[c] for pos in bucket}))
     orders = [tuple(range(stage.die)), tuple(variety), tuple(reversed(variety))]
     by_class = min(class_by_class_work(stage, bucket, order) + (order,) for order in orders)
@@ -192,7 +192,7 @@ def model_bucket(stage, rank):
     print(f"bucket {rank}: {len(bucket):,} positions, {n:,} distinct ends | each position whole "
           f"{whole:,} ({whole / n:.1f} per end) | steps {steps:,} "
           f"({steps / n:.1f} per end) | one class factored {factored[0]:,} "
-          f"({factored[0] / n:.1f}; class {factored[1]}) | class by class {by_class[0]:,} "
+          f"({factored[0] / n:.1f}; class {factored[2]}, {factored[1]:,} groups) | class by class {by_class[0]:,} "
           f"({by_class[0] / n:.1f}; order {by_class[2]}, layers "
           f"{', '.join(f'{s:,}' for s in by_class[1])}) | {time.perf_counter() - started:.0f} s",
           flush=True)

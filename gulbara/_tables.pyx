@@ -10,6 +10,8 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 
+import numpy as np
+
 from gulbara._keys cimport key_hash
 
 cdef extern from *:
@@ -534,69 +536,141 @@ cdef inline bint pair_before_values(uint64_t a0, uint64_t a1, uint64_t ha, uint6
     return a0 < b0
 
 
-cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) noexcept nogil:
-    """Sort ``n`` (k0, k1) pairs by their hash (ties by key): a counting sort
-    on the hash bits below the ``part_bits`` that chose the part, then
-    insertion sort in each bucket."""
-    cdef int bits = 1, shift
-    cdef Py_ssize_t i, j, k, nb, start, end
+cdef enum:
+    SORT_TOP_BITS = 11          # the first pass's buckets: 2,048 write streams stay in the cache
+    SORT_SMALL = 32             # a first-pass bucket this small is insertion-sorted at once
+
+
+cdef void insertion_sort(uint64_t* keys, uint64_t* hashes, Py_ssize_t n) noexcept nogil:
+    """Sort ``n`` (k0, k1) pairs and their hashes in place, by hash, ties by key."""
+    cdef Py_ssize_t j, k
     cdef uint64_t h, x0, x1
+    for j in range(1, n):
+        x0 = keys[2 * j]
+        x1 = keys[2 * j + 1]
+        h = hashes[j]
+        k = j
+        while k > 0 and pair_before_values(x0, x1, h, keys[2 * k - 2], keys[2 * k - 1],
+                                           hashes[k - 1]):
+            keys[2 * k] = keys[2 * k - 2]
+            keys[2 * k + 1] = keys[2 * k - 1]
+            hashes[k] = hashes[k - 1]
+            k -= 1
+        keys[2 * k] = x0
+        keys[2 * k + 1] = x1
+        hashes[k] = h
+
+
+cdef void counting_pass(const uint64_t* keys, const uint64_t* hashes, Py_ssize_t n,
+                        int shift, Py_ssize_t nb, Py_ssize_t* counts, uint64_t* out_keys,
+                        uint64_t* out_hashes) noexcept nogil:
+    """Scatter ``n`` pairs and their hashes by the ``nb`` (a power of two) values of
+    ``(hash >> shift) & (nb - 1)``, in order, stably; ``counts`` (nb + 1 entries) ends
+    with counts[b] the end of bucket b."""
+    cdef Py_ssize_t i, j, b
+    memset(counts, 0, <size_t>(nb + 1) * sizeof(Py_ssize_t))
+    for i in range(n):
+        counts[((hashes[i] >> shift) & <uint64_t>(nb - 1)) + 1] += 1
+    for b in range(nb):
+        counts[b + 1] += counts[b]
+    for i in range(n):
+        b = <Py_ssize_t>((hashes[i] >> shift) & <uint64_t>(nb - 1))
+        j = counts[b]
+        counts[b] = j + 1
+        out_keys[2 * j] = keys[2 * i]
+        out_keys[2 * j + 1] = keys[2 * i + 1]
+        out_hashes[j] = hashes[i]
+
+
+cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) noexcept nogil:
+    """Sort ``n`` (k0, k1) pairs by their hash (ties by key), below the ``part_bits``
+    that chose the part: a counting sort on the next SORT_TOP_BITS hash bits (its
+    buckets' write streams fit in the cache), then in each bucket a counting sort on
+    the bits below (the bucket fits in the cache) and an insertion sort of what is
+    left, about two pairs at a time."""
+    cdef int bits = 1, top, low, shift
+    cdef Py_ssize_t i, j, b, m, sub, start, end, largest = 0, n_top, n_low
+    cdef uint64_t h
     cdef uint64_t* tmp
     cdef uint64_t* hashes
+    cdef uint64_t* sub_hashes
     cdef Py_ssize_t* counts
+    cdef Py_ssize_t* sub_counts
     cdef size_t nbytes
     if n < 2:
         return CHAIN_OK
     while bits < 22 and ((<Py_ssize_t>1) << (bits + 1)) <= n:
         bits += 1
-    nb = (<Py_ssize_t>1) << bits
-    shift = 64 - part_bits - bits
-    nbytes = <size_t>n * 3 * sizeof(uint64_t) + <size_t>(nb + 1) * sizeof(Py_ssize_t)
+    top = min(bits, <int>SORT_TOP_BITS)
+    low = bits - top
+    n_top = (<Py_ssize_t>1) << top
+    n_low = (<Py_ssize_t>1) << low
+    shift = 64 - part_bits - top
+    counts = <Py_ssize_t*>calloc(n_top + n_low + 2, sizeof(Py_ssize_t))
+    if counts == NULL:
+        return CHAIN_NO_MEMORY
+    for i in range(n):
+        counts[((sort_hash(keys + 2 * i) >> shift) & <uint64_t>(n_top - 1)) + 1] += 1
+    for b in range(n_top):
+        largest = max(largest, counts[b + 1])
+        counts[b + 1] += counts[b]
+    # the pairs, their hashes, and the hashes of the largest bucket's pairs once sorted
+    nbytes = (<size_t>n * 3 + <size_t>largest) * sizeof(uint64_t)
     if meter_take(meter, nbytes) != CHAIN_OK:
+        free(counts)
         return CHAIN_TOO_MANY
-    tmp = <uint64_t*>malloc(<size_t>n * 3 * sizeof(uint64_t))
-    counts = <Py_ssize_t*>calloc(nb + 1, sizeof(Py_ssize_t))
-    if tmp == NULL or counts == NULL:
-        free(tmp)
+    tmp = <uint64_t*>malloc(nbytes)
+    if tmp == NULL:
         free(counts)
         meter_sub(meter, nbytes)
         return CHAIN_NO_MEMORY
     hashes = tmp + 2 * n
+    sub_hashes = tmp + 3 * n
+    sub_counts = counts + n_top + 1
     for i in range(n):
         h = sort_hash(keys + 2 * i)
-        counts[((h >> shift) & (nb - 1)) + 1] += 1
-    for i in range(nb):
-        counts[i + 1] += counts[i]
-    for i in range(n):
-        h = sort_hash(keys + 2 * i)
-        j = counts[(h >> shift) & (nb - 1)]
-        counts[(h >> shift) & (nb - 1)] += 1
+        b = <Py_ssize_t>((h >> shift) & <uint64_t>(n_top - 1))
+        j = counts[b]
+        counts[b] = j + 1
         tmp[2 * j] = keys[2 * i]
         tmp[2 * j + 1] = keys[2 * i + 1]
         hashes[j] = h
-    # counts[b] is now the end of bucket b: insertion sort each bucket
-    start = 0
-    for i in range(nb):
-        end = counts[i]
-        for j in range(start + 1, end):
-            x0 = tmp[2 * j]
-            x1 = tmp[2 * j + 1]
-            h = hashes[j]
-            k = j
-            while k > start:
-                if not pair_before_values(x0, x1, h, tmp[2 * k - 2], tmp[2 * k - 1],
-                                          hashes[k - 1]):
-                    break
-                tmp[2 * k] = tmp[2 * k - 2]
-                tmp[2 * k + 1] = tmp[2 * k - 1]
-                hashes[k] = hashes[k - 1]
-                k -= 1
-            tmp[2 * k] = x0
-            tmp[2 * k + 1] = x1
-            hashes[k] = h
+    start = 0                            # counts[b] is now the end of bucket b
+    for b in range(n_top):
+        end = counts[b]
+        m = end - start
+        if m <= SORT_SMALL or low == 0:
+            memcpy(keys + 2 * start, tmp + 2 * start, <size_t>m * 2 * sizeof(uint64_t))
+            memcpy(sub_hashes, hashes + start, <size_t>m * sizeof(uint64_t))
+            insertion_sort(keys + 2 * start, sub_hashes, m)
+        else:
+            counting_pass(tmp + 2 * start, hashes + start, m, shift - low, n_low, sub_counts,
+                          keys + 2 * start, sub_hashes)
+            sub = 0
+            for i in range(n_low):
+                insertion_sort(keys + 2 * (start + sub), sub_hashes + sub, sub_counts[i] - sub)
+                sub = sub_counts[i]
         start = end
-    memcpy(keys, tmp, <size_t>n * 2 * sizeof(uint64_t))
     free(tmp)
     free(counts)
     meter_sub(meter, nbytes)
     return CHAIN_OK
+
+
+def _py_sort_part(keys, int part_bits=0):
+    """Test hook: ``keys`` (an n x 2 uint64 array of (k0, k1)) sorted by sort_part, and
+    each pair's key_hash, as two new arrays."""
+    cdef Meter meter
+    sorted_keys = np.ascontiguousarray(keys, dtype=np.uint64).copy()
+    if sorted_keys.ndim != 2 or sorted_keys.shape[1] != 2:
+        raise ValueError("keys must be an n x 2 array")
+    cdef uint64_t[:, ::1] view = sorted_keys
+    cdef Py_ssize_t i, n = sorted_keys.shape[0]
+    hashes = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] hv = hashes
+    meter_init(&meter, <size_t>1 << 40)
+    if n and sort_part(&view[0, 0], n, part_bits, &meter) != CHAIN_OK:
+        raise MemoryError("sort_part failed")
+    for i in range(n):
+        hv[i] = key_hash(view[i, 0], view[i, 1])
+    return sorted_keys, hashes

@@ -6,4 +6,5 @@ from gulbara._net import Network
 
 def train_slots(network: Network, rules, seed: int, batch: int, slots: int,
                 slot_list: Sequence[int], delta: np.ndarray, alpha: float, lam: float,
-                max_rolls: int = ..., deeper: bool = ...) -> np.ndarray: ...
+                max_rolls: int = ..., deeper: bool = ...,
+                teacher: Optional[Network] = ...) -> np.ndarray: ...
