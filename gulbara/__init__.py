@@ -32,7 +32,23 @@ from gulbara import encoding
 
 __version__ = "0.1.0"
 
-#: The 21 distinct rolls, non-doubles larger die first (RULES §10.2).
+#: Modules that ``import gulbara`` does not load, loaded on first use as attributes
+#: (``gulbara.net.default_net()``, ``gulbara.selfplay.rollout(...)``; PEP 562), so that
+#: importing the core stays light.
+LAZY_MODULES = ("arena", "bench", "envs", "lockstep", "net", "netbot", "pictures", "protocol",
+                "rollouts", "search", "selfplay", "state_codes", "suites", "train", "verify")
+
+
+def __getattr__(name):
+    if name in LAZY_MODULES:
+        import importlib
+        return importlib.import_module(f"gulbara.{name}")
+    raise AttributeError(f"module 'gulbara' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(LAZY_MODULES))
+
 
 __all__ = [
     "BACKEND_NAME", "START_CODE", "WHITE", "BLACK", "ROLLS",

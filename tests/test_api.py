@@ -332,3 +332,18 @@ def test_regression_position_constructor_reads_its_arguments():
         gulbara.Position(gulbara.START_CODE)
     with pytest.raises(gulbara.GulBaraError):
         gulbara.Position([1] * 23, 0, 0)
+
+
+def test_submodules_load_on_first_use():
+    import subprocess
+    import sys
+    code = ("import sys, gulbara\n"
+            "assert 'gulbara.net' not in sys.modules and 'gulbara.selfplay' not in sys.modules\n"
+            "assert gulbara.net.default_net().hidden > 0\n"
+            "assert gulbara.selfplay.rollout is sys.modules['gulbara.selfplay'].rollout\n"
+            "assert 'train' in dir(gulbara)\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    for name in gulbara.LAZY_MODULES:
+        assert getattr(gulbara, name).__name__ == f"gulbara.{name}"
+    with pytest.raises(AttributeError, match="no attribute 'nosuch'"):
+        gulbara.nosuch
