@@ -334,15 +334,19 @@ def test_regression_position_constructor_reads_its_arguments():
         gulbara.Position([1] * 23, 0, 0)
 
 
-def test_submodules_load_on_first_use():
+def test_submodules_load_on_first_use(tmp_path):
+    import os
     import subprocess
     import sys
+    from pathlib import Path
     code = ("import sys, gulbara\n"
             "assert 'gulbara.net' not in sys.modules and 'gulbara.selfplay' not in sys.modules\n"
             "assert gulbara.net.default_net().hidden > 0\n"
             "assert gulbara.selfplay.rollout is sys.modules['gulbara.selfplay'].rollout\n"
             "assert 'train' in dir(gulbara)\n")
-    subprocess.run([sys.executable, "-c", code], check=True)
+    # a fresh interpreter on the gulbara this test imported (not a source tree in its cwd)
+    env = dict(os.environ, PYTHONPATH=str(Path(gulbara.__file__).resolve().parent.parent))
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path, env=env)
     for name in gulbara.LAZY_MODULES:
         assert getattr(gulbara, name).__name__ == f"gulbara.{name}"
     with pytest.raises(AttributeError, match="no attribute 'nosuch'"):
