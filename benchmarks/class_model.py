@@ -192,7 +192,8 @@ def model_bucket(stage, rank):
     print(f"bucket {rank}: {len(bucket):,} positions, {n:,} distinct ends | each position whole "
           f"{whole:,} ({whole / n:.1f} per end) | steps {steps:,} "
           f"({steps / n:.1f} per end) | one class factored {factored[0]:,} "
-          f"({factored[0] / n:.1f}; class {factored[2]}, {factored[1]:,} groups) | class by class {by_class[0]:,} "
+          f"({factored[0] / n:.1f}; class {factored[2]}, {factored[1]:,} groups) | "
+          f"class by class {by_class[0]:,} "
           f"({by_class[0] / n:.1f}; order {by_class[2]}, layers "
           f"{', '.join(f'{s:,}' for s in by_class[1])}) | {time.perf_counter() - started:.0f} s",
           flush=True)

@@ -564,22 +564,25 @@ cdef void insertion_sort(uint64_t* keys, uint64_t* hashes, Py_ssize_t n) noexcep
 cdef void counting_pass(const uint64_t* keys, const uint64_t* hashes, Py_ssize_t n,
                         int shift, Py_ssize_t nb, Py_ssize_t* counts, uint64_t* out_keys,
                         uint64_t* out_hashes) noexcept nogil:
-    """Scatter ``n`` pairs and their hashes by the ``nb`` (a power of two) values of
-    ``(hash >> shift) & (nb - 1)``, in order, stably; ``counts`` (nb + 1 entries) ends
-    with counts[b] the end of bucket b."""
+    """Scatter ``n`` pairs and their hashes (NULL: each pair's sort_hash, computed here)
+    by the ``nb`` (a power of two) values of ``(hash >> shift) & (nb - 1)``, in order,
+    stably; ``counts`` (nb + 1 entries) ends with counts[b] the end of bucket b."""
     cdef Py_ssize_t i, j, b
+    cdef uint64_t h
     memset(counts, 0, <size_t>(nb + 1) * sizeof(Py_ssize_t))
     for i in range(n):
-        counts[((hashes[i] >> shift) & <uint64_t>(nb - 1)) + 1] += 1
+        h = hashes[i] if hashes != NULL else sort_hash(keys + 2 * i)
+        counts[((h >> shift) & <uint64_t>(nb - 1)) + 1] += 1
     for b in range(nb):
         counts[b + 1] += counts[b]
     for i in range(n):
-        b = <Py_ssize_t>((hashes[i] >> shift) & <uint64_t>(nb - 1))
+        h = hashes[i] if hashes != NULL else sort_hash(keys + 2 * i)
+        b = <Py_ssize_t>((h >> shift) & <uint64_t>(nb - 1))
         j = counts[b]
         counts[b] = j + 1
         out_keys[2 * j] = keys[2 * i]
         out_keys[2 * j + 1] = keys[2 * i + 1]
-        out_hashes[j] = hashes[i]
+        out_hashes[j] = h
 
 
 cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) noexcept nogil:
@@ -588,9 +591,8 @@ cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) no
     buckets' write streams fit in the cache), then in each bucket a counting sort on
     the bits below (the bucket fits in the cache) and an insertion sort of what is
     left, about two pairs at a time."""
-    cdef int bits = 1, top, low, shift
-    cdef Py_ssize_t i, j, b, m, sub, start, end, largest = 0, n_top, n_low
-    cdef uint64_t h
+    cdef int bits = 1, top, low, shift, err
+    cdef Py_ssize_t i, b, m, sub, start, end, largest = 0, n_top, n_low
     cdef uint64_t* tmp
     cdef uint64_t* hashes
     cdef uint64_t* sub_hashes
@@ -606,35 +608,34 @@ cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) no
     n_top = (<Py_ssize_t>1) << top
     n_low = (<Py_ssize_t>1) << low
     shift = 64 - part_bits - top
-    counts = <Py_ssize_t*>calloc(n_top + n_low + 2, sizeof(Py_ssize_t))
-    if counts == NULL:
-        return CHAIN_NO_MEMORY
-    for i in range(n):
-        counts[((sort_hash(keys + 2 * i) >> shift) & <uint64_t>(n_top - 1)) + 1] += 1
-    for b in range(n_top):
-        largest = max(largest, counts[b + 1])
-        counts[b + 1] += counts[b]
-    # the pairs, their hashes, and the hashes of the largest bucket's pairs once sorted
-    nbytes = (<size_t>n * 3 + <size_t>largest) * sizeof(uint64_t)
+    # the pairs and their hashes after the first pass, and the buckets' counts
+    nbytes = <size_t>n * 3 * sizeof(uint64_t) + <size_t>(n_top + n_low + 2) * sizeof(Py_ssize_t)
     if meter_take(meter, nbytes) != CHAIN_OK:
-        free(counts)
         return CHAIN_TOO_MANY
-    tmp = <uint64_t*>malloc(nbytes)
-    if tmp == NULL:
+    tmp = <uint64_t*>malloc(<size_t>n * 3 * sizeof(uint64_t))
+    counts = <Py_ssize_t*>malloc(<size_t>(n_top + n_low + 2) * sizeof(Py_ssize_t))
+    if tmp == NULL or counts == NULL:
+        free(tmp)
         free(counts)
         meter_sub(meter, nbytes)
         return CHAIN_NO_MEMORY
     hashes = tmp + 2 * n
-    sub_hashes = tmp + 3 * n
     sub_counts = counts + n_top + 1
-    for i in range(n):
-        h = sort_hash(keys + 2 * i)
-        b = <Py_ssize_t>((h >> shift) & <uint64_t>(n_top - 1))
-        j = counts[b]
-        counts[b] = j + 1
-        tmp[2 * j] = keys[2 * i]
-        tmp[2 * j + 1] = keys[2 * i + 1]
-        hashes[j] = h
+    counting_pass(keys, NULL, n, shift, n_top, counts, tmp, hashes)
+    for b in range(n_top):
+        largest = max(largest, counts[b] - (counts[b - 1] if b else 0))
+    # and the hashes of one bucket's pairs once sorted (n >= 2: largest >= 1)
+    err = meter_take(meter, <size_t>largest * sizeof(uint64_t))
+    if err == CHAIN_OK:
+        nbytes += <size_t>largest * sizeof(uint64_t)
+        sub_hashes = <uint64_t*>malloc(<size_t>largest * sizeof(uint64_t))
+        if sub_hashes == NULL:
+            err = CHAIN_NO_MEMORY
+    if err != CHAIN_OK:
+        free(tmp)
+        free(counts)
+        meter_sub(meter, nbytes)
+        return err
     start = 0                            # counts[b] is now the end of bucket b
     for b in range(n_top):
         end = counts[b]
@@ -651,6 +652,7 @@ cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) no
                 insertion_sort(keys + 2 * (start + sub), sub_hashes + sub, sub_counts[i] - sub)
                 sub = sub_counts[i]
         start = end
+    free(sub_hashes)
     free(tmp)
     free(counts)
     meter_sub(meter, nbytes)

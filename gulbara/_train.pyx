@@ -164,8 +164,9 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
     """Play and learn from the games of ``slot_list`` (slots of batch ``batch``);
     slot ``k``'s update goes to ``delta[k]``: TD(``lam``), or with ``deeper`` each
     after-state moved toward the network's value one decision deeper
-    (``deeper_white``), or with a ``teacher`` network toward its outputs. Returns an ``len(slot_list) x 5`` int64 array (states,
-    winner, points, rolls, 1e6 x summed |TD error|)."""
+    (``deeper_white``), or with a ``teacher`` network toward its outputs. Returns an
+    ``len(slot_list) x 5`` int64 array (states, winner, points, rolls, 1e6 x summed
+    |TD error|)."""
     cdef GameRules r
     cdef GameState s0
     cdef Players pl

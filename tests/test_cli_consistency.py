@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 import gulbara
-import gulbara.selfplay
 from gulbara import START_CODE, Game
 from gulbara.glyphs import ASCII, UNICODE
 from gulbara.state_codes import state_code

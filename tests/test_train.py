@@ -131,7 +131,8 @@ def _after_state_inputs(n_games, seed):
     rows = []
     for gi in range(n_games):
         game = gulbara.Game(auto_roll=False)
-        game.roll_opening(*rng.choice([(a, b) for a in range(1, 7) for b in range(1, 7) if a != b]))
+        opening = [(a, b) for a in range(1, 7) for b in range(1, 7) if a != b]
+        game.roll_opening(*rng.choice(opening))
         while not game.is_over():
             if game.is_chance():
                 rows.append(inputs(game))
