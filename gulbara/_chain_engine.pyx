@@ -127,31 +127,51 @@ cdef Py_ssize_t LAYERED_FRONTIER = 4096
 # bucket) when the stage before made more than this many ends per distinct
 # position it left, and so are the stages after it: then the positions of a
 # stage share most of their ends, and merging after every step makes fewer.
+# A bucketed stage that starts whole play by whole play measures the same
+# ratio on its own buckets as it goes (their ends meet in the LocalSet): a
+# thread turns to layers for the rest of its buckets once its first buckets
+# (LAYERED_PROBE positions, or a sixteenth of the stage's frontier if more)
+# made more than TURN_DUPLICATION ends per distinct end. The stage before is
+# a poor guide when it was small or played a die with fewer ways to merge.
+# (Measured on the two suites: layers break even at about 8 to 12 ends per
+# distinct end, and save a third to a half of a stage's time past 15.)
 cdef Py_ssize_t LAYERED_DUPLICATION = 10
-# Stages bucketed and layered since _py_stage_counts was last called.
+cdef Py_ssize_t LAYERED_PROBE = 1024
+cdef Py_ssize_t TURN_DUPLICATION = 12
+# Stages bucketed, layered, and turned to layers part way (counted in both)
+# since _py_stage_counts was last called.
 cdef Py_ssize_t BUCKETED_SEEN = 0
 cdef Py_ssize_t LAYERED_SEEN = 0
+cdef Py_ssize_t TURNED_SEEN = 0
 
 
 def _py_set_stage_plan(Py_ssize_t bucket_frontier, Py_ssize_t layered_frontier,
-                       Py_ssize_t layered_duplication):
+                       Py_ssize_t layered_duplication, Py_ssize_t layered_probe=1024,
+                       Py_ssize_t turn_duplication=12):
     """Tests: bucket the stages of at least ``bucket_frontier`` frontier
     positions, layer those of at least ``layered_frontier`` once a stage made
-    more than ``layered_duplication`` ends per distinct position (4,096,
-    4,096 and 10 by default). The previous values are returned."""
-    global BUCKET_FRONTIER, LAYERED_FRONTIER, LAYERED_DUPLICATION
-    previous = (BUCKET_FRONTIER, LAYERED_FRONTIER, LAYERED_DUPLICATION)
+    more than ``layered_duplication`` ends per distinct position, or once a
+    thread's first ``layered_probe`` bucket positions (at least) made more than
+    ``turn_duplication`` (4,096, 4,096, 10, 1,024 and 12 by default). The
+    previous values are returned."""
+    global BUCKET_FRONTIER, LAYERED_FRONTIER, LAYERED_DUPLICATION, LAYERED_PROBE
+    global TURN_DUPLICATION
+    previous = (BUCKET_FRONTIER, LAYERED_FRONTIER, LAYERED_DUPLICATION, LAYERED_PROBE,
+                TURN_DUPLICATION)
     BUCKET_FRONTIER = max(1, bucket_frontier)
     LAYERED_FRONTIER = max(1, layered_frontier)
     LAYERED_DUPLICATION = max(0, layered_duplication)
+    LAYERED_PROBE = max(1, layered_probe)
+    TURN_DUPLICATION = max(0, turn_duplication)
     return previous
 
 
 def _py_stage_counts():
-    """Tests: (stages bucketed, stages layered) since the last call."""
-    global BUCKETED_SEEN, LAYERED_SEEN
-    seen = (BUCKETED_SEEN, LAYERED_SEEN)
-    BUCKETED_SEEN = LAYERED_SEEN = 0
+    """Tests: (stages bucketed, stages layered, stages turned to layers part
+    way) since the last call."""
+    global BUCKETED_SEEN, LAYERED_SEEN, TURNED_SEEN
+    seen = (BUCKETED_SEEN, LAYERED_SEEN, TURNED_SEEN)
+    BUCKETED_SEEN = LAYERED_SEEN = TURNED_SEEN = 0
     return seen
 
 
@@ -408,6 +428,12 @@ ctypedef struct Worker:
     Py_ssize_t slot_end       # slot <= i < slot_end (buckets_put)
     Py_ssize_t bucket_positions   # the positions of its buckets so far in the stage
     Py_ssize_t bucket_ends        # and the ends they made (as far as its LocalSet held them)
+    bint layered                  # its buckets are expanded a step at a time (chain_layers)
+    bint probing                  # it is not, and measures whether it should be
+    Py_ssize_t probe_positions    # on this many bucket positions:
+    Py_ssize_t whole_positions    # of its buckets expanded whole play by whole play so far,
+    Py_ssize_t whole_made         # their positions, the ends made (pushed)
+    Py_ssize_t whole_distinct     # and the distinct ones among them
 
 
 cdef inline void worker_tick(Worker* w) noexcept nogil:
@@ -615,10 +641,10 @@ cdef void scan_part(Worker* w, const KeySet* part, const KeyRun* runs, int n_run
 cdef void expand_buckets(Worker* w, const StageInfo* info, int first, int last) noexcept nogil:
     """Expand the positions of buckets ``first <= k < last``, each bucket's
     ends merged in the thread's LocalSet before they are queued: by open_dfs,
-    or in a layered stage a step at a time (chain_layers on the bucket)."""
+    or once the thread is layered a step at a time (chain_layers on the bucket)."""
     cdef GroupSearch* st = &w.st
     cdef const Buckets* b = info.buckets
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, pushed
     cdef uint64_t klo, khi
     cdef int k, added, err, r
     cdef KeySet layer
@@ -633,7 +659,7 @@ cdef void expand_buckets(Worker* w, const StageInfo* info, int first, int last) 
             localset_reserve(&w.local, (b.start[k + 1] - b.start[k]) * w.bucket_ends
                              // w.bucket_positions * 5 // 4)
         w.bucket_positions += b.start[k + 1] - b.start[k]
-        if info.layered and b.start[k + 1] > b.start[k]:
+        if w.layered and b.start[k + 1] > b.start[k]:
             err = keyset_init_pooled(&layer, b.start[k + 1] - b.start[k],
                                      &st.queue.shared.meter, &w.pool)
             added = 0
@@ -653,12 +679,20 @@ cdef void expand_buckets(Worker* w, const StageInfo* info, int first, int last) 
                 break
             chain_layers(w, &layer, info, info.count)
         else:
+            pushed = st.queue.pushed
             for i in range(b.start[k], b.start[k + 1]):
                 worker_tick(w)
                 klo = b.sorted[2 * i]
                 khi = b.sorted[2 * i + 1]
                 open_dfs(st, key_occupancy(klo, khi), klo, khi, 0, BOARD_BITS)
             atomic_add(&st.queue.shared.held, b.start[k] - b.start[k + 1])
+            if w.probing and w.local.slots != NULL:
+                w.whole_positions += b.start[k + 1] - b.start[k]
+                w.whole_made += st.queue.pushed - pushed
+                w.whole_distinct += w.local.n + w.local.ring.waiting
+                if w.whole_positions >= w.probe_positions:
+                    w.probing = False
+                    w.layered = w.whole_made > TURN_DUPLICATION * w.whole_distinct
         if w.local.slots != NULL:
             w.bucket_ends += w.local.n + w.local.ring.waiting
             # (a whole bucket's ends: no other bucket makes them, RULES §2.1)
@@ -915,9 +949,9 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     cdef StageInfo info
     cdef Buckets buckets
     cdef Task task
-    global BUCKETED_SEEN, LAYERED_SEEN
+    global BUCKETED_SEEN, LAYERED_SEEN, TURNED_SEEN
     cdef int stage, t, p, k, err = CHAIN_OK, active
-    cdef bint layered = False, bucketing
+    cdef bint layered = False, bucketing, bucketed
     cdef uint64_t over_tag = 0, h
     cdef Key96 key
     cdef uint32_t blocked = rotate12(start.occ[1 - seat])
@@ -998,8 +1032,14 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
             for t in range(active):
                 workers[t].slot = workers[t].slot_end = 0
                 workers[t].bucket_positions = workers[t].bucket_ends = 0
+                workers[t].layered = layered
+                workers[t].probing = not layered and fsize >= LAYERED_FRONTIER
+                workers[t].probe_positions = max(LAYERED_PROBE, fsize // (16 * active))
+                workers[t].whole_positions = workers[t].whole_made = 0
+                workers[t].whole_distinct = 0
                 if workers[t].local.slots == NULL:
                     localset_init(&workers[t].local, &sh.meter)   # none: queued at once
+        bucketed = info.buckets != NULL
         task.parts = frontier
         task.info = &info
         task.n_workers = active
@@ -1022,6 +1062,10 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         made = 0
         for t in range(active):
             made += workers[t].st.queue.pushed
+            if bucketed and workers[t].layered and not layered:
+                layered = True          # (it turned to layers: so do the stages after)
+                LAYERED_SEEN += 1
+                TURNED_SEEN += 1
             if workers[t].st.queue.err != CHAIN_OK:
                 shared_fail(sh, workers[t].st.queue.err)
             if over_tag == 0 and workers[t].st.queue.over_seen:

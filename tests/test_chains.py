@@ -170,10 +170,43 @@ def test_bucketed_stages_match_the_stage_by_stage_expansion(stage_plan):
             continue
         assert core_outcomes(result) == expansion(code, seat, stages, False)
         compared += 1
-    bucketed, layered = _chains._py_stage_counts()
+    bucketed, layered, _ = _chains._py_stage_counts()
     assert compared >= 120
     assert bucketed >= 300                     # the plan was taken
     assert (layered >= 300) == (name == "bucketed-layered")
+
+
+def test_a_stage_turned_to_layers_part_way_matches_the_stage_by_stage_expansion():
+    # A bucketed stage not layered from its start measures its first buckets'
+    # ends per distinct end and turns to layers for the rest when they share
+    # many (here more than 3 per distinct end, after 4 positions): outcomes and
+    # order as without buckets.
+    previous_threads = _chains._py_set_threaded_frontier(1)
+    turned = compared = 0
+    try:
+        for code, seat, first in CASES:
+            old = _chains._py_set_stage_plan(1 << 40, 1 << 40, 0)       # no buckets
+            try:
+                plain = small_chain(code, seat, first)
+            finally:
+                _chains._py_set_stage_plan(*old)
+            if plain is None:
+                continue
+            old = _chains._py_set_stage_plan(1, 1, 3, 4, 3)
+            _chains._py_stage_counts()
+            try:
+                assert checked_chain_outcomes(code, seat, first, 1) is not None
+                for threads in (1, 2):
+                    chain = chain_ends(code, seat, first, threads=threads)
+                    assert outcome_rows(chain) == outcome_rows(plain)
+            finally:
+                _chains._py_set_stage_plan(*old)
+            turned += _chains._py_stage_counts()[2] > 0
+            compared += 1
+    finally:
+        _chains._py_set_threaded_frontier(previous_threads)
+    assert compared >= 100
+    assert turned >= 5                        # the turn was taken
 
 
 def test_bucketed_stages_give_the_same_outcomes_in_the_same_order():
