@@ -687,6 +687,8 @@ cdef void expand_buckets(Worker* w, const StageInfo* info, int first, int last) 
                 open_dfs(st, key_occupancy(klo, khi), klo, khi, 0, BOARD_BITS)
             atomic_add(&st.queue.shared.held, b.start[k] - b.start[k + 1])
             if w.probing and w.local.slots != NULL:
+                # (a guide for the work only: a bucket whose ends outgrew the
+                # LocalSet counts those still in it)
                 w.whole_positions += b.start[k + 1] - b.start[k]
                 w.whole_made += st.queue.pushed - pushed
                 w.whole_distinct += w.local.n + w.local.ring.waiting
