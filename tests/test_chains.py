@@ -9,6 +9,7 @@ unstarted chains, bear-offs and game ends mid-chain.
 
 import random
 from collections import Counter
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -74,12 +75,31 @@ def chain_cases():
 CASES = chain_cases()
 
 
+@contextmanager
+def stage_plan_forced(*plan):
+    """Run the block under a stage plan (_chains._py_set_stage_plan), restored after."""
+    old = _chains._py_set_stage_plan(*plan)
+    try:
+        yield
+    finally:
+        _chains._py_set_stage_plan(*old)
+
+
+@contextmanager
+def every_stage_threaded():
+    """Run the block with every stage shared between the threads, restored after."""
+    previous = _chains._py_set_threaded_frontier(1)
+    try:
+        yield
+    finally:
+        _chains._py_set_threaded_frontier(previous)
+
+
 @pytest.fixture(params=[1, 2, 3], ids=["1-thread", "2-threads", "3-threads"])
 def threads(request):
     """Run a test on 1, 2 and 3 threads, every stage shared between them."""
-    previous = _chains._py_set_threaded_frontier(1)
-    yield request.param
-    _chains._py_set_threaded_frontier(previous)
+    with every_stage_threaded():
+        yield request.param
 
 
 def checked_chain_outcomes(code, seat, first, threads):
@@ -137,6 +157,8 @@ def test_remainders_match_the_stage_by_stage_expansion(threads):
 # The stage plans a test can force on small chains (_chains._py_set_stage_plan):
 # every stage bucketed and expanded at once, or bucketed and a step at a time.
 STAGE_PLANS = {"bucketed": (1, 1 << 40, 0), "bucketed-layered": (1, 1, 0)}
+NO_BUCKETS = (1 << 40, 1 << 40, 0)
+
 
 
 @pytest.fixture(params=[("bucketed", 1), ("bucketed", 3), ("bucketed-layered", 1),
@@ -146,12 +168,9 @@ def stage_plan(request):
     per class of points), on the given threads; the plan and the threads are
     restored after."""
     name, threads = request.param
-    previous_threads = _chains._py_set_threaded_frontier(1)
-    previous = _chains._py_set_stage_plan(*STAGE_PLANS[name])
-    _chains._py_stage_counts()
-    yield name, threads
-    _chains._py_set_stage_plan(*previous)
-    _chains._py_set_threaded_frontier(previous_threads)
+    with every_stage_threaded(), stage_plan_forced(*STAGE_PLANS[name]):
+        _chains._py_stage_counts()
+        yield name, threads
 
 
 def test_bucketed_stages_match_the_stage_by_stage_expansion(stage_plan):
@@ -181,30 +200,21 @@ def test_a_stage_turned_to_layers_part_way_matches_the_stage_by_stage_expansion(
     # ends per distinct end and turns to layers for the rest when they share
     # many (here more than 3 per distinct end, after 4 positions): outcomes and
     # order as without buckets.
-    previous_threads = _chains._py_set_threaded_frontier(1)
     turned = compared = 0
-    try:
+    with every_stage_threaded():
         for code, seat, first in CASES:
-            old = _chains._py_set_stage_plan(1 << 40, 1 << 40, 0)       # no buckets
-            try:
+            with stage_plan_forced(*NO_BUCKETS):
                 plain = small_chain(code, seat, first)
-            finally:
-                _chains._py_set_stage_plan(*old)
             if plain is None:
                 continue
-            old = _chains._py_set_stage_plan(1, 1, 3, 4, 3)
             _chains._py_stage_counts()
-            try:
+            with stage_plan_forced(1, 1, 3, 4, 3):
                 assert checked_chain_outcomes(code, seat, first, 1) is not None
                 for threads in (1, 2):
                     chain = chain_ends(code, seat, first, threads=threads)
                     assert outcome_rows(chain) == outcome_rows(plain)
-            finally:
-                _chains._py_set_stage_plan(*old)
             turned += _chains._py_stage_counts()[2] > 0
             compared += 1
-    finally:
-        _chains._py_set_threaded_frontier(previous_threads)
     assert compared >= 100
     assert turned >= 5                        # the turn was taken
 
@@ -213,24 +223,15 @@ def test_bucketed_stages_give_the_same_outcomes_in_the_same_order():
     # Buckets only order the work: the outcomes and their order are those of
     # the stages expanded as they are read, on any number of threads.
     entry = MID_GAME_11[2]                                   # mid-c
-    previous = _chains._py_set_threaded_frontier(1)
-    try:
-        old = _chains._py_set_stage_plan(1 << 40, 1 << 40, 0)       # no buckets
-        try:
+    with every_stage_threaded():
+        with stage_plan_forced(*NO_BUCKETS):
             plain = chain_ends(entry.code, entry.seat, 1, threads=1)
-        finally:
-            _chains._py_set_stage_plan(*old)
         assert len(plain) == entry.outcomes[0]
         for plan in STAGE_PLANS.values():
-            old = _chains._py_set_stage_plan(*plan)
-            try:
+            with stage_plan_forced(*plan):
                 for threads in (1, 2, 3):
                     chain = chain_ends(entry.code, entry.seat, 1, threads=threads)
                     assert outcome_rows(chain) == outcome_rows(plain)
-            finally:
-                _chains._py_set_stage_plan(*old)
-    finally:
-        _chains._py_set_threaded_frontier(previous)
 
 
 def test_recovered_steps_replay_to_each_outcome_and_match_the_reference():
@@ -514,14 +515,9 @@ def test_regression_bucket_slots_reserved_by_the_block_leave_no_trace():
     # reserved slots empty: no empty slot may become a position, and the bound
     # on positions held (max_ends) may not count them.
     entry = MID_GAME_11[2]                                   # mid-c
-    previous = _chains._py_set_threaded_frontier(1)
-    old = _chains._py_set_stage_plan(*STAGE_PLANS["bucketed"])
-    try:
+    with every_stage_threaded(), stage_plan_forced(*STAGE_PLANS["bucketed"]):
         bucketed = [chain_ends(gulbara.START_CODE, 0, 4, threads=3),
                     chain_ends(entry.code, entry.seat, 1, threads=3)]
-    finally:
-        _chains._py_set_stage_plan(*old)
-        _chains._py_set_threaded_frontier(previous)
     plain = [chain_ends(gulbara.START_CODE, 0, 4, threads=1),
              chain_ends(entry.code, entry.seat, 1, threads=1)]
     assert [outcome_rows(c) for c in bucketed] == [outcome_rows(c) for c in plain]
@@ -541,11 +537,8 @@ THREAD_CASES = [(MID_GAME_11[0].code, MID_GAME_11[0].seat, 2),
 
 @pytest.mark.parametrize("code, seat, first", THREAD_CASES)
 def test_threads_give_the_same_outcomes_in_the_same_order(code, seat, first):
-    previous = _chains._py_set_threaded_frontier(1)
-    try:
+    with every_stage_threaded():
         results = [outcome_rows(chain_ends(code, seat, first, threads=t)) for t in (1, 2, 3)]
-    finally:
-        _chains._py_set_threaded_frontier(previous)
     assert results[0] == results[1] == results[2]
     assert len(set(results[0])) == len(results[0]) > 0
 
