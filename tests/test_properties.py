@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import gulbara
 from gulbara import _movegen, _reference
 from gulbara.errors import IllegalPlayError
+from hashing import MASK64, mix64
 from positions import (black_point, bear_off_position, blocked_start_position, mixed_positions,
                        prime_position, random_valid_position)
 
@@ -25,7 +26,6 @@ START = gulbara.START_CODE
 PAIRS = mixed_positions(2024, 400)
 ROLL_STAGES = [[a, b] if a != b else [a] * 4 for a in range(1, 7) for b in range(a, 7)]
 PARTIAL_STAGES = [[d] * n for d in range(1, 7) for n in (1, 2, 3)]
-MASK64 = 2**64 - 1
 
 
 def _family(args):
@@ -169,12 +169,6 @@ def spec_key(position):
         counts = own_counts(position, seat)
         packed.append(sum(n << (4 * (p - 1)) for p, n in counts.items()))
     k0, k1 = packed
-
-    def mix64(z):
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return z ^ (z >> 31)
-
     return (mix64(k0 & MASK64) ^ mix64((k0 >> 64) | (k1 & 0xFFFFFFFF) << 32)
             ^ mix64((k1 >> 32) ^ 0x9E3779B97F4A7C15))
 

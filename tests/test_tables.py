@@ -4,18 +4,7 @@ import numpy as np
 import pytest
 
 from gulbara import _tables
-
-MASK = (1 << 64) - 1
-
-
-def mix64(z):
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-    return z ^ (z >> 31)
-
-
-def key_hash(a, b):
-    return mix64(a ^ ((b * 0x9E3779B97F4A7C15) & MASK))
+from hashing import key_hash
 
 
 def _keys(n, seed, part_bits=0):
