@@ -4,7 +4,7 @@ stage's start and an end's canonical steps (greedy_score_end); the Python twin
 is ``gulbara.bots.greedy_score``. Shared by self-play, the network's modules
 and the native vector env; inline C (this file is the implementation)."""
 
-from libc.stdint cimport uint8_t, uint32_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
 from gulbara._bits cimport bit_length, popcount
 from gulbara._masks cimport rotate12
@@ -12,11 +12,23 @@ from gulbara._types cimport Pos, StageEnd
 
 
 cdef inline int longest_run(uint32_t m) noexcept nogil:
-    cdef int n = 0
-    while m:
-        m &= m << 1
-        n += 1
-    return n
+    """The longest run of set bits of ``m`` (below bit 31), without a data-dependent loop.
+
+    ``at[k]`` has bit i set where bits i - 2**k + 1 .. i are all set; the run is
+    found from the longest power of two down, ``ends`` keeping the bits where a
+    run of ``n`` ends (each step a conditional move, not a jump)."""
+    cdef uint64_t at[5]
+    cdef uint64_t ends = m, t
+    cdef int k, n = 1
+    at[0] = m
+    for k in range(1, 5):
+        at[k] = at[k - 1] & (at[k - 1] << (1 << (k - 1)))
+    for k in range(4, -1, -1):
+        t = ends & (at[k] << n)
+        if t:
+            ends = t
+            n += 1 << k
+    return n if m != 0 else 0
 
 
 cdef inline int greedy_score(const Pos* p, int seat, bint ends_game) noexcept nogil:

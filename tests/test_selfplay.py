@@ -94,6 +94,41 @@ def test_greedy_score_twins():
     assert checked == 800
 
 
+def test_greedy_score_twins_on_long_runs():
+    """The native prime term (the longest run, found without a loop) against the
+    Python twin on positions of many single checkers: runs of every length 0..15."""
+    rng = random.Random(29)
+    longest_seen = set()
+    for _ in range(3000):
+        length = rng.randint(1, 15)                    # a run of single checkers
+        start = rng.randrange(25 - length)
+        white = set(range(start, start + length))
+        white |= set(rng.sample(range(24), rng.randint(0, 15 - length)))
+        white = sorted(white)
+        counts = [1] * len(white)
+        for _ in range(15 - len(white)):
+            counts[rng.randrange(len(white))] += 1
+        points = [0] * 24
+        for p, n in zip(white, counts):
+            points[p] = n
+        free = [p for p in range(24) if not points[p]]
+        black = rng.sample(free, rng.randint(1, min(15, len(free))))
+        for i in range(15):
+            points[black[i % len(black)]] -= 1
+        position = Position(points, 0, 0)
+        code = position.code()
+        for who in (0, 1):
+            native = _selfplay.py_greedy_score(code, who, False)
+            assert native == greedy_score(position, who, False), (code, who)
+        mine = sorted(p for p in range(24) if points[p] > 0)
+        run = best = 0
+        for i, p in enumerate(mine):
+            run = run + 1 if i and p == mine[i - 1] + 1 else 1
+            best = max(best, run)
+        longest_seen.add(best)
+    assert longest_seen >= set(range(1, 16))         # every run length met at least once
+
+
 class PythonGreedyBot(GreedyBot):
     """GreedyBot scored in Python: overriding ``score`` turns the native choice off."""
 
