@@ -51,7 +51,9 @@ if LZCNT not in ("auto", "0", "1"):
     raise SystemExit(f"GULBARA_LZCNT must be auto, 0 or 1, got {LZCNT!r}")
 USE_LZCNT = LZCNT == "1" or (LZCNT == "auto" and build_cpu_has_lzcnt())
 
-compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
+# -ffp-contract=off: the network's arithmetic is fused where it says so (gulbara/_net_math.h)
+# and nowhere else, whatever the target CPU, so every build gives the same bytes.
+compile_args = (["-O0", "-g"] if DEBUG else ["-O3"]) + ["-ffp-contract=off"]
 if NATIVE:
     compile_args.append("-march=native")
 if USE_LZCNT:

@@ -11,13 +11,16 @@ array: ``w1`` (inputs x hidden, input-major), ``b1``, ``w2`` (3 x hidden,
 output-major), ``b2``; ``gulbara.net`` reads and writes them as ``.npz``.
 
 **Arithmetic.** The sigmoid is ``1 / (1 + e**-z)`` with ``e**x`` from a range
-reduction and a degree-7 polynomial (relative error below 2e-7, no libm
-call), so it vectorizes. Every operation is one IEEE float32 operation in a
-fixed order per hidden unit or output lane, done 8 lanes at a time with
-AVX2 when the CPU has it (chosen at import, :func:`simd_level`), the sigmoids
+reduction and ``1 + r + r**2 q(r)``, ``q`` a cubic by Estrin's scheme (the
+sigmoid within 2.3e-7 of the exact one, no libm call), so it vectorizes.
+Every operation is one IEEE float32 operation in a fixed order per hidden
+unit or output lane, a multiply and the add after it fused into one rounding
+(the FMA instructions, or their exact double-precision form where the CPU
+has none: :func:`fused_multiply_add`), done 8 lanes at a time with AVX2 and
+FMA when the CPU has them (chosen at import, :func:`simd_level`), the sigmoids
 and the first layer's sums 16 at a time with AVX-512F, 4 with SSE2, else one
 by one: all give the same bytes (a test), and so do trained weights on any
-x86-64 build without ``-march=native`` (which may fuse multiply-adds).
+build (the extensions are compiled with ``-ffp-contract=off``).
 
 **A stage's ends in one pass** (``net_choose``): the first layer's sums over
 the stage start's per-point inputs are made once per side to act after the
@@ -268,16 +271,44 @@ cdef extern from "_net_math.h":
     void gulbara_outputs(const float* a, const float* w, const float* b, int n,
                          float* out, int sigmoid) noexcept nogil
     void gulbara_sigmoid_n(float* z, int n) noexcept nogil
+    void gulbara_fma_n(const float* a, const float* b, const float* c, float* out,
+                       int n) noexcept nogil
 
 
 def simd_level(int level=-1):
-    """The arithmetic the network uses: 3 AVX-512F, 2 AVX2, 1 SSE2, 0 plain C (the best
+    """The arithmetic the network uses: 3 AVX-512F, 2 AVX2 and FMA, 1 SSE2, 0 plain C (the best
     this build and CPU have at import). ``level`` >= 0 chooses a lower one (tests: every level
     gives the same bytes). Returns the level in use."""
     return gulbara_net_simd(level)
 
 
 SIMD_LEVEL = gulbara_net_simd(-1)
+
+
+def sigmoid(const float[::1] z not None):
+    """The network's sigmoid of each of ``z`` (float32), by the arithmetic level in use
+    (``simd_level``; every level gives the same bytes)."""
+    out = np.array(z, dtype=np.float32)
+    cdef float[::1] view = out
+    if out.shape[0]:
+        gulbara_sigmoid_n(&view[0], <int>out.shape[0])
+    return out
+
+
+def fused_multiply_add(const float[::1] a not None, const float[::1] b not None,
+                       const float[::1] c not None):
+    """``a * b + c`` rounded once to float32, lane by lane, by the fused multiply-add of
+    the arithmetic level in use (``simd_level``): the FMA instructions, or their exact
+    double-precision form where the CPU has none. The network's sums and sigmoid use it;
+    tests check every level against exact rounding."""
+    if not (a.shape[0] == b.shape[0] == c.shape[0]):
+        raise ValueError(f"a, b and c must have one length, got {a.shape[0]}, {b.shape[0]}, "
+                         f"{c.shape[0]}")
+    out = np.empty(a.shape[0], dtype=np.float32)
+    cdef float[::1] view = out
+    if a.shape[0]:
+        gulbara_fma_n(&a[0], &b[0], &c[0], &view[0], <int>a.shape[0])
+    return out
 
 
 cdef inline void outputs(const Net* net, const float* h, float* out) noexcept nogil:

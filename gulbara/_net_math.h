@@ -5,38 +5,66 @@
 #include <stdint.h>
 
 /* The network's arithmetic. Every operation is one IEEE single-precision
-   operation done lane by lane, so the SSE2 path (every x86-64) and the plain C
-   path give the same bytes; only a build that fuses multiply-adds
-   (-march=native on a CPU with FMA) can round differently. */
+   operation done lane by lane, a multiply and an add that follows it mostly fused
+   into one with a single rounding (gulbara_fma: what the FMA instructions compute);
+   the module is built with -ffp-contract=off, so the compiler fuses nothing else.
+   Where the CPU has no FMA (the SSE2 and plain C levels) the fused result is made
+   exactly from double precision, so every level gives the same bytes. */
+#include <math.h>
+#include <string.h>
 #if defined(__SSE2__) && !defined(GULBARA_NO_SIMD)
 #include <emmintrin.h>
 #define GULBARA_NET_SSE2 1
 #endif
 
+/* a * b + c rounded once (to nearest, ties to even). Without an FMA instruction:
+   a * b is exact in double (24 + 24 bits), the sum is rounded to odd (a double
+   whose last bit is 1 when the sum is inexact: Knuth's TwoSum gives its error),
+   and a round-to-odd result of at least 2 x 24 + 2 bits rounds to float exactly as
+   the exact value does (Boldo and Melquiond, 2008). */
+static inline float gulbara_fma(float a, float b, float c) {
+#ifdef FP_FAST_FMAF
+    return fmaf(a, b, c);
+#else
+    double p = (double)a * (double)b, s = p + (double)c, bp = s - (double)c;
+    double err = (p - bp) + ((double)c - (s - bp));
+    uint64_t bits, sign_bits;
+    memcpy(&bits, &s, 8);
+    if (err != 0.0 && !(bits & 1)) {
+        memcpy(&sign_bits, &err, 8);
+        bits += ((bits ^ sign_bits) >> 63) ? (uint64_t)-1 : 1;    /* one ulp toward err */
+        memcpy(&s, &bits, 8);
+    }
+    return (float)s;
+#endif
+}
+
 /* e**x for x clamped to [-87, 87]: x = n ln2 + r with |r| <= ln2 / 2 (n rounded
-   to nearest by adding and subtracting 1.5 * 2**23), e**r by a degree-7
-   polynomial (relative error below 2e-7), times 2**n made in the exponent bits. */
+   to nearest by adding and subtracting 1.5 * 2**23), e**r = 1 + r + r**2 q(r) with
+   q a cubic (minimax for the relative error, below 2e-7 in float32), summed by
+   Estrin's scheme (q0 + q1 r) + r**2 (q2 + q3 r) for a short chain of fused
+   multiply-adds, times 2**n made in the exponent bits. */
 #define GULBARA_EXP_C1 0.693359375f
 #define GULBARA_EXP_C2 2.12194440e-4f
-static const float gulbara_exp_poly[6] = {1.9875691500e-4f, 1.3981999507e-3f,
-    8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+#define GULBARA_EXP_Q0 0.499992311f
+#define GULBARA_EXP_Q1 0.166670904f
+#define GULBARA_EXP_Q2 0.0418902077f
+#define GULBARA_EXP_Q3 0.00831471942f
 
 static inline float gulbara_exp(float x) {
     union { int i; float f; } scale;
-    float t, n, r, p;
-    int k;
+    float t, n, r, r2, q;
     x = x < -87.0f ? -87.0f : x;
     x = x > 87.0f ? 87.0f : x;
     t = x * 1.44269504088896341f;
     n = (t + 12582912.0f) - 12582912.0f;
-    r = x - n * GULBARA_EXP_C1;
-    r = r + n * GULBARA_EXP_C2;
-    p = gulbara_exp_poly[0];
-    for (k = 1; k < 6; k++)
-        p = p * r + gulbara_exp_poly[k];
-    p = p * r * r + r + 1.0f;
+    r = gulbara_fma(n, -GULBARA_EXP_C1, x);
+    r = gulbara_fma(n, GULBARA_EXP_C2, r);
+    r2 = r * r;
+    q = gulbara_fma(gulbara_fma(GULBARA_EXP_Q3, r, GULBARA_EXP_Q2), r2,
+                    gulbara_fma(GULBARA_EXP_Q1, r, GULBARA_EXP_Q0));
     scale.i = ((int)n + 127) << 23;
-    return p * scale.f;
+    return (gulbara_fma(r2, q, r) + 1.0f) * scale.f;
 }
 
 /* gulbara_low_bit64 (the index of a 64-bit mask's lowest set bit) comes from
@@ -50,24 +78,23 @@ static inline float gulbara_sigmoid(float z) {
 }
 
 /* The sigmoid of each lane, gulbara_sigmoid's operations: one body for SSE2 (P = _mm,
-   4 lanes) and AVX2 (P = _mm256, 8 lanes). */
-#define GULBARA_SIGMOID_LANES(P, VF, VI, CAST)                                      \
+   4 lanes), AVX2 (P = _mm256, 8 lanes) and AVX-512F; FMA(a, b, c) is the level's
+   a * b + c rounded once. */
+#define GULBARA_SIGMOID_LANES(P, VF, VI, CAST, FMA)                                 \
     {                                                                               \
-        VF x = P##_sub_ps(P##_setzero_ps(), z), t, n, r, p;                          \
+        VF x = P##_sub_ps(P##_setzero_ps(), z), t, n, r, r2, p;                      \
         VF magic = P##_set1_ps(12582912.0f);                                        \
         VI e;                                                                       \
-        int k;                                                                      \
         x = P##_max_ps(x, P##_set1_ps(-87.0f));                                     \
         x = P##_min_ps(x, P##_set1_ps(87.0f));                                      \
         t = P##_mul_ps(x, P##_set1_ps(1.44269504088896341f));                       \
         n = P##_sub_ps(P##_add_ps(t, magic), magic);                                \
-        r = P##_sub_ps(x, P##_mul_ps(n, P##_set1_ps(GULBARA_EXP_C1)));              \
-        r = P##_add_ps(r, P##_mul_ps(n, P##_set1_ps(GULBARA_EXP_C2)));              \
-        p = P##_set1_ps(gulbara_exp_poly[0]);                                       \
-        for (k = 1; k < 6; k++)                                                     \
-            p = P##_add_ps(P##_mul_ps(p, r), P##_set1_ps(gulbara_exp_poly[k]));     \
-        p = P##_add_ps(P##_add_ps(P##_mul_ps(P##_mul_ps(p, r), r), r),              \
-                       P##_set1_ps(1.0f));                                          \
+        r = FMA(n, P##_set1_ps(-GULBARA_EXP_C1), x);                                \
+        r = FMA(n, P##_set1_ps(GULBARA_EXP_C2), r);                                 \
+        r2 = P##_mul_ps(r, r);                                                      \
+        p = FMA(FMA(P##_set1_ps(GULBARA_EXP_Q3), r, P##_set1_ps(GULBARA_EXP_Q2)), r2, \
+                FMA(P##_set1_ps(GULBARA_EXP_Q1), r, P##_set1_ps(GULBARA_EXP_Q0)));  \
+        p = P##_add_ps(FMA(r2, p, r), P##_set1_ps(1.0f));                           \
         e = P##_slli_epi32(P##_add_epi32(P##_cvttps_epi32(n), P##_set1_epi32(127)), \
                            23);                                                     \
         p = P##_mul_ps(p, CAST(e));                                                 \
@@ -77,7 +104,7 @@ static inline float gulbara_sigmoid(float z) {
 /* The first layer's sums of K x W units (K registers of W lanes) from ``start`` into
    h: start[j] + sum_i val[i] * w1[idx[i] * H + j] in the order of i for every unit j;
    one body for each width (the parameters are those of gulbara_rows). */
-#define GULBARA_ROWS(P, VF, W, K)                                                   \
+#define GULBARA_ROWS(P, VF, W, K, FMA)                                              \
     {                                                                               \
         VF acc[K];                                                                  \
         int i, k;                                                                   \
@@ -87,7 +114,7 @@ static inline float gulbara_sigmoid(float z) {
             const float* row = w1 + (size_t)idx[i] * H;                             \
             VF v = P##_set1_ps(val[i]);                                             \
             for (k = 0; k < K; k++)                                                 \
-                acc[k] = P##_add_ps(acc[k], P##_mul_ps(v, P##_loadu_ps(row + W * k))); \
+                acc[k] = FMA(v, P##_loadu_ps(row + W * k), acc[k]);                 \
         }                                                                           \
         for (k = 0; k < K; k++)                                                     \
             P##_storeu_ps(h + W * k, acc[k]);                                       \
@@ -112,13 +139,13 @@ static inline float gulbara_sigmoid(float z) {
    units (K registers) then W at a time from unit j0 (gulbara_sums_NAME), and the
    sigmoids of z[j0 .. n - 1] W at a time while whole (gulbara_sigmoid_n_NAME); both
    return where the rest starts. */
-#define GULBARA_LEVEL(FN, NAME, P, VF, VI, CAST, W, K)                              \
+#define GULBARA_LEVEL(FN, NAME, P, VF, VI, CAST, W, K, FMA)                         \
     static inline FN VF gulbara_sigmoid_##NAME(VF z)                                \
-        GULBARA_SIGMOID_LANES(P, VF, VI, CAST)                                      \
+        GULBARA_SIGMOID_LANES(P, VF, VI, CAST, FMA)                                 \
     static inline FN void gulbara_rows64_##NAME(GULBARA_ROWS_ARGS)                  \
-        GULBARA_ROWS(P, VF, W, K)                                                   \
+        GULBARA_ROWS(P, VF, W, K, FMA)                                              \
     static inline FN void gulbara_rows_##NAME(GULBARA_ROWS_ARGS)                    \
-        GULBARA_ROWS(P, VF, W, 1)                                                   \
+        GULBARA_ROWS(P, VF, W, 1, FMA)                                              \
     static FN int gulbara_sums_##NAME(GULBARA_ROWS_ARGS, int j0)                    \
         GULBARA_SUMS(gulbara_rows64_##NAME, gulbara_rows_##NAME, W)                 \
     static FN int gulbara_sigmoid_n_##NAME(float* z, int n, int j0) {               \
@@ -129,21 +156,47 @@ static inline float gulbara_sigmoid(float z) {
     }
 
 #ifdef GULBARA_NET_SSE2
-static inline __m128 gulbara_sigmoid4(__m128 z)
-    GULBARA_SIGMOID_LANES(_mm, __m128, __m128i, _mm_castsi128_ps)
+/* gulbara_fma of two lanes in double (see gulbara_fma): the sum rounded to odd. */
+static inline __m128 gulbara_fma2_sse2(__m128d a, __m128d b, __m128d c) {
+    __m128d p = _mm_mul_pd(a, b), s = _mm_add_pd(p, c), bp = _mm_sub_pd(s, c);
+    __m128d err = _mm_add_pd(_mm_sub_pd(p, bp), _mm_sub_pd(c, _mm_sub_pd(s, bp)));
+    __m128i bits = _mm_castpd_si128(s), one = _mm_set_epi32(0, 1, 0, 1);
+    /* the lanes to move: inexact, last bit 0 (its 32-bit test spread to the lane) */
+    __m128i even = _mm_cmpeq_epi32(_mm_and_si128(bits, one), _mm_setzero_si128());
+    __m128i move = _mm_and_si128(_mm_shuffle_epi32(even, _MM_SHUFFLE(2, 2, 0, 0)),
+                                 _mm_castpd_si128(_mm_cmpneq_pd(err, _mm_setzero_pd())));
+    /* +1 where err and s have the same sign (away from zero), else -1 */
+    __m128i away = _mm_srli_epi64(_mm_xor_si128(bits, _mm_castpd_si128(err)), 63);
+    __m128i step = _mm_sub_epi64(one, _mm_slli_epi64(away, 1));
+    bits = _mm_add_epi64(bits, _mm_and_si128(step, move));
+    return _mm_cvtpd_ps(_mm_castsi128_pd(bits));
+}
 
-static inline void gulbara_rows8_sse2(GULBARA_ROWS_ARGS) GULBARA_ROWS(_mm, __m128, 4, 2)
+/* gulbara_fma of four lanes, two at a time in double. */
+static inline __m128 gulbara_fma_sse2(__m128 a, __m128 b, __m128 c) {
+    __m128 lo = gulbara_fma2_sse2(_mm_cvtps_pd(a), _mm_cvtps_pd(b), _mm_cvtps_pd(c));
+    __m128 hi = gulbara_fma2_sse2(_mm_cvtps_pd(_mm_movehl_ps(a, a)),
+                                  _mm_cvtps_pd(_mm_movehl_ps(b, b)),
+                                  _mm_cvtps_pd(_mm_movehl_ps(c, c)));
+    return _mm_movelh_ps(lo, hi);
+}
+
+static inline __m128 gulbara_sigmoid4(__m128 z)
+    GULBARA_SIGMOID_LANES(_mm, __m128, __m128i, _mm_castsi128_ps, gulbara_fma_sse2)
+
+static inline void gulbara_rows8_sse2(GULBARA_ROWS_ARGS)
+    GULBARA_ROWS(_mm, __m128, 4, 2, gulbara_fma_sse2)
 #endif
 
-/* The same lanes eight at a time with AVX2 when the running CPU has it (GCC and
-   Clang on x86-64; chosen at import, _net.simd_level()). No FMA: the bytes equal
+/* The same lanes eight at a time with AVX2 and FMA when the running CPU has both
+   (GCC and Clang on x86-64; chosen at import, _net.simd_level()): the bytes equal
    the SSE2 path's. */
 #if defined(GULBARA_NET_SSE2) && (defined(__GNUC__) || defined(__clang__)) \
-    && defined(__x86_64__) && !defined(__AVX2__)
+    && defined(__x86_64__) && !(defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
 #define GULBARA_NET_AVX2 1
-#define GULBARA_AVX2_FN __attribute__((target("avx2")))
-#elif defined(__AVX2__) && !defined(GULBARA_NO_SIMD)
+#define GULBARA_AVX2_FN __attribute__((target("avx2,fma")))
+#elif defined(__AVX2__) && defined(__FMA__) && !defined(GULBARA_NO_SIMD)
 #include <immintrin.h>
 #define GULBARA_NET_AVX2 1
 #define GULBARA_AVX2_FN
@@ -152,7 +205,8 @@ static inline void gulbara_rows8_sse2(GULBARA_ROWS_ARGS) GULBARA_ROWS(_mm, __m12
 #ifdef GULBARA_NET_AVX2
 /* gulbara_sums_avx2: gulbara_hidden's sums of the units j0 .. H - 1 - (H - j0) mod 8,
    64 at a time, then 8; gulbara_sigmoid_n_avx2: the sigmoids of z[j0 ..] 8 at a time. */
-GULBARA_LEVEL(GULBARA_AVX2_FN, avx2, _mm256, __m256, __m256i, _mm256_castsi256_ps, 8, 8)
+GULBARA_LEVEL(GULBARA_AVX2_FN, avx2, _mm256, __m256, __m256i, _mm256_castsi256_ps, 8, 8,
+              _mm256_fmadd_ps)
 
 /* The lanes of three dot products' first n - n mod 8 terms, summed as gulbara_outputs
    sums them; returns where the rest starts. */
@@ -163,9 +217,9 @@ static GULBARA_AVX2_FN int gulbara_dots3_avx2(const float* a, const float* w, in
     __m128 t[3];
     for (; j + 8 <= n; j += 8) {
         __m256 x = _mm256_loadu_ps(a + j);
-        s0 = _mm256_add_ps(s0, _mm256_mul_ps(x, _mm256_loadu_ps(w + j)));
-        s1 = _mm256_add_ps(s1, _mm256_mul_ps(x, _mm256_loadu_ps(w + n + j)));
-        s2 = _mm256_add_ps(s2, _mm256_mul_ps(x, _mm256_loadu_ps(w + 2 * n + j)));
+        s0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(w + j), s0);
+        s1 = _mm256_fmadd_ps(x, _mm256_loadu_ps(w + n + j), s1);
+        s2 = _mm256_fmadd_ps(x, _mm256_loadu_ps(w + 2 * n + j), s2);
     }
     /* ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) of each */
     t[0] = _mm_hadd_ps(_mm256_castps256_ps128(s0), _mm256_extractf128_ps(s0, 1));
@@ -197,6 +251,9 @@ GULBARA_Z_ROUNDED(add)
 GULBARA_Z_ROUNDED(sub)
 GULBARA_Z_ROUNDED(mul)
 GULBARA_Z_ROUNDED(div)
+static inline GULBARA_AVX512_FN __m512 gulbara_z_fmadd_ps(__m512 a, __m512 b, __m512 c) {
+    return _mm512_fmadd_round_ps(a, b, c, _MM_FROUND_CUR_DIRECTION);
+}
 #define gulbara_z_setzero_ps _mm512_setzero_ps
 #define gulbara_z_set1_ps _mm512_set1_ps
 #define gulbara_z_max_ps _mm512_max_ps
@@ -212,10 +269,11 @@ GULBARA_Z_ROUNDED(div)
 /* gulbara_sums_avx512: gulbara_hidden's sums of the units j0 .. H - 1 - (H - j0) mod 16,
    64 at a time, then 16; gulbara_sigmoid_n_avx512: the sigmoids 16 at a time. */
 GULBARA_LEVEL(GULBARA_AVX512_FN, avx512, gulbara_z, __m512, __m512i, _mm512_castsi512_ps,
-              16, 4)
+              16, 4, gulbara_z_fmadd_ps)
 #endif
 
-/* The arithmetic level: 3 AVX-512F, 2 AVX2, 1 SSE2, 0 plain C; all give the same bytes. */
+/* The arithmetic level: 3 AVX-512F, 2 AVX2 and FMA, 1 SSE2, 0 plain C; all give the same
+   bytes. */
 static int gulbara_net_level = 0;
 
 /* Use the best level this build and CPU have, or ``level`` when lower (tests);
@@ -225,11 +283,11 @@ static int gulbara_net_simd(int level) {
 #ifdef GULBARA_NET_SSE2
     best = 1;
 #endif
-#if defined(GULBARA_NET_AVX2) && defined(__AVX2__)
+#if defined(GULBARA_NET_AVX2) && defined(__AVX2__) && defined(__FMA__)
     best = 2;
 #elif defined(GULBARA_NET_AVX2)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) best = 2;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) best = 2;
 #endif
 #ifdef GULBARA_NET_AVX512
     __builtin_cpu_init();
@@ -269,6 +327,36 @@ static inline void gulbara_sigmoid_n(float* z, int n) {
         z[j] = gulbara_sigmoid(z[j]);
 }
 
+/* out[j] = gulbara_fma(a[j], b[j], c[j]) by the level's fused multiply-add (tests). */
+#ifdef GULBARA_NET_AVX2
+static GULBARA_AVX2_FN int gulbara_fma_n_avx2(const float* a, const float* b, const float* c,
+                                              float* out, int n) {
+    int j = 0;
+    for (; j + 8 <= n; j += 8)
+        _mm256_storeu_ps(out + j, _mm256_fmadd_ps(_mm256_loadu_ps(a + j),
+                                                  _mm256_loadu_ps(b + j),
+                                                  _mm256_loadu_ps(c + j)));
+    return j;
+}
+#endif
+
+static inline void gulbara_fma_n(const float* a, const float* b, const float* c, float* out,
+                                 int n) {
+    int j = 0;
+#ifdef GULBARA_NET_AVX2
+    if (gulbara_net_level >= 2)
+        j = gulbara_fma_n_avx2(a, b, c, out, n);
+#endif
+#ifdef GULBARA_NET_SSE2
+    if (gulbara_net_level >= 1)
+        for (; j + 4 <= n; j += 4)
+            _mm_storeu_ps(out + j, gulbara_fma_sse2(_mm_loadu_ps(a + j), _mm_loadu_ps(b + j),
+                                                    _mm_loadu_ps(c + j)));
+#endif
+    for (; j < n; j++)
+        out[j] = gulbara_fma(a[j], b[j], c[j]);
+}
+
 /* out[k] = sigmoid(b[k] + the dot product of a and row k of w (3 x n)) (without the
    sigmoid unless ``sigmoid``): each dot in
    eight lanes (lane l sums the terms j = l mod 8 of the first n - n mod 8, in
@@ -289,14 +377,14 @@ static inline void gulbara_outputs(const float* a, const float* w, const float* 
                 acc[l] = 0.0f;
             for (j = 0; j + 8 <= n; j += 8)
                 for (l = 0; l < 8; l++)
-                    acc[l] += a[j + l] * row[j + l];
+                    acc[l] = gulbara_fma(a[j + l], row[j + l], acc[l]);
             j0 = j;
             sums[k] = ((acc[0] + acc[1]) + (acc[2] + acc[3]))
                       + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
         }
         tail = 0.0f;
         for (j = j0; j < n; j++)
-            tail += a[j] * row[j];
+            tail = gulbara_fma(a[j], row[j], tail);
         out[k] = b[k] + (sums[k] + tail);
     }
     if (sigmoid)
@@ -326,7 +414,7 @@ static inline void gulbara_hidden(const float* start, const int* idx, const floa
     for (; j < H; j++) {
         float z = start[j];
         for (i = 0; i < n_in; i++)
-            z += val[i] * w1[(size_t)idx[i] * H + j];
+            z = gulbara_fma(val[i], w1[(size_t)idx[i] * H + j], z);
         h[j] = z;
     }
     if (sigmoid)

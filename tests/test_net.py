@@ -1,6 +1,7 @@
 """The gb1 value network: native inference against its numpy and Python twins, weights files."""
 
 import random
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -205,6 +206,82 @@ def test_every_arithmetic_level_gives_the_same_bytes(states):
         first = next(r for r in results if r[1] == hidden)
         assert rest == list(first[2:]), (level, hidden)
     assert len(results) == 3 * (best + 1)
+
+
+def _rounded_to_float32(exact: Fraction) -> np.float32:
+    """``exact`` rounded to the nearest float32, ties to an even last bit."""
+    near = np.float32(float(exact))
+    candidates = [np.nextafter(near, np.float32(-np.inf)), near,
+                  np.nextafter(near, np.float32(np.inf))]
+    return min(candidates, key=lambda f: (abs(Fraction(float(f)) - exact),
+                                          int(np.array(f).view(np.uint32)) & 1))
+
+
+def _fma_cases():
+    """Random triples, and products on a float32 midpoint pushed off it by a term far below
+    double precision (there a double sum rounded to nearest, then to float, goes wrong)."""
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal(6000) * 4.0 ** rng.integers(-6, 6, 6000)).astype(np.float32)
+    b = (rng.standard_normal(6000) * 4.0 ** rng.integers(-6, 6, 6000)).astype(np.float32)
+    c = (rng.standard_normal(6000) * 4.0 ** rng.integers(-8, 8, 6000)).astype(np.float32)
+    c[::7] = -(a[::7].astype(np.float64) * b[::7]).astype(np.float32)   # near cancellation
+    hard_a, hard_b, hard_c = [], [], []
+    for k in range(1, 64):
+        x = np.float32(1 + k * 2.0 ** -12)            # x * x = 1 + ... + k^2 2^-24: midpoints
+        for tiny in (0.0, 2.0 ** -60, -2.0 ** -60, 2.0 ** -40, -2.0 ** -40):
+            for sign in (1.0, -1.0):
+                hard_a.append(sign * x)
+                hard_b.append(x)
+                hard_c.append(sign * tiny)
+    return (np.concatenate([a, np.array(hard_a, np.float32)]),
+            np.concatenate([b, np.array(hard_b, np.float32)]),
+            np.concatenate([c, np.array(hard_c, np.float32)]))
+
+
+def test_fused_multiply_add_rounds_once_at_every_level():
+    """The network's a * b + c is rounded once at every arithmetic level: the FMA
+    instructions and their double-precision form (round to odd) equal exact rounding,
+    on the cases where rounding twice does not."""
+    a, b, c = _fma_cases()
+    exact = np.array([_rounded_to_float32(Fraction(float(x)) * Fraction(float(y))
+                                          + Fraction(float(z))) for x, y, z in zip(a, b, c)],
+                     dtype=np.float32)
+    twice = (a.astype(np.float64) * b + c).astype(np.float32)
+    assert (twice.view(np.uint32) != exact.view(np.uint32)).sum() > 50    # the hard cases bite
+    best = _net.SIMD_LEVEL
+    try:
+        for level in range(best + 1):
+            assert _net.simd_level(level) == level
+            got = _net.fused_multiply_add(a, b, c)
+            assert np.array_equal(got.view(np.uint32), exact.view(np.uint32)), level
+    finally:
+        assert _net.simd_level(-1) == best
+    with pytest.raises(ValueError, match="one length"):
+        _net.fused_multiply_add(a, b, c[:-1])
+
+
+def test_sigmoid_is_accurate_and_equal_at_every_level():
+    """The network's own sigmoid: within 3e-7 of the exact one (relative), saturating
+    cleanly past the exponent's clamp, the same bytes at every arithmetic level."""
+    z = np.concatenate([np.linspace(-30, 30, 200_003), [0.0, -0.0, 87.0, -87.0, 88.5, -88.5,
+                                                         1e6, -1e6, 1e-30, -1e-30]])
+    z = z.astype(np.float32)
+    with np.errstate(over="ignore"):
+        exact = 1.0 / (1.0 + np.exp(-z.astype(np.float64)))
+    best = _net.SIMD_LEVEL
+    got = []
+    try:
+        for level in range(best + 1):
+            assert _net.simd_level(level) == level
+            got.append(_net.sigmoid(z))
+    finally:
+        assert _net.simd_level(-1) == best
+    for values in got:
+        assert values.tobytes() == got[0].tobytes()
+    dense = slice(0, 200_003)
+    assert np.max(np.abs(got[0][dense] - exact[dense]) / exact[dense]) < 3e-7
+    assert np.all(np.diff(got[0][dense]) >= 0)                            # monotone
+    assert got[0][-4] == 1.0 and got[0][-3] < 1e-37
 
 
 def test_deeper_outputs_equal_the_python_twin(states, net):

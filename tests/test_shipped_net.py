@@ -16,8 +16,8 @@ from gulbara.net import DEFAULT_NET_PATH, ValueNet, default_net
 from gulbara.train import TRAIN_DEFAULTS, train, training_arguments
 
 #: SHA-256 of gulbara/data/gb1.npz (the file) and of its float32 weights.
-FILE_SHA256 = "6de2c31511e518b54a4691336301c89779cba5f865ea61eabed9ae154f143c01"
-WEIGHTS_SHA256 = "d413e47dd2535cdc74bf1eefaa1ab0756b1572216ab35d78c763d713e22bde0e"
+FILE_SHA256 = "b465dff04f87f0fb7fa739c35583047d4ca2d9b379c24032c381f385d946ab8b"
+WEIGHTS_SHA256 = "81ea27148d5e0ff976627cd4a412360665bf5a6ff781984e9bca722696c30ebb"
 
 
 def test_the_file_is_pinned():
