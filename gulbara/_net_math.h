@@ -18,18 +18,27 @@
 #endif
 
 /* a * b + c rounded once (to nearest, ties to even). Without an FMA instruction:
-   a * b is exact in double (24 + 24 bits), the sum is rounded to odd (a double
-   whose last bit is 1 when the sum is inexact: Knuth's TwoSum gives its error),
-   and a round-to-odd result of at least 2 x 24 + 2 bits rounds to float exactly as
-   the exact value does (Boldo and Melquiond, 2008). */
+   a * b is exact in double (24 + 24 bits) and the sum s is rounded to double. A
+   float midpoint is a double, so s is on the same side of every midpoint as the
+   exact sum: unless s is itself a midpoint (its low 29 bits 1 then zeros) or below
+   float's normal range, s rounds to float as the exact sum does. In those rare
+   cases the sum is rounded to odd instead (a double whose last bit is 1 when the
+   sum is inexact: Knuth's TwoSum gives its error), and a round-to-odd result of at
+   least 2 x 24 + 2 bits rounds to float exactly as the exact value does (Boldo and
+   Melquiond, 2008). */
+#define GULBARA_FMA_LOW29 0x1FFFFFFFULL
+#define GULBARA_FMA_MIDPOINT 0x10000000ULL
 static inline float gulbara_fma(float a, float b, float c) {
 #ifdef FP_FAST_FMAF
     return fmaf(a, b, c);
 #else
-    double p = (double)a * (double)b, s = p + (double)c, bp = s - (double)c;
-    double err = (p - bp) + ((double)c - (s - bp));
+    double p = (double)a * (double)b, s = p + (double)c, bp, err;
     uint64_t bits, sign_bits;
     memcpy(&bits, &s, 8);
+    if ((bits & GULBARA_FMA_LOW29) != GULBARA_FMA_MIDPOINT && fabs(s) >= 0x1p-126)
+        return (float)s;
+    bp = s - (double)c;
+    err = (p - bp) + ((double)c - (s - bp));
     if (err != 0.0 && !(bits & 1)) {
         memcpy(&sign_bits, &err, 8);
         bits += ((bits ^ sign_bits) >> 63) ? (uint64_t)-1 : 1;    /* one ulp toward err */
@@ -156,11 +165,22 @@ static inline float gulbara_sigmoid(float z) {
     }
 
 #ifdef GULBARA_NET_SSE2
-/* gulbara_fma of two lanes in double (see gulbara_fma): the sum rounded to odd. */
+/* gulbara_fma of two lanes in double (see gulbara_fma): the sum rounded to double,
+   or to odd where it is a float midpoint or below float's normal range. */
 static inline __m128 gulbara_fma2_sse2(__m128d a, __m128d b, __m128d c) {
-    __m128d p = _mm_mul_pd(a, b), s = _mm_add_pd(p, c), bp = _mm_sub_pd(s, c);
-    __m128d err = _mm_add_pd(_mm_sub_pd(p, bp), _mm_sub_pd(c, _mm_sub_pd(s, bp)));
+    __m128d p = _mm_mul_pd(a, b), s = _mm_add_pd(p, c), bp, err;
     __m128i bits = _mm_castpd_si128(s), one = _mm_set_epi32(0, 1, 0, 1);
+    __m128i low = _mm_and_si128(bits, _mm_set_epi32(0, (int)GULBARA_FMA_LOW29, 0,
+                                                    (int)GULBARA_FMA_LOW29));
+    __m128i mid = _mm_cmpeq_epi32(low, _mm_set_epi32(0, (int)GULBARA_FMA_MIDPOINT, 0,
+                                                     (int)GULBARA_FMA_MIDPOINT));
+    __m128d tiny = _mm_cmplt_pd(_mm_andnot_pd(_mm_set1_pd(-0.0), s), _mm_set1_pd(0x1p-126));
+    /* a lane is a midpoint when its low 32-bit half matched (spread to the lane) */
+    mid = _mm_shuffle_epi32(mid, _MM_SHUFFLE(2, 2, 0, 0));
+    if (!_mm_movemask_pd(_mm_or_pd(_mm_castsi128_pd(mid), tiny)))
+        return _mm_cvtpd_ps(s);
+    bp = _mm_sub_pd(s, c);
+    err = _mm_add_pd(_mm_sub_pd(p, bp), _mm_sub_pd(c, _mm_sub_pd(s, bp)));
     /* the lanes to move: inexact, last bit 0 (its 32-bit test spread to the lane) */
     __m128i even = _mm_cmpeq_epi32(_mm_and_si128(bits, one), _mm_setzero_si128());
     __m128i move = _mm_and_si128(_mm_shuffle_epi32(even, _MM_SHUFFLE(2, 2, 0, 0)),

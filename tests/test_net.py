@@ -218,8 +218,9 @@ def _rounded_to_float32(exact: Fraction) -> np.float32:
 
 
 def _fma_cases():
-    """Random triples, and products on a float32 midpoint pushed off it by a term far below
-    double precision (there a double sum rounded to nearest, then to float, goes wrong)."""
+    """Random triples; products on a float32 midpoint pushed off it by a term far below
+    double precision (there a double sum rounded to nearest, then to float, goes wrong);
+    sums in float's subnormal range."""
     rng = np.random.default_rng(5)
     a = (rng.standard_normal(6000) * 4.0 ** rng.integers(-6, 6, 6000)).astype(np.float32)
     b = (rng.standard_normal(6000) * 4.0 ** rng.integers(-6, 6, 6000)).astype(np.float32)
@@ -233,6 +234,11 @@ def _fma_cases():
                 hard_a.append(sign * x)
                 hard_b.append(x)
                 hard_c.append(sign * tiny)
+    for k in range(200):                              # sums at and below float's normal range
+        x = np.float32((1 + k / 256) * 2.0 ** -64)
+        hard_a.append(x)
+        hard_b.append(np.float32((1 - k / 512) * 2.0 ** -63 * (-1) ** k))
+        hard_c.append(np.float32(k * 2.0 ** -140 * (-1) ** (k // 2)))
     return (np.concatenate([a, np.array(hard_a, np.float32)]),
             np.concatenate([b, np.array(hard_b, np.float32)]),
             np.concatenate([c, np.array(hard_c, np.float32)]))
