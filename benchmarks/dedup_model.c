@@ -95,7 +95,7 @@ static long merge_ring(const uint64_t* ka, const uint64_t* kb, long m, Table* t)
     return added;
 }
 
-static long merge_partitioned(const uint64_t* ka, const uint64_t* kb, long m, long n,
+static long merge_partitioned(const uint64_t* ka, const uint64_t* kb, long m,
                               uint64_t* hashes, uint64_t* scattered, long* start, long* fill,
                               int part_bits, Table* small) {
     long parts = 1L << part_bits, added = 0, j, p;
@@ -118,7 +118,6 @@ static long merge_partitioned(const uint64_t* ka, const uint64_t* kb, long m, lo
         for (j = start[p]; j < start[p + 1]; j++)
             added += add_max(small, scattered[3 * j], scattered[3 * j + 1], scattered[3 * j + 2]);
     }
-    (void)n;
     return added;
 }
 
@@ -186,7 +185,7 @@ int main(int argc, char** argv) {
             return 1;
         }
         t0 = now();
-        added = merge_partitioned(ka, kb, m, n, hashes, scattered, start, fill, part_bits,
+        added = merge_partitioned(ka, kb, m, hashes, scattered, start, fill, part_bits,
                                   &small);
         printf("partition  N=%ld DUP=%d distinct=%ld parts=%d small table=%ld KiB: %.2f ns a child\n",
                n, dup, added, 1 << part_bits, small_slots / 64, 1e9 * (now() - t0) / (double)m);
