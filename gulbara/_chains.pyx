@@ -47,6 +47,25 @@ CHAIN_BYTES_PER_END = BYTES_PER_HELD
 CHAIN_BASE_BYTES = BASE_BYTES
 
 
+# Tests: the takes of the meter that an enumeration is refused, and how many
+# takes the last enumeration made (_py_refuse_meter_takes).
+cdef size_t _refuse_from = 0
+cdef size_t _refuse_until = 0
+cdef size_t _last_takes = 0
+
+
+def _py_refuse_meter_takes(size_t first=0, size_t count=0):
+    """Refuse ``count`` memory takes of every later enumeration from its
+    ``first`` (the first take is 1), whatever its budget, as a full budget
+    would (0, 0: none); returns (the previous setting, the takes made by the
+    last enumeration)."""
+    global _refuse_from, _refuse_until
+    previous = (_refuse_from, _refuse_until - _refuse_from)
+    _refuse_from = first
+    _refuse_until = first + count
+    return previous, _last_takes
+
+
 def _half_the_memory():
     """Half the machine's physical memory in bytes (3 GiB where it cannot be read)."""
     import os
@@ -254,6 +273,7 @@ cdef class ChainRun:
     def run(self, int q, int passes):
         """Pass ``q`` of ``passes``: a ChainResult, or EnumerationLimitError
         (past max_ends or the memory budget), KeyboardInterrupt (Ctrl-C)."""
+        global _last_takes
         cdef Shared sh
         cdef int err, keep_lo, keep_hi
         cdef ChainResult result
@@ -262,6 +282,8 @@ cdef class ChainRun:
         keep_lo = q * (N_PARTS // passes)
         keep_hi = keep_lo + N_PARTS // passes
         meter_init(&sh.meter, self.budget)
+        sh.meter.refuse_from = _refuse_from
+        sh.meter.refuse_until = _refuse_until
         sh.held = 0
         sh.max_held = self.max_held
         sh.err = CHAIN_OK
@@ -272,6 +294,7 @@ cdef class ChainRun:
                                   self.plan.n_stages, self.plan.is_chain, self.threads, keep_lo,
                                   keep_hi, &sh, &result.outcomes)
         result.table_peak_bytes = sh.meter.peak
+        _last_takes = sh.meter.takes
         interrupt_raise(&sh.intr)
         if err == CHAIN_TOO_MANY:
             if self.max_ends is not None:

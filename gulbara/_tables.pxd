@@ -65,6 +65,9 @@ cdef extern from *:
         }
         return 0;
     }
+    static inline size_t gulbara_count_one(size_t* counter) {
+        return __atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
+    }
     static inline void gulbara_meter_sub(size_t* held, size_t n) {
         __atomic_sub_fetch(held, n, __ATOMIC_RELAXED);
     }
@@ -77,6 +80,7 @@ cdef extern from *:
     int atomic_meter_take "gulbara_meter_take"(size_t* held, size_t* peak, size_t budget,
                                                size_t n) noexcept nogil
     void atomic_meter_sub "gulbara_meter_sub"(size_t* held, size_t n) noexcept nogil
+    size_t atomic_count_one "gulbara_count_one"(size_t* counter) noexcept nogil
     void prefetch "gulbara_prefetch"(const void* p) noexcept nogil
     # a free slot's k1 (no key has it), and the key bits of keyset_add_max's k1
     const uint64_t EMPTY_K1 "GULBARA_EMPTY_K1"
@@ -103,16 +107,27 @@ cdef enum:
 ctypedef void (*task_fn)(void*, int) noexcept nogil
 cdef int run_threads(int n, task_fn fn, void* arg) noexcept nogil
 
-# The memory an enumeration's tables hold, its peak, and its budget.
+# The memory an enumeration's tables hold, its peak, and its budget; the
+# takes counted, and (for tests of the paths that meet a full budget) the
+# takes refused whatever the budget: from refuse_from (the first take is 1; 0:
+# none) to before refuse_until.
 ctypedef struct Meter:
     size_t held
     size_t peak
     size_t budget
+    size_t takes
+    size_t refuse_from
+    size_t refuse_until
 
 
 cdef inline int meter_take(Meter* m, size_t nbytes) noexcept nogil:
     """Count ``nbytes`` more, or CHAIN_TOO_MANY when the budget would be passed."""
-    if m != NULL and atomic_meter_take(&m.held, &m.peak, m.budget, nbytes) != 0:
+    if m == NULL:
+        return CHAIN_OK
+    cdef size_t take = atomic_count_one(&m.takes)
+    if m.refuse_from <= take < m.refuse_until:
+        return CHAIN_TOO_MANY
+    if atomic_meter_take(&m.held, &m.peak, m.budget, nbytes) != 0:
         return CHAIN_TOO_MANY
     return CHAIN_OK
 
@@ -127,6 +142,9 @@ cdef inline void meter_init(Meter* m, size_t budget) noexcept nogil:
     m.held = 0
     m.peak = 0
     m.budget = budget
+    m.takes = 0
+    m.refuse_from = 0
+    m.refuse_until = 0
 
 
 # What the threads of one enumeration share.

@@ -322,6 +322,8 @@ cdef void localset_free(LocalSet* s) noexcept nogil:
     s.slots = NULL
     s.used = NULL
     s.n = 0
+    s.mask = 0
+    s.limit = 0
 
 
 cdef void localset_reserve(LocalSet* s, Py_ssize_t keys) noexcept nogil:
@@ -360,9 +362,13 @@ cdef void localset_drain(LocalSet* s, InsertQueue* q, int which) noexcept nogil:
     cdef uint64_t keys[3 * LOCAL_RING]
     cdef int j, n = ring_take(&s.ring, keys)
     for j in range(n):
-        if s.n == s.limit:                  # (flushed by localset_full: full)
+        if s.slots != NULL and s.n == s.limit:      # (flushed by localset_full: full)
             localset_full(s, q, which)
-        if localset_add(s, keys[3 * j], keys[3 * j + 1], keys[3 * j + 2]) and s.n == s.limit:
+        if s.slots == NULL:
+            # (a flush left the set no table, the budget full: queued at once)
+            queue_insert(q, keys[3 * j], keys[3 * j + 1], which, keys[3 * j + 2])
+        elif localset_add(s, keys[3 * j], keys[3 * j + 1], keys[3 * j + 2]) \
+                and s.n == s.limit:
             localset_full(s, q, which)
 
 

@@ -254,11 +254,13 @@ def _remainder_pairs(stages) -> list:
     pairs = []
     for stage in stages:
         dice = list(stage)
+        for number in dice:                 # every die, as stage_ends checks them
+            if isinstance(number, bool) or not isinstance(number, (int, np.integer)):
+                raise TypeError(f"dice must be ints, got {gulbara_errors.shown(number)} in "
+                                f"{gulbara_errors.shown(dice)}")
         if not 1 <= len(dice) <= 4 or len(set(dice)) != 1:
             raise InvalidDiceError(f"a remainder stage is one to four equal dice, got {dice!r}")
         number = dice[0]
-        if isinstance(number, bool) or not isinstance(number, (int, np.integer)):
-            raise TypeError(f"dice must be ints, got {number!r}")
         if not 1 <= number <= 6:
             raise InvalidDiceError(f"a die must be 1 to 6, got {number!r} in {dice!r}")
         if pairs and number <= pairs[-1][0]:
@@ -504,11 +506,7 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
     order = 0
     for part in chain_ends_iter(code, seat, first, rules, chunk=chunk, threads=threads,
                                 memory=memory):
-        scores = np.asarray(evaluate(part), dtype=np.float64)
-        if scores.shape != (len(part),):
-            raise gulbara_errors.GulBaraError(f"evaluate must return {len(part)} scores, got shape {scores.shape}")
-        if not np.isfinite(scores).all():
-            raise gulbara_errors.GulBaraError("evaluate returned a score that is not finite")
+        scores = gulbara_errors.checked_scores(evaluate(part), len(part), "evaluate")
         threshold = best_scores.min() if len(best) == k else -np.inf
         candidates = np.flatnonzero(scores >= threshold)
         if len(candidates) > k:

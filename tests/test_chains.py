@@ -524,6 +524,55 @@ def test_regression_bucket_slots_reserved_by_the_block_leave_no_trace():
     assert len(plain[0]) == 1601 and len(plain[1]) == entry.outcomes[0]
 
 
+@contextmanager
+def meter_takes_refused(first, count):
+    """Run the block with ``count`` memory takes of every enumeration refused from
+    its ``first``, as a full budget refuses them (_chains._py_refuse_meter_takes)."""
+    _chains._py_refuse_meter_takes(first, count)
+    try:
+        yield
+    finally:
+        _chains._py_refuse_meter_takes(0, 0)
+
+
+def outcomes_or_limit(entry, threads=1):
+    """The chain's count of outcomes, or "limit" for EnumerationLimitError."""
+    try:
+        return len(chain_ends(entry.code, entry.seat, entry.first, threads=threads))
+    except gulbara.EnumerationLimitError:
+        return "limit"
+
+
+def test_regression_a_local_set_left_without_a_table_queues_its_waiting_keys():
+    """A bucket's LocalSet that could not double was flushed, and when the budget
+    then refused it a table of its first size it was left with none but the old
+    size: the keys still waiting in its ring were inserted into no table (a
+    crash, seen with threads taking what the flush gave back). Takes 25 to 28
+    of this chain refused four at a time did that on one thread; now every
+    window ends in the chain's outcomes or EnumerationLimitError."""
+    entry = REAL_GAME_CHAINS[24]                    # 63,492 outcomes, frontiers of 2M
+    assert outcomes_or_limit(entry) == entry.outcomes
+    for first in range(20, 36):
+        with meter_takes_refused(first, 4):
+            assert outcomes_or_limit(entry) in (entry.outcomes, "limit"), first
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("count, threads", [(1, 1), (4, 1), (16, 1), (4, 2)])
+def test_every_refused_memory_take_ends_in_the_outcomes_or_a_limit(count, threads):
+    """Every window of refused takes of a 728,121-outcome chain (about 120 takes):
+    what a full budget can refuse anywhere ends cleanly, never in a crash or a
+    wrong count."""
+    entry = REAL_GAME_CHAINS[9]
+    _, takes = _chains._py_refuse_meter_takes(0, 0)
+    assert outcomes_or_limit(entry, threads) == entry.outcomes
+    _, takes = _chains._py_refuse_meter_takes(0, 0)
+    assert takes > 50
+    for first in range(1, takes + 1):
+        with meter_takes_refused(first, count):
+            assert outcomes_or_limit(entry, threads) in (entry.outcomes, "limit"), first
+
+
 def outcome_rows(chain):
     """Every outcome with its tag, in the chain's order."""
     return [(chain.code(i),) + tuple(chain._raw.tag(i)) for i in range(len(chain))]
@@ -763,3 +812,20 @@ def test_fault06_chain_ends_pickle_and_deep_copy():
             assert again.steps(len(chain) - 1) == chain.steps(len(chain) - 1)
     remainder = remainder_ends(gulbara.START_CODE, 1, [[5, 5], [6] * 4])
     assert outcome_rows(pickle.loads(pickle.dumps(remainder))) == outcome_rows(remainder)
+
+
+def test_regression_chain_best_scores_must_be_real_numbers():
+    """chain_best dropped complex scores' imaginary parts and let string scores raise a
+    bare ValueError."""
+    for evaluate in (lambda c: np.ones(len(c)) * 1j, lambda c: ["a"] * len(c),
+                     lambda c: np.full(len(c), np.inf), lambda c: np.zeros(len(c) + 1)):
+        with pytest.raises(gulbara.GulBaraError, match="evaluate"):
+            gulbara.chain_best(gulbara.START_CODE, 0, 5, evaluate=evaluate)
+
+
+def test_regression_remainder_dice_are_all_type_checked():
+    """remainder_ends checked the type of a stage's first die only: [1, True], [4, 4.0] passed."""
+    for stage in ([1, True], [4, 4.0], [4, "4"]):
+        with pytest.raises(TypeError, match="dice must be ints"):
+            remainder_ends(gulbara.START_CODE, 0, [stage])
+    assert len(remainder_ends(gulbara.START_CODE, 0, [[4, np.int64(4)]])) == 2
