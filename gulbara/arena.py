@@ -114,6 +114,34 @@ def _bot(bot: Union[str, Bot], seed: int) -> Tuple[Bot, str]:
     return bot, getattr(bot, "name", type(bot).__name__)
 
 
+def check_seed(seed) -> int:
+    """An arena's ``seed``: an int 0 .. 2**64 - 1 (``GulBaraError``; ``TypeError`` for a non-int)."""
+    return checked_int(seed, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
+
+
+def check_last_seed(seed: int, last: int, duplicate: bool) -> None:
+    """Refuse a ``seed`` whose games would run past the last dice seed: game ``i`` is
+    ``Game(rules, seed=seed + i)`` (``seed + i // 2`` with ``duplicate``), up to game ``last``."""
+    top = seed + (last // 2 if duplicate else last)
+    if top > 2**64 - 1:
+        raise GulBaraError(f"seed {seed} is too large for {last + 1} games: game i plays the "
+                           f"dice of seed + i{' // 2' if duplicate else ''}, which must be at "
+                           f"most 2**64 - 1")
+
+
+def progress_stream(progress) -> Optional[TextIO]:
+    """The stream an arena's ``progress`` names: stderr for ``True``, none for ``False`` or
+    ``None``, else a text stream (``TypeError`` for anything without ``write``)."""
+    if progress is True:
+        return sys.stderr
+    if progress is None or progress is False:
+        return None
+    if not callable(getattr(progress, "write", None)):
+        raise TypeError(f"progress must be True, False or a text stream, "
+                        f"not {type(progress).__name__}")
+    return progress
+
+
 class _Progress:
     """A one-line progress bar with ``\\r`` updates: games done, games/s, A's score so far."""
 
@@ -156,20 +184,22 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
     native policy (random, first, greedy, net) natively, on the self-play dice
     streams (``gulbara.arena_workers.native_arena``).
     """
+    games = checked_int(games, "games", 1)
+    seed = check_seed(seed)
     if native:
         from gulbara.arena_workers import native_arena
         return native_arena(bot_a, bot_b, games, seed, duplicate=duplicate, workers=workers,
                             rules=rules)
+    first = checked_int(first, "first", 0)
+    check_last_seed(seed, first + games - 1, duplicate)
+    stream = progress_stream(progress)
     if workers != 1:
         from gulbara.arena_workers import parallel_arena
         return parallel_arena(bot_a, bot_b, games, seed, rules=rules, progress=progress,
                               duplicate=duplicate, workers=workers)
-    games = checked_int(games, "games", 1)
-    seed = checked_int(seed, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
     rules = checked_rules(rules, DEFAULT_RULES)
     a, a_name = _bot(bot_a, seed)
     b, b_name = _bot(bot_b, seed + 1_000_003)
-    stream = sys.stderr if progress is True else (progress or None)
     bar = _Progress(stream, games, f"{a_name} vs {b_name}")
     start = time.perf_counter()
     seats, points = [], []

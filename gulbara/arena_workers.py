@@ -13,7 +13,6 @@ and the statistics computed once, as :func:`gulbara.arena.arena` does.
 
 import concurrent.futures
 import multiprocessing
-import sys
 import time
 from typing import List, Optional, TextIO, Tuple, Union
 
@@ -36,14 +35,17 @@ def _block(a: str, b: str, games: int, seed: int, rules, duplicate: bool, first:
 def parallel_arena(bot_a: Union[str, object], bot_b: Union[str, object], games: int,
                    seed: int = 0, *, rules=None, progress: Union[bool, TextIO, None] = False,
                    duplicate: bool = False, workers: int = 2):
-    from gulbara.arena import ArenaResult, make_bot, mean_interval, wilson_interval
+    from gulbara.arena import (ArenaResult, check_last_seed, check_seed, make_bot, mean_interval,
+                               progress_stream, wilson_interval)
     workers = checked_int(workers, "workers", 1)
     games = checked_int(games, "games", 1)
+    seed = check_seed(seed)
+    check_last_seed(seed, games - 1, duplicate)
     if not (isinstance(bot_a, str) and isinstance(bot_b, str)):
         raise TypeError("an arena with workers takes bots by name (BOTS), not objects")
     make_bot(bot_a)
     make_bot(bot_b)                                  # unknown names fail here
-    stream = sys.stderr if progress is True else (progress or None)
+    stream = progress_stream(progress)
     step = BLOCK_GAMES + BLOCK_GAMES % 2
     blocks = [(lo, min(step, games - lo)) for lo in range(0, games, step)]
     results: List[Optional[Tuple[tuple, tuple]]] = [None] * len(blocks)
@@ -88,10 +90,11 @@ def native_arena(bot_a: str, bot_b: str, games: int, seed: int = 0, *,
     policy (docs/bots.md: chain stages by the network's learned continuation).
     """
     from gulbara import _net
-    from gulbara.arena import ArenaResult, mean_interval, wilson_interval
+    from gulbara.arena import ArenaResult, check_seed, mean_interval, wilson_interval
     from gulbara.game import Game
     from gulbara.net import default_net
     games = checked_int(games, "games", 1)
+    seed = check_seed(seed)
     workers = checked_int(workers, "workers", 1)
     for name in (bot_a, bot_b):
         if name not in NATIVE_BOTS:

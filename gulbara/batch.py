@@ -30,6 +30,7 @@ True
 [0, 0, 0, 0, 0, 0, 0, 0, -4, 0, 0, -11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15]
 """
 
+import operator
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Tuple
 
@@ -37,7 +38,7 @@ import numpy as np
 
 from gulbara._backend import BACKEND_NAME, START_CODE, Position, backend  # noqa: F401 (doctests)
 from gulbara.errors import (GulBaraError, InvalidDiceError, InvalidPositionError, InvalidSeatError,
-                            checked_index)
+                            checked_index, checked_seat, shown)
 from gulbara.play import Play
 
 if BACKEND_NAME == "core":
@@ -213,10 +214,16 @@ def dice_array(stages: Iterable[Sequence[int]]) -> np.ndarray:
     stages = [tuple(stage) for stage in stages]
     dice = np.zeros((len(stages), 4), dtype=np.uint8)
     for i, stage in enumerate(stages):
-        if not 1 <= len(stage) <= 4 or any(not 1 <= int(d) <= 6 for d in stage):
+        for d in stage:                  # ints only, as stage_ends takes them
+            if isinstance(d, bool) or type(d).__name__ == "bool_" or \
+                    not hasattr(type(d), "__index__"):
+                raise TypeError(f"stage {i}: dice must be ints, got {shown(d)} in "
+                                f"{shown(list(stage))}")
+        values = [operator.index(d) for d in stage]
+        if not 1 <= len(values) <= 4 or any(not 1 <= d <= 6 for d in values):
             raise InvalidDiceError(
-                f"stage {i}: a stage is one to four dice 1..6, got {list(stage)!r}")
-        dice[i, :len(stage)] = stage
+                f"stage {i}: a stage is one to four dice 1..6, got {shown(list(stage))}")
+        dice[i, :len(values)] = values
     return dice
 
 
@@ -230,11 +237,8 @@ def arrays_from_requests(requests: Iterable[Tuple[str, int, Sequence[int]]]
     """
     requests = list(requests)
     boards, borne_off = boards_from_codes(code for code, _, _ in requests)
-    seats = np.array([seat for _, seat, _ in requests], dtype=np.int64)
-    if len(seats) and (seats.min() < 0 or seats.max() > 1):
-        bad = int(np.nonzero((seats < 0) | (seats > 1))[0][0])
-        raise InvalidSeatError(
-            f"request {bad}: seat must be 0 (White) or 1 (Black), got {requests[bad][1]!r}")
+    seats = np.array([checked_seat(seat, f"request {i}: seat")
+                      for i, (_, seat, _) in enumerate(requests)], dtype=np.int64)
     return boards, borne_off, seats.astype(np.uint8), dice_array(d for _, _, d in requests)
 
 

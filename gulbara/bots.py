@@ -22,6 +22,7 @@ import numpy as np
 from gulbara._backend import BACKEND_NAME
 from gulbara.conventions import other_point
 from gulbara.errors import GameStateError
+from gulbara.game import current_game
 from gulbara.play import Play
 
 __all__ = ["Bot", "RandomBot", "FirstBot", "GreedyBot", "ExpectimaxBot", "greedy_score",
@@ -59,7 +60,7 @@ class RandomBot(Bot):
         self._rng = random.Random(seed)
 
     def choose(self, game) -> Play:
-        ends = game.legal_plays()
+        ends = current_game(game).legal_plays()
         return ends[self._rng.randrange(len(ends))]
 
 
@@ -124,7 +125,7 @@ class FirstBot(Bot):
     name = "first"
 
     def choose(self, game) -> Play:
-        return game.legal_plays()[0]
+        return current_game(game).legal_plays()[0]
 
 
 class GreedyBot(Bot):
@@ -145,7 +146,7 @@ class GreedyBot(Bot):
         return greedy_score(Position.from_code(play.code), seat, play.ends_game)
 
     def choose(self, game) -> Play:
-        ends = game.legal_plays()
+        ends = current_game(game).legal_plays()
         if _native_greedy_end is not None and type(self).score is GreedyBot.score:
             return ends[_native_greedy_end(ends.raw)]       # the same end, computed natively
         seat = ends.seat
@@ -235,10 +236,15 @@ def play_out(game, white: Bot, black: Bot, max_plies: Optional[int] = None):
     :data:`BOTS` (``"greedy"``). Returns ``game.result()``. ``max_plies`` stops
     early (``None`` at the end if the game is not over).
     """
+    current_game(game)
     if isinstance(white, str) or isinstance(black, str):
         from gulbara.arena import make_bot
         white = make_bot(white) if isinstance(white, str) else white
         black = make_bot(black, 1) if isinstance(black, str) else black
+    for seat, bot in (("white", white), ("black", black)):
+        if not callable(getattr(bot, "choose", None)):
+            raise TypeError(f"{seat} must be a bot (with choose(game)) or a name in BOTS, "
+                            f"not {type(bot).__name__}")
     bots: Sequence[Bot] = (white, black)
     plies = 0
     while not game.is_over():

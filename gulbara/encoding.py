@@ -189,7 +189,8 @@ def encode_boards(boards, seats, out: Optional[np.ndarray] = None, *,
     :func:`gulbara.chain_ends` and :func:`gulbara.stage_ends_batch` produce,
     with ``borne_off`` its ``N x 2`` ``uint8`` array (``None``: 15 minus the
     checkers on the board). An object with ``boards`` and ``borne_off``
-    attributes (a :class:`gulbara.ChainEnds`) is taken as those two arrays.
+    attributes (a :class:`gulbara.ChainEnds`) is taken as those two arrays
+    (a ``borne_off`` given as well is used instead of its own).
     ``seats`` is one seat for all rows or ``N`` seats.
 
     >>> import gulbara
@@ -200,8 +201,10 @@ def encode_boards(boards, seats, out: Optional[np.ndarray] = None, *,
     """
     from gulbara.batch import _row_error, boards_from_codes
 
-    if hasattr(boards, "boards") and hasattr(boards, "borne_off") and borne_off is None:
-        boards, borne_off = boards.boards, boards.borne_off
+    if hasattr(boards, "boards") and hasattr(boards, "borne_off"):
+        if borne_off is None:
+            borne_off = boards.borne_off
+        boards = boards.boards
     if isinstance(boards, (list, tuple)) and (not boards or isinstance(boards[0], str)):
         boards, borne_off = boards_from_codes(boards) if boards else (
             np.zeros((0, 24), np.int8), np.zeros((0, 2), np.uint8))
@@ -278,6 +281,8 @@ def _raw_ends(ends):
     raw = ends.raw if isinstance(ends, StageEnds) else ends
     if not (hasattr(raw, "seat") and hasattr(raw, "code") and hasattr(raw, "__len__")):
         raise TypeError(f"ends must be a gulbara.StageEnds, not {type(ends).__name__}")
+    if not isinstance(raw, _EndSet):
+        _seat(raw.seat)                   # read by the encoder with no check of its own
     return raw
 
 
@@ -285,7 +290,7 @@ def _encode_raw(raw, out: np.ndarray) -> None:
     if isinstance(raw, _EndSet):
         _encode.py_encode_ends(raw, out)
         return
-    seat = raw.seat                       # the reference backend: through the codes
+    seat = _seat(raw.seat)                # the reference backend: through the codes
     for i in range(len(raw)):
         _encode.py_encode_position(_Position.from_code(raw.code(i)), seat, out[i])
 

@@ -191,8 +191,13 @@ class Session:
         game = self._game()
         undone = game.undo()
         self.outcomes = None
-        return {"undone": _play(undone) if hasattr(undone, "steps") else str(undone),
-                **self._report()}
+        if hasattr(undone, "steps"):
+            taken_back = _play(undone)
+        elif undone is None:
+            taken_back = None
+        else:                                   # a roll: its dice, as [a, b]
+            taken_back = [int(die) for die in undone]
+        return {"undone": taken_back, **self._report()}
 
     def cmd_chain(self, request) -> Dict[str, Any]:
         from gulbara.chains import chain_count, chain_ends_iter

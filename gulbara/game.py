@@ -37,7 +37,7 @@ from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
 from gulbara._backend import START_CODE, Position
 from gulbara.conventions import DICE_36, OPENING_ROLLS, ROLLS
 from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError, InvalidDiceError,
-                            checked_int, shown)
+                            checked_int, checked_seat, shown)
 from gulbara.play import BLACK, WHITE, Play, StageEnds
 from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 from gulbara.state_codes import (CHAIN, MAX_STATE_COUNT, OPENING, OVER, PLAIN, REMAINDER, ROLL,
@@ -559,7 +559,11 @@ class Game(_RulesAndDice):
         return self._ends
 
     def next_roll_escalates(self, seat: int) -> bool:
-        """Whether a double that ``seat`` rolled next would escalate (RULES §4.2, §4.5)."""
+        """Whether a double that ``seat`` rolled next would escalate (RULES §4.2, §4.5).
+
+        ``seat`` is 0 (White) or 1 (Black): :class:`~gulbara.errors.InvalidSeatError`
+        otherwise, ``TypeError`` for a non-int."""
+        seat = checked_seat(seat)
         rolls = list(self._rolls)
         rolls[seat] += 1
         return escalates(self._rules, rolls[seat], sum(rolls))

@@ -25,9 +25,10 @@ from typing import Callable, Dict, Optional
 import numpy as np
 
 from gulbara import _lockstep
-from gulbara.errors import GulBaraError, checked_int
+from gulbara.errors import GulBaraError, checked_int, checked_scores
 from gulbara.game import Game
-from gulbara.rules import Rules
+from gulbara.rules import Rules, checked_rules
+from gulbara.selfplay import MAX_GAMES, _check_max_rolls, _check_seed
 
 __all__ = ["play_games_batched", "BatchedResult", "RESULT_COLUMNS"]
 
@@ -68,30 +69,34 @@ def play_games_batched(n: int, evaluate: Callable[[np.ndarray], np.ndarray], *, 
                        lockstep: int = 256, start: Optional[Game] = None,
                        rules: Optional[Rules] = None, max_rolls: int = 10_000,
                        trajectories: bool = False) -> BatchedResult:
-    """Play ``n`` games, ``lockstep`` at a time, calling ``evaluate`` once per lockstep step."""
-    n = checked_int(n, "n", 1)
-    lockstep = checked_int(lockstep, "lockstep", 1)
-    seed = checked_int(seed, "seed", 0, (1 << 64) - 1, bounds="0 .. 2**64 - 1")
-    max_rolls = checked_int(max_rolls, "max_rolls", 1)
+    """Play ``n`` games, ``lockstep`` at a time, calling ``evaluate`` once per lockstep step.
+
+    The arguments are those of :func:`gulbara.selfplay.play_games`, checked alike:
+    ``evaluate`` returns one finite real score per row (``GulBaraError``
+    otherwise), and the rules of a ``start`` game are given through it (a
+    ``rules`` that differs raises ``GulBaraError``)."""
+    bounds = f"at least 1 and at most {MAX_GAMES:,}"
+    n = checked_int(n, "n", 1, MAX_GAMES, bounds=bounds)
+    lockstep = checked_int(lockstep, "lockstep", 1, MAX_GAMES, bounds=bounds)
+    seed = _check_seed(seed)
+    max_rolls = _check_max_rolls(max_rolls)
     if not callable(evaluate):
         raise TypeError(f"evaluate must be callable, not {type(evaluate).__name__}")
+    rules = checked_rules(rules)
     if start is None:
         start = Game(rules, auto_roll=False)
     elif not isinstance(start, Game):
         raise TypeError(f"start must be a gulbara.Game, not {type(start).__name__}")
-    engine = _lockstep.Lockstep(start, seed, n, lockstep, max_rolls, trajectories)
+    elif rules is not None and rules != start.rules:
+        raise GulBaraError("give the rules through the start game: they differ")
+    engine = _lockstep.Lockstep(start, seed, n, min(lockstep, n), max_rolls, trajectories)
     began = time.perf_counter()
     calls = total_rows = 0
     while True:
         rows = engine.prepare()
         if rows == 0:
             break
-        scores = np.asarray(evaluate(engine.features[:rows]), dtype=np.float64)
-        if scores.shape != (rows,):
-            raise GulBaraError(f"the evaluator must return {rows} scores (one per row), got "
-                               f"shape {scores.shape}")
-        if np.isnan(scores).any():
-            raise GulBaraError("the evaluator returned NaN scores")
+        scores = checked_scores(evaluate(engine.features[:rows]), rows)
         engine.apply(np.ascontiguousarray(scores))
         calls += 1
         total_rows += rows

@@ -25,7 +25,9 @@ True
 
 import hashlib
 import io
+import math
 import os
+import zipfile
 from functools import lru_cache
 from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 
@@ -35,9 +37,10 @@ import gulbara
 from gulbara import _net
 from gulbara.bots import own_counts
 from gulbara.conventions import other_point
-from gulbara.errors import GulBaraError, checked_int
+from gulbara.errors import GameStateError, GulBaraError, checked_int, checked_seat, shown
+from gulbara.game import current_game
 from gulbara.rules import checked_rules
-from gulbara.state_codes import escalates
+from gulbara.state_codes import MAX_STATE_COUNT, escalates
 
 __all__ = [
     "ValueNet", "inputs", "equity", "default_net", "load", "net_scores", "DEFAULT_NET_PATH",
@@ -50,6 +53,8 @@ FORMAT_VERSION = 1
 LAYOUT = _net.LAYOUT
 #: Inputs of the layout.
 N_INPUTS = _net.N_INPUTS
+#: The most hidden units a network may have (the native code's bound).
+MAX_HIDDEN = 256
 #: The shipped network.
 DEFAULT_NET_PATH = os.path.join(os.path.dirname(__file__), "data", "gb1.npz")
 
@@ -68,6 +73,23 @@ def equity(outputs: np.ndarray) -> np.ndarray:
     return 2.0 * outputs[..., 0] - 1.0 + outputs[..., 1] - outputs[..., 2]
 
 
+def _real_array(name: str, values) -> np.ndarray:
+    """``values`` as a float32 array; :class:`InvalidNetworkError` unless they are real numbers
+    (no complex, string, structured or object arrays)."""
+    try:
+        array = np.asarray(values)
+    except ValueError as exc:                   # ragged nested lists
+        raise InvalidNetworkError(f"{name} is not an array of numbers: {exc}") from None
+    if array.dtype.kind not in "biuf":
+        raise InvalidNetworkError(f"{name} must hold real numbers, got an array of "
+                                  f"{array.dtype}")
+    return array.astype(np.float32)
+
+
+def _checked_hidden(hidden) -> int:
+    return checked_int(hidden, "hidden", 1, MAX_HIDDEN, InvalidNetworkError)
+
+
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-z))
 
@@ -76,14 +98,17 @@ class ValueNet:
     """A gb1 value network: one hidden layer of sigmoids, three sigmoid outputs."""
 
     def __init__(self, w1, b1, w2, b2, meta: Optional[Dict[str, object]] = None) -> None:
-        w1 = np.asarray(w1, dtype=np.float32)
+        w1 = _real_array("w1", w1)
         if w1.ndim != 2 or w1.shape[0] != N_INPUTS:
             raise InvalidNetworkError(f"w1 must be {N_INPUTS} x hidden, got shape {w1.shape}")
         hidden = w1.shape[1]
+        if not 1 <= hidden <= MAX_HIDDEN:
+            raise InvalidNetworkError(f"hidden must be 1..{MAX_HIDDEN}, got {hidden} "
+                                      f"(w1 of shape {w1.shape})")
         shapes = {"b1": (hidden,), "w2": (hidden, 3), "b2": (3,)}
         arrays = {"b1": b1, "w2": w2, "b2": b2}
         for name, shape in shapes.items():
-            arrays[name] = np.asarray(arrays[name], dtype=np.float32)
+            arrays[name] = _real_array(name, arrays[name])
             if arrays[name].shape != shape:
                 raise InvalidNetworkError(f"{name} must have shape {shape}, got "
                                           f"{arrays[name].shape}")
@@ -100,9 +125,16 @@ class ValueNet:
 
     @classmethod
     def random(cls, hidden: int = 64, seed: int = 0, scale: float = 0.1) -> "ValueNet":
-        """Small uniform random weights in ``[-scale, scale]`` (numpy's PCG64, seeded)."""
-        if not 1 <= hidden <= 256:
-            raise InvalidNetworkError(f"hidden must be 1..256, got {hidden}")
+        """Small uniform random weights in ``[-scale, scale]`` (numpy's PCG64, seeded).
+
+        ``hidden`` is an int 1..256, ``seed`` an int >= 0, ``scale`` a finite number >= 0
+        (:class:`InvalidNetworkError` otherwise; ``TypeError`` for a wrong type)."""
+        hidden = _checked_hidden(hidden)
+        seed = checked_int(seed, "seed", 0, error=InvalidNetworkError)
+        if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):
+            raise TypeError(f"scale must be a number, not {type(scale).__name__}")
+        if not (math.isfinite(scale) and scale >= 0):
+            raise InvalidNetworkError(f"scale must be a finite number >= 0, got {scale!r}")
         rng = np.random.Generator(np.random.PCG64(seed))
         params = rng.uniform(-scale, scale, _net.parameter_count(hidden)).astype(np.float32)
         return cls.from_params(params, hidden)
@@ -111,7 +143,8 @@ class ValueNet:
     def from_params(cls, params: np.ndarray, hidden: int,
                     meta: Optional[Dict[str, object]] = None) -> "ValueNet":
         """From the flat native parameter vector (w1, b1, w2 output-major, b2)."""
-        params = np.asarray(params, dtype=np.float32)
+        hidden = _checked_hidden(hidden)
+        params = _real_array("params", params)
         if params.shape != (_net.parameter_count(hidden),):
             raise InvalidNetworkError(f"{hidden} hidden units need {_net.parameter_count(hidden)} "
                                       f"parameters, got shape {params.shape}")
@@ -139,8 +172,9 @@ class ValueNet:
             if not isinstance(net, ValueNet):
                 raise TypeError(f"average takes ValueNets, not {type(net).__name__}")
         hidden = sum(net.hidden for net in nets)
-        if hidden > 256:
-            raise InvalidNetworkError(f"the average would have {hidden} hidden units; at most 256")
+        if hidden > MAX_HIDDEN:
+            raise InvalidNetworkError(f"the average would have {hidden} hidden units; "
+                                      f"at most {MAX_HIDDEN}")
         parts = [net.arrays for net in nets]
         n = np.float32(len(nets))
         return cls(np.concatenate([p["w1"] for p in parts], axis=1),
@@ -174,33 +208,58 @@ class ValueNet:
         np.savez(buffer, format_version=np.int32(FORMAT_VERSION), layout=np.str_(LAYOUT),
                  **self.arrays, **extra)
         tmp = f"{path}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(buffer.getvalue())
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "wb") as f:
+                f.write(buffer.getvalue())
+            os.replace(tmp, path)
+        except BaseException:                   # nothing left behind but what was there
+            if os.path.isfile(tmp):
+                os.remove(tmp)
+            raise
 
     @classmethod
     def load(cls, path: str) -> "ValueNet":
-        """Read a weights file; :class:`InvalidNetworkError` if it is not a gb1 network."""
+        """Read a weights file; :class:`InvalidNetworkError` if it is not a gb1 network
+        (a file that cannot be read, is not an ``.npz`` archive, is damaged, or holds
+        members of the wrong kind)."""
         try:
             data = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             raise InvalidNetworkError(f"cannot read weights {path!r}: {exc}") from None
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise InvalidNetworkError(f"{path!r} is not an .npz archive of weights (it holds "
+                                      f"one array)")
         with data:
-            names = set(data.files)
-            missing = {"format_version", "layout", "w1", "b1", "w2", "b2"} - names
-            if missing:
-                raise InvalidNetworkError(f"{path!r} lacks {', '.join(sorted(missing))}")
-            version = int(data["format_version"])
-            if version != FORMAT_VERSION:
-                raise InvalidNetworkError(f"{path!r} has format version {version}, this "
-                                          f"gulbara reads {FORMAT_VERSION}")
-            layout = str(data["layout"])
-            if layout != LAYOUT:
-                raise InvalidNetworkError(f"{path!r} has input layout {layout!r}, not {LAYOUT!r}")
-            meta = {k[5:]: data[k][()] if data[k].ndim == 0 else data[k]
-                    for k in names if k.startswith("meta_")}
-            meta = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in meta.items()}
-            return cls(data["w1"], data["b1"], data["w2"], data["b2"], meta)
+            try:
+                return cls._from_npz(path, data)
+            except InvalidNetworkError:
+                raise
+            except (OSError, ValueError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+                raise InvalidNetworkError(f"cannot read weights {path!r}: {exc}") from None
+
+    @classmethod
+    def _from_npz(cls, path, data) -> "ValueNet":
+        names = set(data.files)
+        missing = {"format_version", "layout", "w1", "b1", "w2", "b2"} - names
+        if missing:
+            raise InvalidNetworkError(f"{path!r} lacks {', '.join(sorted(missing))}")
+        version = data["format_version"]
+        if version.shape != () or version.dtype.kind not in "iu":
+            raise InvalidNetworkError(f"{path!r}: format_version must be one integer, got "
+                                      f"{version.dtype.name} of shape {version.shape}")
+        if int(version) != FORMAT_VERSION:
+            raise InvalidNetworkError(f"{path!r} has format version {int(version)}, this "
+                                      f"gulbara reads {FORMAT_VERSION}")
+        layout = data["layout"]
+        if layout.shape != () or layout.dtype.kind != "U":
+            raise InvalidNetworkError(f"{path!r}: layout must be one string, got "
+                                      f"{layout.dtype.name} of shape {layout.shape}")
+        if str(layout) != LAYOUT:
+            raise InvalidNetworkError(f"{path!r} has input layout {str(layout)!r}, not {LAYOUT!r}")
+        meta = {k[5:]: data[k][()] if data[k].ndim == 0 else data[k]
+                for k in names if k.startswith("meta_")}
+        meta = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in meta.items()}
+        return cls(data["w1"], data["b1"], data["w2"], data["b2"], meta)
 
     # -- evaluation -------------------------------------------------------
 
@@ -260,8 +319,12 @@ class ValueNet:
         return _net.forward_dense(self.native, x)
 
     def stage_values(self, game) -> np.ndarray:
-        """The value (points, for the mover) of each legal play of ``game``'s stage, natively."""
-        return _net.stage_values(self.native, game)
+        """The value (points, for the mover) of each legal play of ``game``'s stage, natively.
+
+        ``game`` is a :class:`gulbara.Game` (or a :class:`gulbara.Match`, its current
+        game) at a decision: ``TypeError`` for anything else, :class:`GameStateError`
+        for a game not at a decision."""
+        return _net.stage_values(self.native, _decision_game(game))
 
     def stage_values_python(self, game) -> np.ndarray:
         """:meth:`stage_values` through the Python :class:`~gulbara.Game` and numpy (the twin)."""
@@ -276,6 +339,8 @@ class ValueNet:
     def after_value(self, after, mover: int, native: bool = False) -> float:
         """The value for ``mover`` of the state ``after`` one of its stage's ends
         (the network's output by numpy and Python, or with ``native`` natively)."""
+        after = current_game(after)
+        mover = checked_seat(mover, "mover")
         if after.is_over():
             result = after.result()
             if result.winner is None:
@@ -294,8 +359,11 @@ class ValueNet:
         training (:mod:`gulbara.train`). A game waiting for a roll is averaged over
         the 36 rolls, each answered by its mover's best play by
         :meth:`stage_values`; a chain or remainder stage by its best play. What
-        follows the play is valued by the network, a finished game by its result."""
-        return _net.deeper_outputs(self.native, game)
+        follows the play is valued by the network, a finished game by its result.
+        ``game`` is a :class:`gulbara.Game` (or a :class:`gulbara.Match`, its current
+        game): ``TypeError`` for anything else, :class:`GameStateError` for a game in
+        another state."""
+        return _net.deeper_outputs(self.native, _deeper_game(game))
 
     def deeper_outputs_python(self, game) -> np.ndarray:
         """:meth:`deeper_outputs` through the Python :class:`~gulbara.Game` and numpy (the twin)."""
@@ -402,11 +470,35 @@ def _waiting(game):
     return g
 
 
+def _decision_game(game):
+    """``game`` (a Game, or a Match's current game) at a decision, checked before the native
+    code reads it: ``TypeError`` for another object, :class:`GameStateError` elsewhere."""
+    game = current_game(game)
+    if not game.is_decision():
+        raise GameStateError("the game is not at a decision: its stage values need a stage "
+                             "to play")
+    return game
+
+
+def _deeper_game(game):
+    """``game`` (a Game, or a Match's current game) waiting for a roll or at a chain or
+    remainder stage, checked before the native code reads it."""
+    game = current_game(game)
+    if game.is_chance() and not game.is_opening():
+        return game
+    d = game.decision
+    if d is None or not (d.is_chain or d.is_remainder):
+        raise GameStateError("the deeper value is of a game waiting for a roll, a chain stage "
+                             "or a remainder stage")
+    return game
+
+
 def _checked_rolls(rolls) -> Tuple[int, int]:
-    """(White's, Black's) rolls made, checked: two ints >= 0."""
+    """(White's, Black's) rolls made, checked: two ints 0 .. MAX_STATE_COUNT."""
     if not isinstance(rolls, (tuple, list)) or len(rolls) != 2:
-        raise TypeError(f"rolls must be a pair (White's, Black's rolls made), got {rolls!r}")
-    return checked_int(rolls[0], "rolls[0]", 0), checked_int(rolls[1], "rolls[1]", 0)
+        raise TypeError(f"rolls must be a pair (White's, Black's rolls made), got {shown(rolls)}")
+    return (checked_int(rolls[0], "rolls[0]", 0, MAX_STATE_COUNT),
+            checked_int(rolls[1], "rolls[1]", 0, MAX_STATE_COUNT))
 
 
 def net_scores(net: Union[str, "ValueNet", None] = None, *, rolls: Tuple[int, int] = (4, 4),

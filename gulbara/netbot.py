@@ -36,21 +36,25 @@ import numpy as np
 from gulbara import _net
 from gulbara.bots import Bot
 from gulbara.chains import chain_ends, remainder_ends
-from gulbara.errors import EnumerationLimitError
-from gulbara.net import ValueNet, load
+from gulbara.errors import EnumerationLimitError, checked_int
+from gulbara.net import ValueNet, _decision_game, load
 from gulbara.play import Play
 
 __all__ = ["NetBot", "Net2Bot", "DEFAULT_CHAIN_BUDGET"]
 
 #: Positions a whole-chain enumeration may hold before the stage-by-stage fallback.
 DEFAULT_CHAIN_BUDGET = 200_000
+#: The largest ``chain_budget`` (an enumeration's ``max_ends``) and ``top``.
+MAX_CHAIN_BUDGET = 2**63 - 1
+MAX_TOP = 2**31 - 1
 
 
 class NetBot(Bot):
     """The network's best play, 1-ply, chains and remainders valued as a whole (module docstring).
 
     ``net`` is ``"net"`` (the shipped network), a path to an ``.npz`` file or a
-    :class:`ValueNet`. Deterministic.
+    :class:`ValueNet`. ``chain_budget`` (an int, at least 1) bounds the whole-chain
+    enumerations. Deterministic.
     """
 
     name = "net"
@@ -58,12 +62,13 @@ class NetBot(Bot):
     def __init__(self, net: Union[str, ValueNet, None] = None, *,
                  chain_budget: int = DEFAULT_CHAIN_BUDGET) -> None:
         self.net = load(net)
-        self.chain_budget = int(chain_budget)
+        self.chain_budget = checked_int(chain_budget, "chain_budget", 1, MAX_CHAIN_BUDGET)
         self._plan: Optional[Tuple[str, List[Tuple[Tuple[int, int], ...]]]] = None
 
     # -- the rule --------------------------------------------------------
 
     def choose(self, game) -> Play:
+        game = _decision_game(game)
         plays = game.legal_plays()
         if len(plays) == 1:
             return plays[0]
@@ -80,7 +85,7 @@ class NetBot(Bot):
 
     def stage_values(self, game) -> np.ndarray:
         """The 1-ply value of each end of a plain stage (native)."""
-        return self.net.stage_values(game)
+        return self.net.stage_values(_decision_game(game))
 
     def rank(self, game) -> List[Tuple[Play, float]]:
         """Every legal play with its value (equity in points for the mover), best first.
@@ -88,6 +93,7 @@ class NetBot(Bot):
         Chain and remainder stages are valued by their best whole-turn outcome
         through each play (the stage-by-stage fallback beyond the budget).
         """
+        game = _decision_game(game)
         plays = game.legal_plays()
         d = game.decision
         if d.is_chain or d.is_remainder:
@@ -171,7 +177,7 @@ class NetBot(Bot):
 
     def _stage_by_stage(self, game) -> np.ndarray:
         """Each end followed by the network's best end at every later stage of the turn (native)."""
-        return _net.continuation_values(self.net.native, game)
+        return _net.continuation_values(self.net.native, _decision_game(game))
 
     def __repr__(self) -> str:
         return f"NetBot({self.net!r})"
@@ -180,7 +186,8 @@ class NetBot(Bot):
 class Net2Bot(NetBot):
     """Expectimax two decisions deep with the network at the leaves (module docstring).
 
-    Chain and remainder stages are played as by :class:`NetBot`.
+    Chain and remainder stages are played as by :class:`NetBot`. ``top`` is an int,
+    at least 1.
     """
 
     name = "net2"
@@ -188,10 +195,10 @@ class Net2Bot(NetBot):
     def __init__(self, net: Union[str, ValueNet, None] = None, *, top: int = 6,
                  chain_budget: int = DEFAULT_CHAIN_BUDGET) -> None:
         super().__init__(net, chain_budget=chain_budget)
-        self.top = int(top)
+        self.top = checked_int(top, "top", 1, MAX_TOP)
 
     def stage_values(self, game) -> np.ndarray:
-        one, two, searched = _net.search_values(self.net.native, game, self.top)
+        one, two, searched = _net.search_values(self.net.native, _decision_game(game), self.top)
         # only the searched ends compete: the others rank below them, by their 1-ply value
         if searched.any():
             return np.where(searched, two, one - 4.0)

@@ -32,13 +32,15 @@ from gulbara.conventions import white_point
 from gulbara.errors import GulBaraError, IllegalPlayError, checked_seat
 from gulbara.play import BLACK, WHITE, Play
 
-__all__ = ["board_svg", "board_png", "save", "STACK_CAP", "PNG_HINT"]
+__all__ = ["board_svg", "board_png", "save", "STACK_CAP", "PNG_HINT", "MAX_PNG_SIZE"]
 
 #: The most checkers drawn on one point; a taller stack shows its count on the top one.
 STACK_CAP = 5
 
 #: What to install for PNG output.
 PNG_HINT = 'PNG output needs cairosvg: pip install "gulbara[pictures]"'
+#: The widest PNG picture, in pixels (cairo's limit on an image's side; the height is smaller).
+MAX_PNG_SIZE = 32767
 
 _NAMES = ("white", "black")
 _TITLES = ("White", "Black")
@@ -372,9 +374,19 @@ def _svg_to_png(svg: str) -> bytes:
     return cairosvg.svg2png(bytestring=svg.encode("utf-8"))
 
 
+def _check_png_size(size) -> None:
+    """Refuse a PNG wider than cairo draws (``size`` already checked by :func:`board_svg`)."""
+    if size is not None and math.ceil(size) > MAX_PNG_SIZE:
+        raise GulBaraError(f"a PNG picture is at most {MAX_PNG_SIZE:,} pixels wide (cairo's "
+                           f"limit), got size {size!r}")
+
+
 def board_png(position_or_board_or_code, **options) -> bytes:
-    """The picture of :func:`board_svg` (same options) as PNG bytes; needs cairosvg."""
-    return _svg_to_png(board_svg(position_or_board_or_code, **options))
+    """The picture of :func:`board_svg` (same options) as PNG bytes; needs cairosvg.
+    ``size`` is at most :data:`MAX_PNG_SIZE` pixels."""
+    svg = board_svg(position_or_board_or_code, **options)
+    _check_png_size(options.get("size", 480))
+    return _svg_to_png(svg)
 
 
 def save(position_or_board_or_code, path, **options) -> None:
@@ -388,4 +400,5 @@ def save(position_or_board_or_code, path, **options) -> None:
     if suffix == ".svg":
         path.write_text(svg, encoding="utf-8")
     else:
+        _check_png_size(options.get("size", 480))
         path.write_bytes(_svg_to_png(svg))

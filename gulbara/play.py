@@ -11,6 +11,7 @@ True
 '13/7(2)'
 """
 
+import operator
 import re
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -55,7 +56,7 @@ class Play:
 
     def __init__(self, steps: Sequence[Step] = (), code: Optional[str] = None,
                  ends_game: bool = False) -> None:
-        self._steps = tuple((int(f), int(d)) for f, d in steps)
+        self._steps = checked_steps(steps)
         self._code = code
         self._ends_game = bool(ends_game)
 
@@ -377,6 +378,34 @@ def parse_notation(text: str) -> List[List[int]]:
     return paths
 
 
+def checked_steps(steps) -> Tuple[Step, ...]:
+    """``steps`` as a tuple of ``(from, die)`` pairs of plain ints (RULES §2.1).
+
+    A step that is not a pair of ints (a float, a bool, a string, a triple)
+    raises ``TypeError``, as :meth:`gulbara.Game.play` does. The values are not
+    judged here: a position does that when the steps are played
+    (:meth:`gulbara.Board.push`).
+
+    >>> checked_steps([(24, 6), (18, 4)])
+    ((24, 6), (18, 4))
+    """
+    if isinstance(steps, (str, bytes)):
+        raise TypeError(f"steps are pairs of ints (from, die), not {type(steps).__name__}")
+    checked = []
+    for step in steps:
+        try:
+            frm, die = step
+        except (TypeError, ValueError):
+            raise TypeError(f"a step is a pair (from, die), got {shown(step)}") from None
+        if type(frm) is not int or type(die) is not int:
+            for value in (frm, die):
+                if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+                    raise TypeError(f"a step is a pair of ints (from, die), got {shown(step)}")
+            frm, die = operator.index(frm), operator.index(die)
+        checked.append((frm, die))
+    return tuple(checked)
+
+
 def format_steps(steps: Sequence[Step]) -> str:
     """Canonical notation of a play's steps (RULES §9.3).
 
@@ -390,9 +419,11 @@ def format_steps(steps: Sequence[Step]) -> str:
     '6/off 5/off'
     >>> format_steps([])
     'pass'
+
+    The steps are checked as :func:`checked_steps` checks them.
     """
     paths: List[List[int]] = []
-    for frm, die in steps:
+    for frm, die in checked_steps(steps):
         target = max(frm - die, 0)
         for path in paths:
             if path[-1] == frm:

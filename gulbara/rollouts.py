@@ -33,7 +33,7 @@ import numpy as np
 from gulbara.conventions import DICE_36, Z95
 from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
-from gulbara.selfplay import Estimate, play_games
+from gulbara.selfplay import Estimate, _check_seed, play_games
 
 __all__ = ["stratified_rollout", "compare_plays", "Candidate", "Comparison", "game_equities",
            "DICE_36"]
@@ -89,6 +89,7 @@ def stratified_rollout(game: Game, n: int, policy="net", *, seed: int = 0,
     """The equity of ``game`` (waiting for a roll) for its side to roll, the first roll
     stratified over the 36 dice; ``n`` is rounded down to a multiple of 36."""
     n = checked_int(n, "n", 36)
+    seed = _check_seed(seed)
     if not isinstance(game, Game):
         raise TypeError(f"stratified_rollout needs a gulbara.Game, not {type(game).__name__}")
     if not _can_stratify(game):
@@ -140,6 +141,7 @@ def compare_plays(game: Game, n: int, plays: Optional[Sequence] = None, policy="
     stratified over the 36 dice (``n`` rounded down to a multiple of 36).
     """
     n = checked_int(n, "n", 2)
+    seed = _check_seed(seed)
     if not isinstance(game, Game) or not game.is_decision():
         raise GulBaraError("compare_plays needs a gulbara.Game at a decision")
     mover = game.decision.seat

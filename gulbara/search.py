@@ -102,6 +102,8 @@ def chance_outcomes(game) -> Tuple[Tuple[Tuple[int, int], float], ...]:
     >>> len(chance_outcomes(Game.new_perft_root())), round(sum(p for _, p in _ROLLS), 12)
     (30, 1.0)
     """
+    from gulbara.game import current_game
+    game = current_game(game)
     if game.is_opening():
         return _WHITE_OPENING
     if not game.is_chance():

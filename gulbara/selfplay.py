@@ -32,7 +32,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from gulbara.conventions import OPENING_ROLLS, Z95, wilson_interval
-from gulbara.errors import GulBaraError, InvalidPolicyError, checked_int
+from gulbara.errors import GulBaraError, InvalidPolicyError, checked_int, checked_scores
 from gulbara.game import Game
 from gulbara.rules import Rules, checked_rules
 
@@ -109,6 +109,8 @@ class Rng:
 
     def __init__(self, seed: int, game: int = 0, stream: int = 0) -> None:
         x, mix = _splitmix64(_check_seed(seed))
+        game = checked_int(game, "game", 0, _MASK64, bounds="0 .. 2**64 - 1")
+        stream = checked_int(stream, "stream", 0, _MASK64, bounds="0 .. 2**64 - 1")
         x, mix = _splitmix64(mix ^ ((game * 0xD1B54A32D192ED03) & _MASK64))
         x = mix ^ ((stream * 0x8CB92BA72F3D8DD7) & _MASK64)
         s = []
@@ -131,7 +133,10 @@ class Rng:
         return result
 
     def below(self, n: int) -> int:
-        """Uniform in ``0 .. n - 1``."""
+        """Uniform in ``0 .. n - 1``; ``n`` is an int ``1 .. 2**64``."""
+        return self._below(checked_int(n, "n", 1, 1 << 64, bounds="1 .. 2**64"))
+
+    def _below(self, n: int) -> int:
         threshold = (2**64 - n) % n
         while True:
             x = self.next()
@@ -140,7 +145,7 @@ class Rng:
 
     def die(self) -> int:
         """A die as :class:`gulbara.Game`'s ``draw`` wants it: 0..5."""
-        return self.below(6)
+        return self._below(6)
 
 
 def _check_seed(seed) -> int:
@@ -149,6 +154,15 @@ def _check_seed(seed) -> int:
 
 def _check_count(n, what: str, minimum: int = 1) -> int:
     return checked_int(n, what, minimum)
+
+
+#: The most rolls a game may be given before it is stopped unfinished (``max_rolls``).
+MAX_ROLLS = 1_000_000
+
+
+def _check_max_rolls(max_rolls) -> int:
+    return checked_int(max_rolls, "max_rolls", 1, MAX_ROLLS,
+                       bounds=f"at least 1 and at most {MAX_ROLLS:,}")
 
 
 # ---------------------------------------------------------------------------
@@ -231,8 +245,7 @@ class _PythonPolicy:
             scores = [bot.score(ends.seat, play) for play in ends]
         else:
             from gulbara.encoding import encode_afterstates
-            scores = list(np.asarray(self.evaluator(encode_afterstates(ends)),
-                                     dtype=np.float64))
+            scores = list(checked_scores(self.evaluator(encode_afterstates(ends)), len(ends)))
         return max(range(len(scores)), key=lambda i: (scores[i], -i))
 
 
@@ -715,9 +728,7 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
     """
     n = checked_int(n, "n", 1, MAX_GAMES, bounds=f"at least 1 and at most {MAX_GAMES:,}")
     seed = _check_seed(seed)
-    max_rolls = _check_count(max_rolls, "max_rolls")
-    if max_rolls > 1_000_000:
-        raise GulBaraError(f"max_rolls must be at most 1,000,000, got {max_rolls}")
+    max_rolls = _check_max_rolls(max_rolls)
     backend, workers = _check_backend(backend, workers)
     codes, evaluator, names = _policy_pair(policy)
     if start is None:
@@ -801,11 +812,18 @@ def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = "ran
     """
     seed = _check_seed(seed)
     index = checked_int(index, "index", 0, _MASK64, bounds="0 .. 2**64 - 1")
+    max_rolls = _check_max_rolls(max_rolls)
     codes, evaluator, names = _policy_pair(policy)
     if start is None:
-        game = Game(rules, auto_roll=False)
+        game = Game(checked_rules(rules), auto_roll=False)
+    elif not isinstance(start, Game):
+        raise TypeError(f"start must be a gulbara.Game, not {type(start).__name__}")
+    elif rules is not None and rules != start.rules:
+        raise GulBaraError("give the rules through the start game: they differ")
     else:
         game = start.copy(auto_roll=False)
+    if trace is not None and not isinstance(trace, list):
+        raise TypeError(f"trace must be a list, not {type(trace).__name__}")
     dice = Rng(seed, index, 0)
     rng = Rng(seed, index, 1)
     policies = [_PythonPolicy(name if code != 3 else "evaluator", evaluator)

@@ -34,7 +34,7 @@ from gulbara import _net, _train
 from gulbara.conventions import mean_interval, wilson_interval
 from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
-from gulbara.net import ValueNet, InvalidNetworkError
+from gulbara.net import MAX_HIDDEN, ValueNet, InvalidNetworkError
 from gulbara.rules import DEFAULT_RULES
 
 __all__ = ["train", "TrainResult", "Checkpoint", "evaluate", "last_path", "plot_history",
@@ -184,14 +184,19 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
     toward, for example :meth:`ValueNet.average` of several runs' networks.
     """
     games = checked_int(games, "games", 1)
-    seed = checked_int(seed, "seed", 0)
+    seed = checked_int(seed, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
     workers = checked_int(workers, "workers", 1)
     eval_pairs = checked_int(eval_pairs, "eval_pairs", 1)
     unknown = set(args) - set(TRAIN_DEFAULTS)
     if unknown:
         raise TypeError(f"unknown training arguments: {', '.join(sorted(unknown))}")
     a = dict(TRAIN_DEFAULTS, **args)
-    a["hidden"] = checked_int(a["hidden"], "hidden", 1)
+    a["hidden"] = checked_int(a["hidden"], "hidden", 1, MAX_HIDDEN)
+    scale = a["init_scale"]
+    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):
+        raise TypeError(f"init_scale must be a number, not {type(scale).__name__}")
+    if not (math.isfinite(scale) and scale >= 0):
+        raise GulBaraError(f"init_scale must be a finite number >= 0, got {scale!r}")
     a["batch"] = checked_int(a["batch"], "batch", 1)
     checkpoint = checked_int(checkpoint, "checkpoint", 1)
     if checkpoint % a["batch"]:

@@ -334,6 +334,23 @@ def test_regression_position_constructor_reads_its_arguments():
         gulbara.Position([1] * 23, 0, 0)
 
 
+def test_regression_play_steps_are_pairs_of_ints():
+    """Play truncated float and string steps (and Board.push played them); format_steps
+    wrote '24/17.3'."""
+    for steps in ([(24, 6.9)], [("24", "6")], [(24, True)], [(24, 6, 0)], [24], "24/18"):
+        with pytest.raises(TypeError, match="step"):
+            Play(steps)
+        with pytest.raises(TypeError, match="step"):
+            gulbara.format_steps(steps)
+    board = Board()
+    with pytest.raises(TypeError):
+        board.push(Play([(24, 6.9)]))
+    assert board.code() == gulbara.START_CODE
+    import numpy as np
+    assert Play([(np.int64(24), np.int8(6))]).steps == ((24, 6),)
+    assert type(Play([(np.int64(24), np.int8(6))]).steps[0][0]) is int
+
+
 def test_submodules_load_on_first_use(tmp_path):
     import os
     import subprocess

@@ -210,3 +210,44 @@ def test_native_arena_plays_the_policies_natively():
     assert [tuple(p) for p in traces[0]] == trace
     with pytest.raises(TypeError, match="native"):
         arena("expectimax1", "greedy", 2, native=True)
+
+
+def test_regression_arena_seeds_are_checked_before_any_game():
+    """The native arena took seed 1.5 and overflowed on -1; the serial one checked only
+    the first game's seed, failing mid-run on a seed the caller never gave."""
+    for native in (False, True):
+        for seed in (-1, 2**64):
+            with pytest.raises(GulBaraError, match="seed"):
+                arena("greedy", "first", 2, seed=seed, native=native)
+        with pytest.raises(TypeError, match="seed"):
+            arena("greedy", "first", 2, seed=1.5, native=native)
+    stream = io.StringIO()
+    with pytest.raises(GulBaraError, match="too large for 3 games"):
+        arena("greedy", "first", 3, seed=2**64 - 2, progress=stream)
+    assert stream.getvalue() == ""                          # refused before the first game
+    assert arena("greedy", "first", 2, seed=2**64 - 2).games == 2
+    assert arena("greedy", "first", 4, seed=2**64 - 2, duplicate=True).games == 4
+
+
+def test_regression_bots_and_arena_refuse_arguments_of_the_wrong_type():
+    """play_out, GreedyBot.choose and arena(progress=5) raised AttributeError."""
+    with pytest.raises(TypeError, match="gulbara.Game"):
+        play_out(gulbara.Board(), "greedy", "greedy")
+    with pytest.raises(TypeError, match="black"):
+        play_out(Game(seed=1), "greedy", None)
+    for bot in (GreedyBot(), RandomBot(seed=1), BOTS["first"]()):
+        with pytest.raises(TypeError, match="gulbara.Game"):
+            bot.choose(gulbara.Board())
+    with pytest.raises(TypeError, match="progress"):
+        arena("greedy", "first", 1, progress=5)
+    match = gulbara.Match(seed=3)
+    assert GreedyBot().choose(match) in match.legal_plays()
+
+
+def test_regression_cli_arena_seed_errors_are_messages(capsys):
+    """gulbara arena --native --seed -1 ended in an OverflowError traceback."""
+    assert main(["arena", "greedy", "first", "--games", "2", "--native", "--seed", "-1"]) == 2
+    assert "seed must be 0 .. 2**64 - 1" in capsys.readouterr().err
+    assert main(["arena", "greedy", "first", "--games", "3", "-q",
+                 "--seed", str(2**64 - 2)]) == 2
+    assert "too large for 3 games" in capsys.readouterr().err

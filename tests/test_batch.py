@@ -433,3 +433,16 @@ def test_under_the_reference_backend():
                           env=env, timeout=120, cwd=package_root)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[2, 3] [2, 2, 3, 3, 3]"
+
+
+def test_regression_request_helpers_take_ints_only():
+    """arrays_from_requests and dice_array truncated floats (1.9 -> Black, 6.9 -> 6) and strings."""
+    for seat, error in ((1.9, TypeError), ("1", TypeError), (True, TypeError),
+                        (2**70, InvalidSeatError), (-1, InvalidSeatError)):
+        with pytest.raises(error, match="request 0: seat"):
+            arrays_from_requests([(START, seat, (6, 4))])
+    for stage, error in (((6.9, 4.2), TypeError), ((True, 6), TypeError), (("6", "4"), TypeError),
+                         ((7, 6), InvalidDiceError), ((1,) * 5, InvalidDiceError)):
+        with pytest.raises(error, match="stage 0"):
+            dice_array([stage])
+    assert dice_array([(np.int8(6), np.int64(4))]).tolist() == [[6, 4, 0, 0]]

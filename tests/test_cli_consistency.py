@@ -158,10 +158,33 @@ def test_png_without_cairosvg_fails_before_drawing(tmp_path):
     assert proc.returncode == 2 and 'pip install "gulbara[pictures]"' in proc.stderr
 
 
-def test_plot_table_comes_first(tmp_path):
-    proc = gulbara_cli("selfplay", "--games", "50", "-q", "-w", "1", "--plot",
-                       str(tmp_path / "bad-dir" / "x.png"))
-    assert proc.returncode == 2 and "White's win rate" in proc.stdout
+def test_plot_table_comes_first(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("matplotlib")
+    from gulbara.cli import main, selfplay
+
+    def fails(result, path):
+        raise OSError("the disk is full")
+
+    monkeypatch.setattr(selfplay, "plot_result", fails)
+    assert main(["selfplay", "--games", "50", "-q", "-w", "1", "--plot",
+                 str(tmp_path / "x.png")]) == 2
+    out, err = capsys.readouterr()
+    assert "White's win rate" in out and "the disk is full" in err
+
+
+def test_regression_selfplay_output_files_are_checked_before_playing(tmp_path):
+    """--out to a missing directory or a directory, and --plot of an unknown format, failed
+    with a traceback after all the games."""
+    pytest.importorskip("matplotlib")
+    for option, path, says in (
+            ("--out", tmp_path / "bad-dir" / "x.json", "there is no directory"),
+            ("--out", tmp_path, "is a directory"),
+            ("--plot", tmp_path / "bad-dir" / "x.png", "there is no directory"),
+            ("--plot", tmp_path / "x.unknownext", "cannot write .unknownext")):
+        proc = gulbara_cli("selfplay", "--games", "200", "-w", "1", option, str(path))
+        assert proc.returncode == 2 and says in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr and "games/s" not in proc.stderr
+        assert proc.stdout == ""
 
 
 def test_bench_rounds_zero_is_a_clean_error():
@@ -247,3 +270,20 @@ def test_play_has_line_editing_in_a_terminal():
         if proc.poll() is None:
             proc.kill()
         os.close(master)
+
+
+def test_regression_damaged_network_files_are_messages(tmp_path):
+    """selfplay --policy and train --init/--teacher with a damaged .npz ended in a
+    zipfile.BadZipFile traceback."""
+    from gulbara.net import DEFAULT_NET_PATH
+    data = Path(DEFAULT_NET_PATH).read_bytes()
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(data[:len(data) // 2])
+    train = ["train", "--games", "20", "--checkpoint", "20", "--eval-pairs", "1", "--out",
+             str(tmp_path / "t.npz")]
+    for args in (["selfplay", "--games", "3", "-q", "-w", "1", "--policy", str(damaged)],
+                 train + ["--init", str(damaged)],
+                 train + ["--target", "teacher", "--teacher", str(damaged)]):
+        proc = gulbara_cli(*args)
+        assert proc.returncode == 2, proc.stderr
+        assert "cannot read weights" in proc.stderr and "Traceback" not in proc.stderr

@@ -407,3 +407,32 @@ def test_encoding_on_the_reference_backend():
     assert np.array_equal(boards, encode_boards(codes, 0))
     assert np.array_equal(after, encode_afterstates(gulbara.stage_ends(codes[1], 0, [6] * 4)))
     assert np.array_equal(state, encode_game(Game(seed=24)))
+
+
+def test_regression_afterstates_of_other_ends_objects_check_their_seat():
+    """encode_afterstates read any object's seat unchecked (garbage features, or a crash)."""
+
+    class Ends:
+        def __init__(self, seat):
+            self.seat = seat
+
+        def code(self, i):
+            return START_CODE
+
+        def __len__(self):
+            return 1
+
+    for seat in (5, -1):
+        with pytest.raises(InvalidSeatError):
+            encode_afterstates(Ends(seat))
+        with pytest.raises(InvalidSeatError):
+            encode_afterstates([Ends(0), Ends(seat)])
+    with pytest.raises(TypeError):
+        encode_afterstates(Ends(True))
+
+
+def test_regression_encode_boards_of_chain_ends_with_their_borne_off():
+    """encode_boards(chain, seat, borne_off=...) dropped the chain's boards (a numpy error)."""
+    chain = gulbara.chain_ends(START_CODE, 0, 5)
+    x = encode_boards(chain, 0, borne_off=chain.borne_off)
+    assert np.array_equal(x, encode_boards(chain.boards, 0, borne_off=chain.borne_off))

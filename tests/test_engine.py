@@ -156,3 +156,12 @@ def test_the_documented_client_runs(tmp_path):
     assert proc.returncode == 0, proc.stderr
     result = eval(proc.stdout.strip())                     # the printed result dict
     assert result["winner"] in ("white", "black") and result["points"] in (1, 2)
+
+
+def test_regression_undo_of_a_roll_answers_its_dice():
+    """undo of a roll answered "undone": "(3, 4)", a Python tuple's repr as a string."""
+    session = Session()
+    session.answer('{"cmd": "set", "state": "start"}')
+    session.answer('{"cmd": "roll", "dice": [3, 4]}')
+    answer = session.answer('{"cmd": "undo"}')
+    assert answer["ok"] and answer["undone"] == [3, 4]

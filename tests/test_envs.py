@@ -665,6 +665,30 @@ def test_openspiel_bad_actions_change_nothing():
     assert state.legal_actions() == [141, 143] and state.history() == [33]
 
 
+def test_regression_calls_before_reset_and_unknown_names_are_clear_errors():
+    """render(), step() and observe() before reset(), or an unknown agent, raised AttributeError
+    or a bare ValueError; a chance action of the wrong type reached divmod."""
+    from gulbara.envs.gymnasium import GulBaraEnv
+    from gulbara.envs.openspiel import GulBaraGame
+    from gulbara.envs.pettingzoo import raw_env
+    with pytest.raises(gulbara.GulBaraError, match="reset"):
+        GulBaraEnv(render_mode="ansi").render()
+    e = raw_env(render_mode="ansi")
+    for call in (lambda: e.step(0), lambda: e.observe("white"), e.render):
+        with pytest.raises(gulbara.GulBaraError, match="reset"):
+            call()
+    e.reset(seed=3)
+    with pytest.raises(gulbara.GulBaraError, match="'white', 'black'"):
+        e.observe("red")
+    with pytest.raises(gulbara.GulBaraError, match="seed"):
+        e.reset(seed=2**64)
+    state = GulBaraGame().new_initial_state()
+    for bad in ("x", -1, 200, True):
+        with pytest.raises(IllegalActionError):
+            state.action_to_string(bad)
+    assert state.action_to_string(5 * 6 + 3) == "opening W6 B4"
+
+
 # ---------------------------------------------------------------------------
 # Packaging and docs
 # ---------------------------------------------------------------------------

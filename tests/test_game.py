@@ -558,3 +558,16 @@ def test_malformed_state_codes_raise():
         Game.from_state_code("G:1 next=opening rolls=0,0 stuck=0")
     ok = f"{start} next=remainder:B stage=5-5 index=0 then=6x4 roll=3-3 roller=W rolls=5,5 stuck=0"
     assert Game.from_state_code(ok).state_code() == ok
+
+
+def test_regression_next_roll_escalates_checks_its_seat():
+    """next_roll_escalates(-1) answered for Black, (2) raised IndexError, ("0") a list's TypeError."""
+    from gulbara.errors import InvalidSeatError
+    game = Game(seed=24)
+    for seat in (-1, 2):
+        with pytest.raises(InvalidSeatError):
+            game.next_roll_escalates(seat)
+    for seat in (True, "0", 0.0):
+        with pytest.raises(TypeError, match="seat"):
+            game.next_roll_escalates(seat)
+    assert game.next_roll_escalates(WHITE) in (True, False)

@@ -76,3 +76,35 @@ def test_bad_evaluators():
         play_games_batched(2, None)
     with pytest.raises(ValueError):
         play_games_batched(0, linear)
+
+
+def test_regression_rules_given_with_a_start_game_are_checked():
+    """With start, play_games_batched silently dropped rules (and took rules that are not Rules)."""
+    from gulbara import Rules
+    with pytest.raises(GulBaraError, match="rules"):
+        play_games_batched(2, linear, seed=1, rules=Rules(mars=False), start=Game(auto_roll=False))
+    with pytest.raises(TypeError, match="rules"):
+        play_games_batched(2, linear, seed=1, rules="not rules", start=Game(auto_roll=False))
+    with pytest.raises(TypeError, match="rules"):
+        play_games_batched(2, linear, seed=1, rules="not rules")
+    same = play_games_batched(4, linear, seed=1, rules=Rules(), start=Game(Rules(), auto_roll=False))
+    assert np.array_equal(same.results, play_games_batched(4, linear, seed=1).results)
+
+
+def test_regression_scores_must_be_finite_real_numbers():
+    """play_games_batched played on with infinite or complex scores (only NaN was refused)."""
+    for scores in (lambda x: np.full(len(x), np.inf), lambda x: np.zeros(len(x), complex),
+                   lambda x: ["a"] * len(x)):
+        with pytest.raises(GulBaraError):
+            play_games_batched(2, scores, seed=1)
+
+
+def test_regression_sizes_are_bounded():
+    """lockstep or max_rolls past a C int overflowed, and a huge n ran out of memory."""
+    with pytest.raises(GulBaraError, match="lockstep"):
+        play_games_batched(2, linear, lockstep=2**31)
+    with pytest.raises(GulBaraError, match="max_rolls"):
+        play_games_batched(2, linear, max_rolls=2**40)
+    with pytest.raises(GulBaraError, match="at most"):
+        play_games_batched(10**12, linear, lockstep=1)
+    assert play_games_batched(3, linear, seed=2, lockstep=10**6).games == 3

@@ -342,3 +342,128 @@ def test_average_refuses_bad_members():
         ValueNet.average([ValueNet.random(8), "net.npz"])
     with pytest.raises(InvalidNetworkError, match="256"):
         ValueNet.average([ValueNet.random(200), ValueNet.random(64)])
+
+
+# ---------------------------------------------------------------------------
+# Regression tests: bad input refused with a clear error
+# ---------------------------------------------------------------------------
+
+_PROXY = '''
+import dataclasses, gulbara
+from gulbara.net import ValueNet
+class Proxy:
+    def __init__(self, g): self._g = g
+    def __getattr__(self, name): return getattr(self._g, name)
+    @property
+    def decision(self): return dataclasses.replace(self._g.decision, seat=5)
+    to_move = 7
+net = ValueNet.random(8, 1)
+game = gulbara.Game(seed=24)
+for call in (net.stage_values, net.deeper_outputs,
+             lambda g: net.after_value(g, 0, native=True)):
+    try:
+        call(Proxy(game))
+    except TypeError as error:
+        print("TypeError:", error)
+'''
+
+
+def test_regression_native_values_refuse_an_object_that_is_not_a_game():
+    """stage_values and deeper_outputs read any game-like object into C unchecked (a crash)."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", _PROXY], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.count("TypeError: game must be a gulbara.Game, not Proxy") == 3
+    net = ValueNet.random(8, 1)
+    for bad in (gulbara.Board(), None):
+        with pytest.raises(TypeError):
+            net.stage_values(bad)
+        with pytest.raises(TypeError):
+            net.deeper_outputs(bad)
+    match = gulbara.Match(seed=24)                        # a match: its current game
+    assert np.array_equal(net.stage_values(match), net.stage_values(match.game))
+
+
+def test_regression_native_values_of_a_game_in_the_wrong_state_are_game_state_errors():
+    """stage_values at a chance node raised a bare ValueError, not GameStateError."""
+    net = ValueNet.random(8, 1)
+    with pytest.raises(gulbara.GameStateError, match="not at a decision"):
+        net.stage_values(gulbara.Game(auto_roll=False))
+    game = gulbara.Game(seed=1, auto_roll=False)
+    game.roll(6, 5)
+    with pytest.raises(gulbara.GameStateError, match="deeper"):
+        net.deeper_outputs(game)
+
+
+def _damaged_files(tmp_path):
+    """Weights files that are not gb1 networks, each by one flaw."""
+    from gulbara.net import DEFAULT_NET_PATH, LAYOUT, default_net
+    data = open(DEFAULT_NET_PATH, "rb").read()
+    arrays = default_net().arrays
+    files = {}
+
+    def write(name, content):
+        files[name] = tmp_path / f"{name}.npz"
+        files[name].write_bytes(content)
+
+    def savez(name, **members):
+        files[name] = tmp_path / f"{name}.npz"
+        np.savez(files[name], **members)
+
+    write("truncated", data[:len(data) // 2])
+    write("empty", b"")
+    plain = dict(format_version=np.int32(1), layout=np.str_(LAYOUT), **arrays)
+    savez("object_member", **dict(plain, w1=np.array([None], dtype=object)))
+    savez("string_weights", **dict(plain, w1=np.full(arrays["w1"].shape, "a")))
+    savez("version_array", **dict(plain, format_version=np.array([1, 1])))
+    savez("version_text", **dict(plain, format_version=np.str_("one")))
+    savez("version_fraction", **dict(plain, format_version=np.float64(1.7)))
+    savez("complex_weights", **dict(plain, w1=arrays["w1"] * (1 + 1j)))
+    files["plain_npy"] = tmp_path / "plain_npy.npz"
+    with open(files["plain_npy"], "wb") as handle:
+        np.save(handle, arrays["w1"])
+    return files
+
+
+def test_regression_load_refuses_damaged_files_with_invalid_network_error(tmp_path):
+    """Damaged or odd .npz files raised BadZipFile, EOFError, TypeError, ... or loaded."""
+    for name, path in _damaged_files(tmp_path).items():
+        with pytest.raises(InvalidNetworkError):
+            ValueNet.load(str(path))
+            pytest.fail(f"{name} was loaded")
+
+
+def test_regression_hidden_units_are_checked_when_a_network_is_made():
+    """ValueNet accepted 0 or more than 256 hidden units and failed only at its first use."""
+    with pytest.raises(InvalidNetworkError, match="hidden"):
+        ValueNet(np.zeros((N_INPUTS, 300)), np.zeros(300), np.zeros((300, 3)), np.zeros(3))
+    with pytest.raises(InvalidNetworkError, match="hidden"):
+        ValueNet(np.zeros((N_INPUTS, 0)), np.zeros(0), np.zeros((0, 3)), np.zeros(3))
+    for hidden in (0, 300, 2**40):
+        with pytest.raises(InvalidNetworkError, match="hidden"):
+            ValueNet.from_params(np.zeros(3), hidden)
+    with pytest.raises(InvalidNetworkError, match="seed"):
+        ValueNet.random(8, seed=-1)
+    for scale in (float("nan"), float("inf"), -1.0):
+        with pytest.raises(InvalidNetworkError, match="scale"):
+            ValueNet.random(8, scale=scale)
+    with pytest.raises(InvalidNetworkError, match="real numbers"):
+        ValueNet(np.zeros((N_INPUTS, 4)) * 1j, np.zeros(4), np.zeros((4, 3)), np.zeros(3))
+
+
+def test_regression_outcome_values_bound_the_rolls():
+    """outcome_values with a roll count past a C int raised OverflowError."""
+    chain = gulbara.chain_ends(gulbara.START_CODE, 0, 5)
+    with pytest.raises(gulbara.GulBaraError, match="rolls"):
+        ValueNet.random(8, 1).outcome_values(chain, rolls=(2**40, 2))
+
+
+def test_regression_save_leaves_no_temporary_file(tmp_path):
+    """A save that failed at its last step left PATH.tmp behind."""
+    target = tmp_path / "a_directory.npz"
+    target.mkdir()
+    with pytest.raises(OSError):
+        ValueNet.random(4).save(str(target))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_directory.npz"]

@@ -273,3 +273,18 @@ def test_shipped_net_is_the_default(net):
     from gulbara.net import default_net
     assert NetBot().net is default_net()
     assert NetBot("net").net is default_net()
+
+
+def test_regression_bot_options_are_checked_when_the_bot_is_made(net):
+    """chain_budget and top were taken by int() and refused (or overflowed) at the first choice."""
+    for budget in (0, -1, 10**30):
+        with pytest.raises(gulbara.GulBaraError, match="chain_budget"):
+            NetBot(net, chain_budget=budget)
+    for budget in (2.9, True, "x"):
+        with pytest.raises(TypeError, match="chain_budget"):
+            NetBot(net, chain_budget=budget)
+    for top in (0, -3, 2**40):
+        with pytest.raises(gulbara.GulBaraError, match="top"):
+            Net2Bot(net, top=top)
+    with pytest.raises(TypeError):
+        NetBot(net).choose(gulbara.Board())

@@ -397,3 +397,16 @@ def test_show_is_listed_in_the_help():
     help_text = cli.build_parser().format_help()
     assert "show" in help_text and "picture" in help_text
     assert pictures.__doc__
+
+
+def test_regression_png_size_beyond_cairo_is_a_clear_error(tmp_path):
+    """A PNG wider than cairo draws raised cairocffi.CairoError (a traceback in gulbara show)."""
+    for size in (1e5, 1e9, 32768):
+        with pytest.raises(GulBaraError, match="at most 32,767 pixels"):
+            board_png(Board(), size=size)
+        with pytest.raises(GulBaraError, match="at most 32,767 pixels"):
+            save(Board(), tmp_path / "big.png", size=size)
+    assert not (tmp_path / "big.png").exists()
+    code, _, err = run_cli(["show", "start", "-o", str(tmp_path / "big.png"), "--size", "1e9"])
+    assert code == 2 and err.startswith("gulbara: ") and "32,767" in err
+    assert board_svg(Board(), size=1e9).startswith("<svg")           # an SVG has no such limit

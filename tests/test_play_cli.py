@@ -142,3 +142,14 @@ def test_play_against_the_net_bot():
     code, out = run_play(["--seed", "3", "--bot", "net"], ["1"] * 400)
     assert code == 0 and "Traceback" not in out
     assert "net bot" in out and "Game over: " in out
+
+
+def test_regression_unicode_digits_and_the_record_path():
+    """Typing '²' crashed the game (isdigit() is true, int() refuses it); a --record path
+    in a missing directory failed only after the whole game, losing the record."""
+    code, out = run_play(["--seed", "3", "--bot", "first"], ["²", "①", "quit"])
+    assert code == 0 and "Traceback" not in out
+    assert out.count("Not a legal play") == 2
+    code, out = run_play(["--seed", "3", "--bot", "first", "--record",
+                          os.path.join(os.sep, "nonexistent", "dir", "r.txt")], ["1"] * 400)
+    assert code == 2 and "You play" not in out

@@ -60,3 +60,20 @@ def test_bad_calls():
     other = gulbara.Game(seed=5).legal_plays()[0]
     with pytest.raises(GulBaraError, match="not a legal play"):
         compare_plays(game, 72, [other], policy="greedy")
+
+
+def test_regression_stratified_seeds_are_checked_on_entry():
+    """The stratified rollouts reduced the seed mod 2**64: -1 was 2**64 - 1, 'x' an OverflowError."""
+    game = gulbara.Game(auto_roll=False)
+    game.roll_opening(6, 1)
+    game.play(game.legal_plays()[0])
+    for seed in (-1, 2**64):
+        with pytest.raises(GulBaraError, match="seed"):
+            stratified_rollout(game, 36, "greedy", seed=seed)
+        with pytest.raises(GulBaraError, match="seed"):
+            compare_plays(gulbara.Game(seed=24), 36, policy="greedy", seed=seed)
+    for seed in (True, "x", 1.5):
+        with pytest.raises(TypeError, match="seed"):
+            stratified_rollout(game, 36, "greedy", seed=seed)
+        with pytest.raises(TypeError, match="seed"):
+            compare_plays(gulbara.Game(seed=24), 36, policy="greedy", seed=seed)

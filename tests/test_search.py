@@ -328,3 +328,11 @@ def test_the_same_under_the_reference_backend():
     assert core["state"] == reference["state"] and core["after"] == reference["after"]
     assert core["play"] == reference["play"]
     assert core["value"] == pytest.approx(reference["value"], abs=1e-9)
+
+
+def test_regression_chance_outcomes_of_something_that_is_not_a_game():
+    """chance_outcomes(None) raised AttributeError."""
+    for bad in (None, gulbara.Board()):
+        with pytest.raises(TypeError, match="gulbara.Game"):
+            chance_outcomes(bad)
+    assert chance_outcomes(gulbara.Match(auto_roll=False)) == chance_outcomes(Game.new_perft_root())

@@ -278,3 +278,43 @@ def test_result_table_and_dict():
     assert "first player's win rate" in result.table()
     with pytest.raises(KeyError, match="no column"):
         result.column("nope")
+
+
+def test_regression_rng_below_checks_its_bound():
+    """Rng.below(n) never returned for n > 2**64, and took 0, negative or float bounds."""
+    from gulbara.errors import GulBaraError
+
+    class Counting(Rng):
+        __slots__ = ("calls",)
+
+        def next(self):
+            self.calls = getattr(self, "calls", 0) + 1
+            assert self.calls < 1000, "below() never returned"
+            return super().next()
+
+    for n in (2**64 + 1, 2**70, 0, -7):
+        with pytest.raises(GulBaraError, match="n must be"):
+            Counting(1).below(n)
+    for n in (1.5, True, "6"):
+        with pytest.raises(TypeError):
+            Counting(1).below(n)
+    assert Counting(1).below(2**64) == Rng(1).next()
+    with pytest.raises(TypeError, match="stream"):
+        Rng(1, stream="x")
+
+
+def test_regression_replay_checks_what_play_games_checks():
+    """replay played whole games with an evaluator or max_rolls that play_games refuses."""
+    from gulbara.errors import GulBaraError
+    with pytest.raises(GulBaraError, match="2 scores"):
+        replay(1, 0, lambda x: np.zeros(1))
+    with pytest.raises(GulBaraError, match="finite"):
+        replay(1, 0, lambda x: np.full(len(x), np.nan))
+    with pytest.raises(GulBaraError, match="max_rolls"):
+        replay(1, 0, "random", max_rolls=-1)
+    with pytest.raises(TypeError, match="start"):
+        replay(1, 0, start=5)
+    with pytest.raises(TypeError, match="trace"):
+        replay(1, 0, trace=5)
+    with pytest.raises(GulBaraError, match="rules"):
+        replay(1, 0, start=Game(auto_roll=False), rules=Rules(mars=False))

@@ -192,3 +192,33 @@ def test_cli_trains_toward_the_average_of_teachers(tmp_path, capsys):
     assert code == 0
     teacher = ValueNet.average([ValueNet.load(p) for p in paths])
     assert ValueNet.load(str(out)).meta["teacher_sha256"] == teacher.sha256()
+
+
+def test_regression_seed_and_init_scale_are_checked():
+    """train took a seed past 2**64 - 1 (OverflowError in the native loop) and an init_scale
+    of inf, nan or -1 (numpy errors)."""
+    with pytest.raises(GulBaraError, match="seed"):
+        train(20, seed=10**23, progress=None)
+    for scale in (float("inf"), float("nan"), -1.0):
+        with pytest.raises(GulBaraError, match="init_scale"):
+            train(20, progress=None, init_scale=scale)
+    with pytest.raises(GulBaraError, match="hidden"):
+        train(20, progress=None, hidden=300)
+
+
+def test_regression_cli_checks_its_files_before_training(tmp_path, capsys):
+    """train --out to a missing directory or --plot of an unknown format failed after the
+    training; --seed and --init-scale out of range ended in tracebacks."""
+    pytest.importorskip("matplotlib")
+    base = ["train", "--games", "20", "--checkpoint", "20", "--eval-pairs", "1",
+            "--hidden", "8"]
+    for extra, says in ((["--out", str(tmp_path / "no-dir" / "t.npz")], "there is no directory"),
+                        (["--out", str(tmp_path)], "is a directory"),
+                        (["--out", str(tmp_path / "t.npz"), "--plot", str(tmp_path / "c.xyz")],
+                         "cannot write .xyz"),
+                        (["--out", str(tmp_path / "t.npz"), "--seed", str(10**23)], "seed"),
+                        (["--out", str(tmp_path / "t.npz"), "--init-scale", "inf"], "init_scale")):
+        assert cli.main(base + extra) == 2
+        captured = capsys.readouterr()
+        assert says in captured.err and "games/s" not in captured.err + captured.out
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -276,3 +276,41 @@ def test_afterstate_env_whole_chains():
             if terminated:
                 break
     assert whole >= 10
+
+
+def test_regression_vector_env_refuses_seeds_out_of_range():
+    """reset(seed=2**64) gave the games of seed 0, and seed=True those of seed 1."""
+    envs = GulBaraVectorEnv(num_envs=2)
+    first, _ = envs.reset(seed=5)
+    for seed in (2**64, -1, 2**65 + 7):
+        with pytest.raises(gulbara.GulBaraError, match="seed"):
+            envs.reset(seed=seed)
+    for seed in (True, 1.5, "x"):
+        with pytest.raises(TypeError, match="seed"):
+            envs.reset(seed=seed)
+    again, _ = envs.reset(seed=np.uint64(5))
+    assert np.array_equal(first, again)
+
+
+def test_regression_afterstate_env_is_restored_when_the_opponent_fails():
+    """An opponent's error left the afterstate env past the agent's play, every step illegal."""
+    from gulbara.envs.afterstates import GulBaraEndsEnv
+
+    class Flaky:
+        fail = False
+
+        def choose(self, game):
+            if Flaky.fail:
+                raise RuntimeError("bot broke")
+            return game.legal_plays()[0]
+
+    env = GulBaraEndsEnv(opponent=Flaky())
+    obs, info = env.reset(seed=24)
+    before = env.game.state_code()
+    Flaky.fail = True
+    with pytest.raises(RuntimeError, match="bot broke"):
+        env.step(0)
+    assert env.game.state_code() == before
+    Flaky.fail = False
+    obs, reward, terminated, truncated, info = env.step(0)
+    assert env.game.plays[0][1].steps == ((24, 6), (24, 4))

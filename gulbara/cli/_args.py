@@ -8,11 +8,13 @@
   :func:`gulbara.state_codes.state_code`.
 * ``--timeout``: the seconds another engine has for each answer
   (:class:`gulbara.protocol.EngineProcess`; ``verify`` and ``bench --engine``).
-* optional extras (:func:`require_extra`) are checked before any work starts.
+* optional extras (:func:`require_extra`), output files (:func:`check_output_path`)
+  and plot files (:func:`check_plot_path`) are checked before any work starts.
 """
 
 import argparse
 import importlib
+import os
 from typing import Optional, Tuple
 
 from gulbara.errors import GulBaraError
@@ -21,7 +23,8 @@ from gulbara.state_codes import position_code, seat_index, state_code
 
 __all__ = [ "seat_type", "position_type", "rolls_type",
            "add_rules_argument", "add_state_arguments", "state_from_args",
-           "add_timeout_argument", "require_extra", "EXTRAS"]
+           "add_timeout_argument", "require_extra", "EXTRAS", "check_output_path",
+           "check_plot_path"]
 
 def _argparse_type(func, what: str):
     def convert(text: str):
@@ -109,3 +112,32 @@ def require_extra(module: str, what: str) -> None:
     except ImportError:
         extra = EXTRAS.get(module, module)
         raise ImportError(f"{what} needs {module}: pip install \"gulbara[{extra}]\"") from None
+
+
+def check_output_path(path: str, option: str) -> None:
+    """Raise :class:`GulBaraError` if the file ``path`` (given by ``option``) could not be
+    written: a directory, a folder that does not exist or is not writable, a read-only file.
+
+    Called before any work starts, so a long run never fails at its end (the file
+    itself is neither created nor changed here).
+    """
+    if os.path.isdir(path):
+        raise GulBaraError(f"{option} {path!r} is a directory, not a file")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise GulBaraError(f"{option} {path!r}: there is no directory {folder!r}")
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise GulBaraError(f"{option} {path!r}: the file is not writable")
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        raise GulBaraError(f"{option} {path!r}: the directory {folder!r} is not writable")
+
+
+def check_plot_path(path: str, option: str = "--plot") -> None:
+    """Check an image file to draw a plot into before any work starts: matplotlib
+    installed (:func:`require_extra`), a format it writes (by the suffix), a
+    writable path (:func:`check_output_path`)."""
+    require_extra("matplotlib", option)
+    from gulbara.plotting import check_plot_format
+    check_plot_format(path, option)
+    check_output_path(path, option)

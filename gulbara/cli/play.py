@@ -30,7 +30,7 @@ import sys
 from typing import List, Optional, TextIO
 
 from gulbara.bots import BOTS, GreedyBot
-from gulbara.cli._args import add_rules_argument, seat_type
+from gulbara.cli._args import add_rules_argument, check_output_path, seat_type
 from gulbara.conventions import white_point
 from gulbara.errors import GulBaraError
 from gulbara.game import SEAT_NAMES, Game, Match
@@ -179,6 +179,8 @@ class _Session:
         else:
             self.game = Game(rules, seed=args.seed)
         self.record_path = args.record
+        if self.record_path:                 # checked now, not after the whole game
+            check_output_path(self.record_path, "--record")
         self.marks: List[int] = []           # plies before each of the human's own plays
         self.games_seen = 1
 
@@ -329,7 +331,7 @@ class _Session:
                 continue
             ends = self.game.legal_plays()
             try:
-                if text.isdigit():
+                if text.isdecimal():          # digits int() reads (not '²' or '①')
                     k = int(text)
                     if not 1 <= k <= min(len(ends), _SHOWN_PLAYS):
                         self.say(f"No play number {k}: choose 1 to {min(len(ends), _SHOWN_PLAYS)}.")
@@ -385,8 +387,14 @@ class _Session:
                 self.say("You win!" if result.winner == self.human else "The bot wins.")
         if self.record_path:
             from gulbara.record import write_record
-            with open(self.record_path, "w", encoding="utf-8") as handle:
-                handle.write(write_record(self.game))
+            record = write_record(self.game)
+            try:
+                with open(self.record_path, "w", encoding="utf-8") as handle:
+                    handle.write(record)
+            except OSError as exc:               # the game's record is not lost: shown here
+                self.say(f"Cannot write the record to {self.record_path}: "
+                         f"{exc.strerror or exc}. The record:\n{record}")
+                return
             self.say(f"Record written to {self.record_path}.")
 
 

@@ -19,8 +19,8 @@ import sys
 import time
 from typing import Optional, TextIO
 
-from gulbara.cli._args import (add_rules_argument, add_state_arguments, require_extra,
-                               state_from_args)
+from gulbara.cli._args import (add_rules_argument, add_state_arguments, check_output_path,
+                               check_plot_path, require_extra, state_from_args)
 from gulbara.errors import GulBaraError
 from gulbara.rules import Rules
 
@@ -125,8 +125,10 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         state = state_from_args(args, rules)
         start = Game.from_state_code(state, rules) if state else Game(rules, auto_roll=False)
         policy = args.policy if args.black_policy is None else (args.policy, args.black_policy)
-        if args.plot:       # the extras first: never fail after the games are played
-            require_extra("matplotlib", "--plot")
+        if args.plot:       # the extras and files first: never fail after the games
+            check_plot_path(args.plot)
+        if args.out:
+            check_output_path(args.out, "--out")
         if args.backend == "ray":
             require_extra("ray", "--backend ray")
         if args.openings:
@@ -142,8 +144,12 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
     if bar is not None:
         bar.close()
     data = result.as_dict()
-    if not _json_out(args, data, stdout):
-        print(result.table(), file=stdout)
+    try:
+        if not _json_out(args, data, stdout):
+            print(result.table(), file=stdout)
+    except OSError as exc:
+        print(f"gulbara: cannot write {args.out}: {exc.strerror or exc}", file=stderr)
+        return 2
     stdout.flush()
     if args.plot:
         try:
@@ -175,8 +181,12 @@ def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
     data = {"games_per_roll": args.games, "policy": names[0] if names[0] == names[1]
             else list(names), "seed": args.seed, "seconds": round(seconds, 3),
             "rules": rules.to_dict(), "openings": rows}
-    if _json_out(args, data, stdout):
-        return 0
+    try:
+        if _json_out(args, data, stdout):
+            return 0
+    except OSError as exc:
+        print(f"gulbara: cannot write {args.out}: {exc.strerror or exc}", file=stderr)
+        return 2
     print(f"{'roll':<5} {'starter wins (95% CI)':<27} {'equity (95% CI)':<28} rolls", file=stdout)
     for row in rows:
         print(f"{row['roll']:<5} {row['starter_win_rate']:.4f} "

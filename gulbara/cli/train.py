@@ -4,9 +4,10 @@ network (:func:`gulbara.train.train`), checkpoints against greedy, the best kept
 import sys
 from typing import TextIO
 
+from gulbara.cli._args import check_output_path, check_plot_path
 from gulbara.errors import GulBaraError
 from gulbara.net import ValueNet
-from gulbara.train import DEFAULT_EVAL_PAIRS, TRAIN_DEFAULTS, plot_history, train
+from gulbara.train import DEFAULT_EVAL_PAIRS, TRAIN_DEFAULTS, last_path, plot_history, train
 
 __all__ = ["add_arguments", "run"]
 
@@ -35,6 +36,10 @@ def add_arguments(parser) -> None:
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     options = {key: getattr(args, key) for key in TRAIN_DEFAULTS}
     try:
+        if args.plot:        # the files first: never fail after the training
+            check_plot_path(args.plot)
+        check_output_path(args.out, "--out")
+        check_output_path(last_path(args.out), "--out (its .last.npz twin)")
         init = ValueNet.load(args.init) if args.init else None
         teacher = None
         if args.teacher:
@@ -43,7 +48,7 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
         result = train(args.games, args.seed, args.out, workers=args.workers,
                        checkpoint=args.checkpoint, eval_pairs=args.eval_pairs,
                        resume=args.resume, init=init, teacher=teacher, **options)
-    except (GulBaraError, OSError) as exc:
+    except (GulBaraError, OSError, ImportError) as exc:
         print(f"gulbara: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -52,5 +57,9 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     print(f"trained {result.games:,} games in {result.seconds:.1f} s; best checkpoint "
           f"{result.best.sha256()} written to {args.out}", file=stdout)
     if args.plot:
-        plot_history(result.history, args.plot)
+        try:
+            plot_history(result.history, args.plot)
+        except (ImportError, OSError) as exc:
+            print(f"gulbara: {exc}", file=sys.stderr)
+            return 2
     return 0

@@ -47,7 +47,7 @@ from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
 from gulbara.envs._actions import IllegalActionError
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs.gymnasium import ILLEGAL_ACTION_REWARD, GulBaraEnv, spaces
-from gulbara.errors import EnumerationLimitError, GulBaraError, checked_int
+from gulbara.errors import EnumerationLimitError, GameStateError, GulBaraError, checked_int
 
 __all__ = ["GulBaraEndsEnv", "make_env", "DEFAULT_MAX_ENDS"]
 
@@ -111,9 +111,12 @@ class GulBaraEndsEnv(GulBaraEnv):
     def step(self, action):
         if self._driver is None:
             raise GulBaraError("call reset() before step()")
-        game = self._driver.game
-        if game.is_over() or self._lost:
+        driver = self._driver
+        if driver.game.is_over() or self._lost:
             raise GulBaraError("the episode is over; call reset()")
+        if driver.to_act != self.seat:
+            raise GameStateError(f"the agent (seat {self.seat}) has no stage to play: "
+                                 "the opponent's stage is pending; call reset()")
         ends = self._choices
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
                 or not 0 <= int(action) < min(len(ends), self.max_ends):
@@ -125,15 +128,20 @@ class GulBaraEndsEnv(GulBaraEnv):
             obs, info = self._observe()
             info["illegal_action"] = True
             return obs, ILLEGAL_ACTION_REWARD, True, False, info
-        if isinstance(ends, ChainEnds):
-            for steps in ends.steps(int(action)):      # the chain's stages, in order
-                self._driver.play_stage(steps)
-        else:
-            self._driver.play_stage(ends[int(action)])
-        self._bot_plays()
+        before = driver.copy()
+        try:
+            if isinstance(ends, ChainEnds):
+                for steps in ends.steps(int(action)):      # the chain's stages, in order
+                    driver.play_stage(steps)
+            else:
+                driver.play_stage(ends[int(action)])
+            self._bot_plays()
+        except BaseException:                       # the opponent failed: as before the step
+            self._driver = before
+            raise
         if self.render_mode == "human":
             self.render()
-        over = game.is_over()
+        over = self._driver.game.is_over()
         obs, info = self._observe()
         return obs, self._reward() if over else 0.0, over, False, info
 

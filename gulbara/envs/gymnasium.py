@@ -188,6 +188,8 @@ class GulBaraEnv(gymnasium.Env):
 
     def render(self) -> Optional[str]:
         """The board, the stage and the steps taken: returned ("ansi") or printed ("human")."""
+        if self._driver is None and self.render_mode is not None:
+            raise GulBaraError("call reset() before render()")
         return render(self._driver, self.render_mode,
                       "make the environment with render_mode='ansi'")
 

@@ -41,7 +41,7 @@ from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render_text
 from gulbara.conventions import DICE_36, ROLLS
-from gulbara.errors import GulBaraError, InvalidSeatError
+from gulbara.errors import GulBaraError, InvalidSeatError, checked_int
 from gulbara.game import Game
 from gulbara.rules import Rules, checked_rules
 
@@ -239,6 +239,8 @@ class GulBaraState:
         else:
             player = player_or_action
         if player == CHANCE_PLAYER_ID:
+            action = checked_int(action, "a chance action", 0, MAX_CHANCE_OUTCOMES - 1,
+                                 IllegalActionError, IllegalActionError)
             high, low = divmod(action, 6)
             if self._driver.game.is_opening():
                 return f"opening W{high + 1} B{low + 1}"

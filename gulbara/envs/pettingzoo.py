@@ -51,7 +51,7 @@ from gulbara.envs._actions import N_ACTIONS, IllegalActionError, check_action
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render
-from gulbara.errors import GulBaraError
+from gulbara.errors import GulBaraError, shown
 from gulbara.game import Game
 from gulbara.rules import Rules, checked_rules
 
@@ -126,11 +126,11 @@ class raw_env(AECEnv):
         last seed given reseeded, so a seeded first reset fixes every game after it.
         """
         if seed is not None:
+            game = Game(self.rules, seed=seed)          # checks the seed before any change
             self._seeds.seed(seed)
-            game_seed = seed
         else:
-            game_seed = self._seeds.randrange(2**63)
-        self._driver = StepGame(Game(self.rules, seed=game_seed))
+            game = Game(self.rules, seed=self._seeds.randrange(2**63))
+        self._driver = StepGame(game)
         self._illegal = False
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0 for agent in self.agents}
@@ -142,14 +142,23 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    def _started(self, call: str) -> StepGame:
+        if self._driver is None:
+            raise GulBaraError(f"call reset() before {call}()")
+        return self._driver
+
     def observe(self, agent: str) -> dict:
+        if agent not in AGENTS:
+            raise GulBaraError(f"unknown agent {shown(agent)}; the agents are "
+                               f"{', '.join(map(repr, AGENTS))}")
         seat = AGENTS.index(agent)
-        driver = self._driver
+        driver = self._started("observe")
         mask = (driver.action_mask() if driver.to_act == seat and not self._illegal
                 else np.zeros(N_ACTIONS, dtype=np.int8))
         return {"observation": observe(driver, seat), "action_mask": mask}
 
     def step(self, action) -> None:
+        self._started("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -190,6 +199,8 @@ class raw_env(AECEnv):
 
     def render(self) -> Optional[str]:
         """The board, the stage and the steps taken: returned ("ansi") or printed ("human")."""
+        if self.render_mode is not None:
+            self._started("render")
         return render(self._driver, self.render_mode, "use raw_env(render_mode='ansi')")
 
     def close(self) -> None:

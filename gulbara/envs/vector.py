@@ -101,10 +101,12 @@ class GulBaraVectorEnv(VectorEnv):
                 "_illegal_action": np.ones(self.num_envs, dtype=bool)}
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        """New games in every sub-env; ``seed`` fixes all of them."""
+        """New games in every sub-env; ``seed`` (an int 0 .. 2**64 - 1) fixes all of them."""
+        if seed is not None:
+            seed = checked_int(seed, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
         super().reset(seed=seed)
-        start = int(self.np_random.integers(2**63)) if seed is None else int(seed)
-        self._games.reset(start % 2**64, self._obs, self._mask)
+        start = int(self.np_random.integers(2**63)) if seed is None else seed
+        self._games.reset(start, self._obs, self._mask)
         self._illegal[:] = 0
         self._started = True
         return self._obs.copy(), self._infos()
