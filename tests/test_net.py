@@ -368,12 +368,13 @@ for call in (net.stage_values, net.deeper_outputs,
 '''
 
 
-def test_regression_native_values_refuse_an_object_that_is_not_a_game():
+def test_regression_native_values_refuse_an_object_that_is_not_a_game(tmp_path):
     """stage_values and deeper_outputs read any game-like object into C unchecked (a crash)."""
     import subprocess
     import sys
+    from conftest import same_package_environment
     done = subprocess.run([sys.executable, "-c", _PROXY], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, cwd=tmp_path, env=same_package_environment())
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.count("TypeError: game must be a gulbara.Game, not Proxy") == 3
     net = ValueNet.random(8, 1)
