@@ -260,7 +260,7 @@ def _checked(name: str, value, dtypes: Tuple[np.dtype, ...], shape: Tuple) -> np
                      f"got dtype {array.dtype.name} and shape {array.shape}")
 
 
-def _row_error(row: int, problem: str, detail: int, boards, borne_off, seats, dice):
+def row_error(row: int, problem: str, detail: int, boards, borne_off, seats, dice):
     """The exception for a bad request row (the problem found by the batch loop)."""
     colours = ("White", "Black")
     if problem == "seat":
@@ -337,7 +337,7 @@ def stage_ends_batch(boards, borne_off, seats, dice, *, steps: bool = True) -> B
         seats if seats.dtype == _UINT8[0] else seats.view(np.uint8),
         dice if dice.dtype == _UINT8[0] else dice.view(np.uint8), steps)
     if result[0] is not None:
-        raise _row_error(*result[0], boards, borne_off, seats, dice)
+        raise row_error(*result[0], boards, borne_off, seats, dice)
     return BatchEnds(*result[1:])
 
 
@@ -405,7 +405,7 @@ def _stage_ends_batch_loop(boards, borne_off, seats, dice, steps: bool, source) 
         dice_row = [int(v) for v in dice_u[i]]
         problem = _check_row(boards[i], off, int(seats_u[i]), dice_row)
         if problem is not None:
-            raise _row_error(i, *problem, boards, borne_off, seats, dice)
+            raise row_error(i, *problem, boards, borne_off, seats, dice)
         if off is None:
             off = [N_CHECKERS - int(np.clip(boards[i].astype(np.int64) * s, 0, None).sum())
                    for s in (1, -1)]

@@ -13,7 +13,7 @@
 from typing import List, Optional, Sequence, Tuple
 
 from gulbara._backend import START_CODE, Position
-from gulbara.errors import IllegalPlayError, checked_seat
+from gulbara.errors import IllegalPlayError, checked_bool, checked_seat
 from gulbara.play import BLACK, WHITE, Play, StageEnds
 
 __all__ = ["Board"]
@@ -125,6 +125,7 @@ class Board:
         """
         if not isinstance(play, Play):
             raise TypeError(f"push takes a Play, not {type(play).__name__}")
+        pass_turn = checked_bool(pass_turn, "pass_turn")
         after = self._position.apply_steps(self._turn, play.steps)
         if play.code is not None and after.code() != play.code:
             raise IllegalPlayError(

@@ -199,7 +199,7 @@ def encode_boards(boards, seats, out: Optional[np.ndarray] = None, *,
     >>> x.shape, bool((x[3] == encode_board(chain.code(3), 0)).all())
     ((44, 196), True)
     """
-    from gulbara.batch import _row_error, boards_from_codes
+    from gulbara.batch import row_error, boards_from_codes
 
     if hasattr(boards, "boards") and hasattr(boards, "borne_off"):
         if borne_off is None:
@@ -242,7 +242,7 @@ def encode_boards(boards, seats, out: Optional[np.ndarray] = None, *,
         boards, borne_off if borne_off is not None else _NO_OFF, borne_off is None,
         seats_u8, one_seat, out)
     if problem is not None:
-        raise _row_error(*problem, boards, borne_off, seats_u8, None)
+        raise row_error(*problem, boards, borne_off, seats_u8, None)
     return out
 
 

@@ -137,6 +137,21 @@ def checked_int(value, what: str, low: int, high=None, error=GulBaraError,
     return value
 
 
+def checked_bool(value, what: str) -> bool:
+    """``value`` as a flag: a bool (or numpy bool), ``TypeError`` for anything else, so
+    that ``'no'`` or ``0.5`` is not taken for True.
+
+    >>> checked_bool(np.bool_(False), "pass_turn")
+    False
+    >>> checked_bool("no", "pass_turn")
+    Traceback (most recent call last):
+    ...
+    TypeError: pass_turn must be True or False, not str
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be True or False, not {type(value).__name__}")
+    return bool(value)
+
 
 def checked_seat(value, what: str = "seat", type_error=TypeError) -> int:
     """``value`` as a seat, 0 (White) or 1 (Black) (RULES §1.1): :func:`checked_int`

@@ -37,7 +37,7 @@ from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
 from gulbara._backend import START_CODE, Position
 from gulbara.conventions import DICE_36, OPENING_ROLLS, ROLLS
 from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError, InvalidDiceError,
-                            checked_int, checked_seat, shown)
+                            checked_bool, checked_int, checked_seat, shown)
 from gulbara.play import BLACK, WHITE, Play, StageEnds
 from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 from gulbara.state_codes import (CHAIN, MAX_STATE_COUNT, OPENING, OVER, PLAIN, REMAINDER, ROLL,
@@ -339,7 +339,7 @@ class Game(_RulesAndDice):
                  dice: Optional[DiceStream] = None, _start: bool = True) -> None:
         rules = checked_rules(rules, DEFAULT_RULES)
         self._rules = rules
-        self._auto = bool(auto_roll)
+        self._auto = checked_bool(auto_roll, "auto_roll")
         if dice is None:
             dice = DiceStream(seed, draw) if (self._auto or seed is not None
                                               or draw is not None) else None
@@ -404,6 +404,8 @@ class Game(_RulesAndDice):
         ``game.copy()``; ``copy.deepcopy`` and ``pickle`` work too (the legal
         plays are not kept: they are worked out again when asked for).
         """
+        if auto_roll is not None:
+            auto_roll = checked_bool(auto_roll, "auto_roll")
         if dice is None and self._stream is not None:
             dice = self._stream.copy()
         game = Game.__new__(Game)
@@ -413,7 +415,7 @@ class Game(_RulesAndDice):
         game._history = list(self._history)
         game._ends = None
         if auto_roll is not None:
-            game._auto = bool(auto_roll)
+            game._auto = auto_roll
             if game._auto:
                 if game._stream is None:
                     game._stream = DiceStream()
@@ -888,7 +890,7 @@ class Match(_RulesAndDice):
         target = checked_int(target, "a match target", 1, type_error=GulBaraError)
         self._rules = rules
         self._target = target
-        self._auto = bool(auto_roll)
+        self._auto = checked_bool(auto_roll, "auto_roll")
         self._stream = DiceStream(seed, draw) if (auto_roll or seed is not None
                                                  or draw is not None) else None
         self._games: List[Game] = []
@@ -1029,4 +1031,14 @@ def current_game(game: Union[Game, Match]) -> Game:
         return game.game
     if not isinstance(game, Game):
         raise TypeError(f"game must be a gulbara.Game, not {type(game).__name__}")
+    return game
+
+
+def decision_game(game: Union[Game, Match]) -> Game:
+    """``game`` (a Game, or a Match's current game) at a decision, checked before native
+    code reads it: ``TypeError`` for another object, ``GameStateError`` elsewhere."""
+    game = current_game(game)
+    if not game.is_decision():
+        raise GameStateError("the game is not at a decision: its stage values need a stage "
+                             "to play")
     return game

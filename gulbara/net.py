@@ -38,7 +38,7 @@ from gulbara import _net
 from gulbara.bots import own_counts
 from gulbara.conventions import other_point
 from gulbara.errors import GameStateError, GulBaraError, checked_int, checked_seat, shown
-from gulbara.game import current_game
+from gulbara.game import current_game, decision_game
 from gulbara.rules import checked_rules
 from gulbara.state_codes import MAX_STATE_COUNT, escalates
 
@@ -324,7 +324,7 @@ class ValueNet:
         ``game`` is a :class:`gulbara.Game` (or a :class:`gulbara.Match`, its current
         game) at a decision: ``TypeError`` for anything else, :class:`GameStateError`
         for a game not at a decision."""
-        return _net.stage_values(self.native, _decision_game(game))
+        return _net.stage_values(self.native, decision_game(game))
 
     def stage_values_python(self, game) -> np.ndarray:
         """:meth:`stage_values` through the Python :class:`~gulbara.Game` and numpy (the twin)."""
@@ -468,16 +468,6 @@ def _waiting(game):
     while g.is_decision():
         g.play(g.legal_plays()[0])
     return g
-
-
-def _decision_game(game):
-    """``game`` (a Game, or a Match's current game) at a decision, checked before the native
-    code reads it: ``TypeError`` for another object, :class:`GameStateError` elsewhere."""
-    game = current_game(game)
-    if not game.is_decision():
-        raise GameStateError("the game is not at a decision: its stage values need a stage "
-                             "to play")
-    return game
 
 
 def _deeper_game(game):

@@ -37,7 +37,8 @@ from gulbara import _net
 from gulbara.bots import Bot
 from gulbara.chains import chain_ends, remainder_ends
 from gulbara.errors import EnumerationLimitError, checked_int
-from gulbara.net import ValueNet, _decision_game, load
+from gulbara.game import decision_game
+from gulbara.net import ValueNet, load
 from gulbara.play import Play
 
 __all__ = ["NetBot", "Net2Bot", "DEFAULT_CHAIN_BUDGET"]
@@ -68,7 +69,7 @@ class NetBot(Bot):
     # -- the rule --------------------------------------------------------
 
     def choose(self, game) -> Play:
-        game = _decision_game(game)
+        game = decision_game(game)
         plays = game.legal_plays()
         if len(plays) == 1:
             return plays[0]
@@ -85,7 +86,7 @@ class NetBot(Bot):
 
     def stage_values(self, game) -> np.ndarray:
         """The 1-ply value of each end of a plain stage (native)."""
-        return self.net.stage_values(_decision_game(game))
+        return self.net.stage_values(game)
 
     def rank(self, game) -> List[Tuple[Play, float]]:
         """Every legal play with its value (equity in points for the mover), best first.
@@ -93,7 +94,7 @@ class NetBot(Bot):
         Chain and remainder stages are valued by their best whole-turn outcome
         through each play (the stage-by-stage fallback beyond the budget).
         """
-        game = _decision_game(game)
+        game = decision_game(game)
         plays = game.legal_plays()
         d = game.decision
         if d.is_chain or d.is_remainder:
@@ -177,7 +178,7 @@ class NetBot(Bot):
 
     def _stage_by_stage(self, game) -> np.ndarray:
         """Each end followed by the network's best end at every later stage of the turn (native)."""
-        return _net.continuation_values(self.net.native, _decision_game(game))
+        return _net.continuation_values(self.net.native, decision_game(game))
 
     def __repr__(self) -> str:
         return f"NetBot({self.net!r})"
@@ -198,7 +199,7 @@ class Net2Bot(NetBot):
         self.top = checked_int(top, "top", 1, MAX_TOP)
 
     def stage_values(self, game) -> np.ndarray:
-        one, two, searched = _net.search_values(self.net.native, _decision_game(game), self.top)
+        one, two, searched = _net.search_values(self.net.native, decision_game(game), self.top)
         # only the searched ends compete: the others rank below them, by their 1-ply value
         if searched.any():
             return np.where(searched, two, one - 4.0)

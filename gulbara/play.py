@@ -35,7 +35,7 @@ Step = Tuple[int, int]
 EMPTY_PLAY_NOTATION = "pass"
 _EMPTY_PLAY_TEXTS = {"", "-", "pass", "(no play)", "no play"}
 
-_MOVE_TOKEN = re.compile(r"(\d{1,3}|off|bar)((?:/(?:\d{1,3}|off|bar)\*?)+)(?:\((\d{1,3})\))?")
+_MOVE_TOKEN = re.compile(r"([0-9]{1,3}|off|bar)((?:/(?:[0-9]{1,3}|off|bar)\*?)+)(?:\(([0-9]{1,3})\))?")
 
 
 class Play:

@@ -58,12 +58,11 @@ State: G:,,,,,,,,,,,-15,,1,,,,,,,,,,14|0,0|0,0 next=play:B stage=5-2 roll=5-2 ro
 
 import json
 import re
-from dataclasses import fields
 from typing import Any, Callable, Dict, List, Optional, Union
 
 from gulbara.errors import GulBaraError, RecordError, shown
 from gulbara.game import SEAT_NAMES, Game, Match
-from gulbara.rules import DEFAULT_RULES, Rules, rules_from_options
+from gulbara.rules import DEFAULT_RULES, Rules, rule_options, rules_from_options
 
 __all__ = [
     "write_record", "read_record", "record_data", "game_to_text", "match_to_text",
@@ -192,25 +191,7 @@ def _rules_from_text(text: str, where: str) -> Rules:
     text = text.strip()
     if text == "default":
         return DEFAULT_RULES
-    types = {f.name: f.type for f in fields(Rules)}
-    options: Dict[str, Any] = {}
-    for word in text.split():
-        name, sep, value = word.partition("=")
-        if not sep or name not in types:
-            raise RecordError(f"{where}: cannot read rule option {shown(word)}")
-        default = getattr(DEFAULT_RULES, name)
-        if isinstance(default, bool):
-            if value not in ("on", "off"):
-                raise RecordError(f"{where}: {name} must be on or off, got {shown(value)}")
-            options[name] = value == "on"
-        elif value == "none":
-            options[name] = None
-        elif isinstance(default, int):
-            if not re.fullmatch(r"-?[0-9]{1,18}", value):
-                raise RecordError(f"{where}: {name} must be a number, got {shown(value)}")
-            options[name] = int(value)
-        else:
-            options[name] = value
+    options = rule_options(text.split(), where, RecordError, {})
     return rules_from_options(options, where, RecordError)
 
 

@@ -10,6 +10,7 @@ Traceback (most recent call last):
 gulbara.errors.InvalidRulesError: Rules.remainder must be one of 'to_opponent', 'lost'; got 'later'
 """
 
+import re
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Dict, Mapping, Optional
 
@@ -121,14 +122,7 @@ class Rules:
                 raise InvalidRulesError(f"--rules: unknown preset or option {name!r}; "
                                         f"valid: {rules_help()}")
             base = DEFAULT_RULES if name == "default" else PRESETS[name]
-        options = base.to_dict()
-        known = _option_values()
-        for word in words:
-            name, sep, value = word.partition("=")
-            if not sep or name not in known:
-                raise InvalidRulesError(f"--rules: unknown option {word!r} (a preset comes "
-                                        f"first); valid: {rules_help()}")
-            options[name] = _option_value(name, value)
+        options = rule_options(words, "--rules", InvalidRulesError, base.to_dict())
         return rules_from_options(options, "--rules")
 
     @classmethod
@@ -191,26 +185,54 @@ def rules_help() -> str:
             f"by commas, or a preset then options")
 
 
-def _option_value(name: str, value: str) -> Any:
+def rule_option_value(name: str, value: str, where: str = "--rules",
+                      error: type = InvalidRulesError) -> Any:
+    """The value of option ``name`` written as ``value`` in a rules text that ``where``
+    names (``--rules``, a record's line); a bad value raises ``error``. Numbers are
+    ASCII digits only, at most 18 of them.
+
+    >>> rule_option_value("mars", "off"), rule_option_value("stuck_limit", "none")
+    (False, None)
+    >>> rule_option_value("exempt_rolls", "\u0663")
+    Traceback (most recent call last):
+    ...
+    gulbara.errors.InvalidRulesError: --rules: exempt_rolls must be N; got '٣'
+    """
     default = getattr(DEFAULT_RULES, name)
     values = _option_values()[name]
     word = value.strip().lower()
     if isinstance(default, bool):
         if word not in _BOOL_WORDS:
-            raise InvalidRulesError(f"--rules: {name} must be on or off; got {value!r}")
+            raise error(f"{where}: {name} must be on or off; got {shown(value)}")
         return _BOOL_WORDS[word]
     if isinstance(default, int) or default is None:
         if word == "none" and "none" in values:
             return None
-        try:
-            return int(word)
-        except ValueError:
-            raise InvalidRulesError(f"--rules: {name} must be {values.replace('|', ' or ')}; "
-                                    f"got {value!r}") from None
+        if re.fullmatch(r"-?[0-9]{1,18}", word) is None:
+            raise error(f"{where}: {name} must be {values.replace('|', ' or ')}"
+                        f"{' (at most 18 digits)' if word.isascii() and word.isdigit() else ''}; got {shown(value)}")
+        return int(word)
     if value not in values.split("|"):
-        raise InvalidRulesError(f"--rules: {name} must be one of "
-                                f"{values.replace('|', ', ')}; got {value!r}")
+        raise error(f"{where}: {name} must be one of {values.replace('|', ', ')}; "
+                    f"got {shown(value)}")
     return value
+
+
+def rule_options(words, where: str, error: type, options: Dict[str, Any]) -> Dict[str, Any]:
+    """``options`` updated by the ``name=value`` words of a rules text that ``where`` names;
+    an unknown name, or one given twice, raises ``error``."""
+    known = _option_values()
+    seen = set()
+    for word in words:
+        name, sep, value = word.partition("=")
+        if not sep or name not in known:
+            hint = " (a preset comes first)" if where == "--rules" else ""
+            raise error(f"{where}: unknown option {shown(word)}{hint}; valid: {rules_help()}")
+        if name in seen:
+            raise error(f"{where}: option {name} is given twice")
+        seen.add(name)
+        options[name] = rule_option_value(name, value, where, error)
+    return options
 
 
 def rules_from_options(options: Mapping[str, Any], where: str,

@@ -753,3 +753,56 @@ def test_bug_huge_number_in_notation_is_invalid_notation():
             gulbara.parse_notation(text)
         ends = gulbara.stage_ends(START, 0, [6, 5])
         assert text not in ends
+
+
+# ---------------------------------------------------------------------------
+# Rules texts, notation and flags (each found by probing bad input)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["\u0663", "\uff13", "1_0", "+3", "3.0", "9" * 5000])
+def test_regression_a_rules_number_is_ascii_digits_only(value):
+    """``Rules.from_text("exempt_rolls=٣")`` was read as 3, and ``1_000`` and ``+3`` as numbers
+    (the state-code reader refuses them); a 5,000-digit number in a record was "not a number"."""
+    with pytest.raises(gulbara.errors.InvalidRulesError, match="exempt_rolls must be N"):
+        gulbara.Rules.from_text(f"exempt_rolls={value}")
+    text = gulbara.record.game_to_text(gulbara.Game(seed=3)).replace(
+        "Rules: default", f"Rules: exempt_rolls={value}")
+    with pytest.raises(gulbara.errors.RecordError, match="exempt_rolls must be N"):
+        gulbara.record.read_record(text)
+    assert gulbara.Rules.from_text("exempt_rolls=5").exempt_rolls == 5
+
+
+def test_regression_a_rules_option_given_twice_is_refused():
+    """``Rules.from_text("mars=off,mars=on")`` took the last value without a word."""
+    with pytest.raises(gulbara.errors.InvalidRulesError, match="mars is given twice"):
+        gulbara.Rules.from_text("mars=off,mars=on")
+    text = gulbara.record.game_to_text(gulbara.Game(gulbara.Rules(mars=False), seed=3))
+    with pytest.raises(gulbara.errors.RecordError, match="mars is given twice"):
+        gulbara.record.read_record(text.replace("Rules: mars=off", "Rules: mars=off mars=on"))
+
+
+@pytest.mark.parametrize("text", ["\u0662\u0664/\u0661\u0668 24/20", "24/\uff11\uff18 24/20"])
+def test_regression_notation_takes_ascii_digits_only(text):
+    """'٢٤/١٨' and fullwidth digits were read as 24/18."""
+    with pytest.raises(gulbara.errors.InvalidNotationError):
+        gulbara.Game(seed=24).play(text)
+    assert str(gulbara.Game(seed=24).play("24/18 24/20")) == "24/18 24/20"
+
+
+@pytest.mark.parametrize("flag", ["no", 0, 1.0, None])
+def test_regression_flags_are_bools(flag):
+    """``Board.push(play, pass_turn='no')`` passed the turn and ``Game(auto_roll='no')``
+    rolled by itself: any truthy value was taken for True."""
+    board = gulbara.Board()
+    play = board.stage_ends([6, 4])[0]
+    with pytest.raises(TypeError, match="pass_turn must be True or False"):
+        board.push(play, pass_turn=flag)
+    assert board.code() == gulbara.Board().code() and not board.move_stack
+    with pytest.raises(TypeError, match="auto_roll must be True or False"):
+        gulbara.Game(auto_roll=flag)
+    with pytest.raises(TypeError, match="auto_roll must be True or False"):
+        gulbara.Match(auto_roll=flag)
+    if flag is not None:                                  # (copy's None keeps the mode)
+        with pytest.raises(TypeError, match="auto_roll must be True or False"):
+            gulbara.Game(seed=1).copy(auto_roll=flag)

@@ -20,6 +20,8 @@ from gulbara.errors import GulBaraError
 from gulbara.perft_count import perft
 from gulbara.selfplay import CHUNK_GAMES, play_games
 
+from flaky_bots import FlakyBot
+
 START = gulbara.START_CODE
 # White on its 24, 22, ..., 2 and 23, 21, 19: 2,208 ends for 1-1-1-1.
 HUGE_STAGE = "G:,1,,1,,1,,1,,1,,1,,1,,1,,1,1,1,1,1,1,1|0,0|0,15"
@@ -265,15 +267,7 @@ def test_fault06_environments_pickle_after_reset():
 def test_fault08_failing_opponent_leaves_the_env_consistent():
     gymnasium_env = pytest.importorskip("gulbara.envs.gymnasium")
 
-    class Flaky:
-        fail = True
-
-        def choose(self, game):
-            if self.fail:
-                raise RuntimeError("the bot broke")
-            return game.legal_plays()[0]
-
-    bot = Flaky()
+    bot = FlakyBot()
     env = gymnasium_env.GulBaraEnv(bot)
     env.reset(seed=24)                               # White (the agent) to play 6-4
     state = env.game.state_code()
@@ -536,3 +530,28 @@ def test_fault12_one_rule_for_scores_and_seeds():
     with pytest.raises(GulBaraError):
         replay(-5, 0)
     assert Game(seed=2**64 - 1).seed == 2**64 - 1
+
+
+def test_regression_an_opponents_illegal_action_error_is_not_the_agents_illegal_action():
+    """The steps env took any IllegalActionError raised while the opponent played for the
+    agent's own illegal action: the episode ended lost (reward -1) with the agent's step
+    applied. Now only the agent's action can lose; the opponent's error is raised and the
+    env is as before the step."""
+    gymnasium_env = pytest.importorskip("gulbara.envs.gymnasium")
+    from gulbara.envs import IllegalActionError
+
+    bot = FlakyBot(fail=False, error=IllegalActionError("the opponent's own illegal action"))
+    env = gymnasium_env.GulBaraEnv(bot, illegal_action="lose")
+    env.reset(seed=24)                               # White (the agent) to play 6-4
+    state = env.game.state_code()
+    env.step(143)
+    bot.fail = True
+    with pytest.raises(IllegalActionError, match="opponent's own"):
+        env.step(141)                                # completes the stage: the bot fails
+    assert env.game.state_code() == state
+    bot.fail = False
+    obs, reward, terminated, truncated, info = env.step(141)
+    assert not info.get("illegal_action") and not terminated
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = env.step(illegal)   # the agent's own: lost
+    assert info["illegal_action"] and terminated and reward == gymnasium_env.ILLEGAL_ACTION_REWARD

@@ -14,6 +14,8 @@ from gulbara.envs._observe import observe
 from gulbara.envs.vector import GulBaraVectorEnv
 import gulbara.envs.gymnasium  # noqa: F401  registers GulBara-v0
 
+from flaky_bots import FlakyBot
+
 RULES = [Rules(), Rules(exempt_rolls=0), Rules(exempt_rolls=0, remainder="lost"),
          Rules(exempt_rolls=0, unstarted_chain="to_opponent"),
          Rules(exempt_counting="game_wide", opening="starter_rerolls")]
@@ -296,21 +298,14 @@ def test_regression_afterstate_env_is_restored_when_the_opponent_fails():
     """An opponent's error left the afterstate env past the agent's play, every step illegal."""
     from gulbara.envs.afterstates import GulBaraEndsEnv
 
-    class Flaky:
-        fail = False
-
-        def choose(self, game):
-            if Flaky.fail:
-                raise RuntimeError("bot broke")
-            return game.legal_plays()[0]
-
-    env = GulBaraEndsEnv(opponent=Flaky())
+    bot = FlakyBot(fail=False)
+    env = GulBaraEndsEnv(opponent=bot)
     obs, info = env.reset(seed=24)
     before = env.game.state_code()
-    Flaky.fail = True
-    with pytest.raises(RuntimeError, match="bot broke"):
+    bot.fail = True
+    with pytest.raises(RuntimeError, match="the bot broke"):
         env.step(0)
     assert env.game.state_code() == before
-    Flaky.fail = False
+    bot.fail = False
     obs, reward, terminated, truncated, info = env.step(0)
     assert env.game.plays[0][1].steps == ((24, 6), (24, 4))

@@ -47,7 +47,7 @@ from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
 from gulbara.envs._actions import IllegalActionError
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs.gymnasium import ILLEGAL_ACTION_REWARD, GulBaraEnv, spaces
-from gulbara.errors import EnumerationLimitError, GameStateError, GulBaraError, checked_int
+from gulbara.errors import EnumerationLimitError, GulBaraError, checked_bool, checked_int
 
 __all__ = ["GulBaraEndsEnv", "make_env", "DEFAULT_MAX_ENDS"]
 
@@ -62,9 +62,7 @@ class GulBaraEndsEnv(GulBaraEnv):
                  render_mode: Optional[str] = None, illegal_action: str = "lose",
                  max_ends: int = DEFAULT_MAX_ENDS, chains: bool = False) -> None:
         super().__init__(opponent, seat, rules, render_mode, illegal_action)
-        if not isinstance(chains, bool):
-            raise TypeError(f"chains must be True or False, not {type(chains).__name__}")
-        self.chains = chains
+        self.chains = checked_bool(chains, "chains")
         self._choices = None
         self.max_ends = checked_int(max_ends, "max_ends", 1, type_error=GulBaraError)
         self.action_space = spaces.Discrete(max_ends)
@@ -109,14 +107,7 @@ class GulBaraEndsEnv(GulBaraEnv):
         return self._observe()
 
     def step(self, action):
-        if self._driver is None:
-            raise GulBaraError("call reset() before step()")
-        driver = self._driver
-        if driver.game.is_over() or self._lost:
-            raise GulBaraError("the episode is over; call reset()")
-        if driver.to_act != self.seat:
-            raise GameStateError(f"the agent (seat {self.seat}) has no stage to play: "
-                                 "the opponent's stage is pending; call reset()")
+        self._agent_driver("stage to play")
         ends = self._choices
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
                 or not 0 <= int(action) < min(len(ends), self.max_ends):
@@ -128,17 +119,14 @@ class GulBaraEndsEnv(GulBaraEnv):
             obs, info = self._observe()
             info["illegal_action"] = True
             return obs, ILLEGAL_ACTION_REWARD, True, False, info
-        before = driver.copy()
-        try:
+
+        def play(driver):
             if isinstance(ends, ChainEnds):
                 for steps in ends.steps(int(action)):      # the chain's stages, in order
                     driver.play_stage(steps)
             else:
                 driver.play_stage(ends[int(action)])
-            self._bot_plays()
-        except BaseException:                       # the opponent failed: as before the step
-            self._driver = before
-            raise
+        self._act(play)
         if self.render_mode == "human":
             self.render()
         over = self._driver.game.is_over()

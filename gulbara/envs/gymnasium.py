@@ -41,7 +41,7 @@ autoresetting vector env ignores (it resets that sub-env).
 [105, 141]
 """
 
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -114,7 +114,7 @@ class GulBaraEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(N_ACTIONS)
         self._driver: Optional[StepGame] = None
         self._bot = None
-        self._lost_by_illegal = False
+        self._lost = False
 
     @property
     def game(self) -> Game:
@@ -134,6 +134,29 @@ class GulBaraEnv(gymnasium.Env):
         while driver.to_act is not None and driver.to_act != self.seat:
             driver.play_stage(self._bot.choose(driver.game))
 
+    def _agent_driver(self, what: str) -> StepGame:
+        """The driver, at the agent's turn: ``GulBaraError`` before ``reset`` or after the
+        episode's end, ``GameStateError`` while the opponent's stage is pending."""
+        if self._driver is None:
+            raise GulBaraError("call reset() before step()")
+        if self._driver.game.is_over() or self._lost:
+            raise GulBaraError("the episode is over; call reset()")
+        if self._driver.to_act != self.seat:
+            raise GameStateError(f"the agent (seat {self.seat}) has no {what}: "
+                                 "the opponent's stage is pending; call reset()")
+        return self._driver
+
+    def _act(self, play: Callable[[StepGame], object]) -> None:
+        """``play(driver)`` (the agent's legal action), then the opponent's stages; if
+        anything fails (the opponent's bot included) the env is as before the action."""
+        before = self._driver.copy()
+        try:
+            play(self._driver)
+            self._bot_plays()
+        except BaseException:
+            self._driver = before
+            raise
+
     def _reward(self) -> float:
         score = self._driver.game.result().score
         return float(score[self.seat] - score[1 - self.seat])         # RULES §7.1
@@ -151,35 +174,29 @@ class GulBaraEnv(gymnasium.Env):
         else:
             self._bot = self.opponent
         self._driver = StepGame(Game(self.rules, seed=game_seed))
-        self._lost_by_illegal = False
+        self._lost = False
         self._bot_plays()
         if self.render_mode == "human":
             self.render()
         return observe(self._driver, self.seat), self._info()
 
     def step(self, action):
-        if self._driver is None:
-            raise GulBaraError("call reset() before step()")
-        driver = self._driver
-        if driver.game.is_over() or self._lost_by_illegal:
-            raise GulBaraError("the episode is over; call reset()")
-        if driver.to_act != self.seat:
-            raise GameStateError(f"the agent (seat {self.seat}) has no step to take: "
-                                 "the opponent's stage is pending; call reset()")
-        before = driver.copy()
+        driver = self._agent_driver("step to take")
+        applied = False
+
+        def play(d):
+            nonlocal applied
+            d.apply(check_action(action))           # raises on an illegal action, unchanged
+            applied = True
         try:
-            action = check_action(action)
-            driver.apply(action)                    # raises on an illegal action, unchanged
-            self._bot_plays()
+            self._act(play)
         except IllegalActionError:
-            if self.illegal_action == "raise":
+            if applied or self.illegal_action == "raise":   # (applied: the opponent's error)
                 raise
-            self._lost_by_illegal = True
+            self._lost = True
             info = {"action_mask": terminal_mask(), "illegal_action": True}
-            return (observe(driver, self.seat), ILLEGAL_ACTION_REWARD, True, False, info)
-        except BaseException:                       # the opponent failed: as before the step
-            self._driver = before
-            raise
+            return (observe(self._driver, self.seat), ILLEGAL_ACTION_REWARD, True, False, info)
+        driver = self._driver
         if self.render_mode == "human":
             self.render()
         over = driver.game.is_over()
