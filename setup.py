@@ -66,6 +66,8 @@ extensions = [
     Extension("gulbara._movegen", ["gulbara/_movegen.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._tables", ["gulbara/_tables.pyx"],
               extra_compile_args=compile_args + thread_args, extra_link_args=thread_args),
+    Extension("gulbara._chain_dd", ["gulbara/_chain_dd.pyx"], extra_compile_args=compile_args),
+    Extension("gulbara._chain_steps", ["gulbara/_chain_steps.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._chain_engine", ["gulbara/_chain_engine.pyx"],
               extra_compile_args=compile_args + thread_args, extra_link_args=thread_args),
     Extension("gulbara._chains", ["gulbara/_chains.pyx"],

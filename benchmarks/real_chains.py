@@ -1,6 +1,6 @@
 """Time the real-game chain suite on one thread and on two, side by side.
 
-    python3 benchmarks/real_chains.py
+    python3 benchmarks/real_chains.py [--stage-by-stage]
 
 Every chain of ``gulbara.suites.REAL_GAME_CHAINS`` is enumerated with
 ``threads=1`` and then ``threads=2`` (the two runs of a chain back to back, so
@@ -8,16 +8,21 @@ the machine's load touches both alike), each count checked. Prints a line per
 chain (outcomes, seconds on 1 and 2 threads), then for each the summary of
 ``gulbara.bench.chain_time_summary`` (mean, median and worst ms, ns per outcome
 over the chains of more than 10,000 outcomes), the speed-up over those, and
-how many chains took more than 2 s.
+how many chains took more than 2 s. ``--stage-by-stage`` turns the decision
+diagrams off (every chain enumerated stage by stage, as before them).
 """
 
 import json
+import sys
 
+from gulbara import _chains
 from gulbara.bench import chain_time_summary, time_chain_decisions
 from gulbara.suites import REAL_GAME_CHAINS
 
 
 def main():
+    if "--stage-by-stage" in sys.argv[1:]:
+        _chains._py_set_diagrams(False)
     seconds = {1: [], 2: []}
     for entry in REAL_GAME_CHAINS:
         for threads in (1, 2):

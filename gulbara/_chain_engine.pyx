@@ -3,8 +3,10 @@
 ``_chains``: every distinct outcome of a sequence of equal-dice stages, found
 stage by stage with the stage machinery of ``_movegen`` in the hash sets of
 ``_tables``, shared between threads, with no Python object and without the
-GIL. ``chain_enumerate`` and ``chain_recover`` are declared in
-``_chain_engine.pxd``; ``_chains`` wraps them for Python.
+GIL; escalating chains whose positions mostly cannot bear off are found by
+decision diagrams instead (``_chain_dd``). ``chain_enumerate`` is declared in
+``_chain_engine.pxd``; ``_chains`` wraps it for Python (and ``_chain_steps``
+finds the steps of an outcome).
 """
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
@@ -32,9 +34,11 @@ from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_I
                               keyset_add_keyed, keyset_compact, SlotCursor, cursor_init,
                               cursor_next, partset_clear, partset_size,
                               keyset_release, partset_release, merge_into, sort_part,
-                              queue_init, queue_flush, queue_push, queue_push_hashed)
+                              queue_init, queue_flush, queue_push, queue_push_hashed,
+                              sort_dense)
 from gulbara._types cimport Pos, Step, Key96, StageEnd, MAX_STAGE_DICE, BOARD_BITS, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate, stage_playable
+from gulbara._chain_dd cimport chain_by_diagram
 
 cdef enum:
     LAYERED_GROUP = 4096      # groups at least this big are expanded a step at a time
@@ -164,6 +168,41 @@ def _py_set_stage_plan(Py_ssize_t bucket_frontier, Py_ssize_t layered_frontier,
     LAYERED_PROBE = max(1, layered_probe)
     TURN_DUPLICATION = max(0, turn_duplication)
     return previous
+
+
+# Escalating chains are first tried as decision diagrams (_chain_dd.pyx: while
+# no position can bear off); tests turn that off to compare the two ways.
+cdef bint DIAGRAMS = True
+cdef Py_ssize_t DIAGRAM_SEEN = 0
+# Chains that hold at most this many positions at once go stage by stage (tests
+# lower it to 0 to send every chain to the diagram).
+cdef Py_ssize_t SMALL_CHAIN = 30000
+
+
+def _py_set_diagrams(bint enabled):
+    """Tests: whether escalating chains may be enumerated by decision diagrams;
+    returns the setting before."""
+    global DIAGRAMS
+    before = DIAGRAMS
+    DIAGRAMS = enabled
+    return before
+
+
+def _py_set_small_chain(Py_ssize_t positions):
+    """Tests: the positions held at once up to which a chain goes stage by stage
+    before it is tried by diagram; returns the setting before."""
+    global SMALL_CHAIN
+    before = SMALL_CHAIN
+    SMALL_CHAIN = positions
+    return before
+
+
+def _py_diagram_chains():
+    """Tests: the chains enumerated by decision diagrams since the last call."""
+    global DIAGRAM_SEEN
+    seen = DIAGRAM_SEEN
+    DIAGRAM_SEEN = 0
+    return seen
 
 
 def _py_stage_counts():
@@ -933,7 +972,33 @@ cdef int collect_outcomes(Worker* workers, int n_workers, int threads, PartSet* 
 cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
                          const uint8_t* counts, int n_stages, bint is_chain, int threads,
                          int keep_lo, int keep_hi, Shared* sh, KeySet* result) noexcept nogil:
-    """Enumerate every distinct outcome of a sequence of equal-dice stages.
+    """Enumerate every distinct outcome of a sequence of equal-dice stages
+    (enumerate_once). An escalating chain goes stage by stage while it holds at
+    most SMALL_CHAIN positions (a diagram costs more than a small chain), then,
+    past that, from its start again by decision diagram where one applies."""
+    cdef Py_ssize_t max_held = sh.max_held
+    cdef int err
+    if not (is_chain and DIAGRAMS and max_held > SMALL_CHAIN):
+        return enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
+                              keep_hi, False, sh, result)
+    sh.max_held = SMALL_CHAIN
+    err = enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
+                         keep_hi, False, sh, result)
+    sh.max_held = max_held
+    if err != CHAIN_TOO_MANY:
+        return err
+    sh.err = CHAIN_OK                 # (everything the first try held is freed)
+    sh.held = 0
+    return enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
+                          keep_hi, True, sh, result)
+
+
+cdef int enumerate_once(const Pos* start, int seat, const uint8_t* numbers,
+                        const uint8_t* counts, int n_stages, bint is_chain, int threads,
+                        int keep_lo, int keep_hi, bint diagram, Shared* sh,
+                        KeySet* result) noexcept nogil:
+    """Enumerate every distinct outcome of a sequence of equal-dice stages, an
+    escalating chain by decision diagram if ``diagram`` and one applies.
 
     ``is_chain``: an escalating chain (RULES §4.3-4.4: the chain stops at the
     first stage not played in full); otherwise a remainder (RULES §5.3: dice
@@ -945,6 +1010,7 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     table alive (CHAIN_TOO_MANY past it); every table's bytes are counted
     in ``sh.meter``, held to its budget. Everything is freed on failure.
     """
+    global DIAGRAM_SEEN
     cdef Worker* workers = <Worker*>calloc(threads, sizeof(Worker))
     cdef PartSet* frontier = <PartSet*>malloc(sizeof(PartSet))
     cdef KeyRun* frontier_runs = <KeyRun*>calloc(threads * N_PARTS, sizeof(KeyRun))
@@ -953,7 +1019,7 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     cdef Task task
     global BUCKETED_SEEN, LAYERED_SEEN, TURNED_SEEN
     cdef int stage, t, p, k, err = CHAIN_OK, active
-    cdef bint layered = False, bucketing, bucketed
+    cdef bint layered = False, bucketing, bucketed, by_diagram
     cdef uint64_t over_tag = 0, h
     cdef Key96 key
     cdef uint32_t blocked = rotate12(start.occ[1 - seat])
@@ -983,15 +1049,21 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
         workers[t].polls = t == 0
         queue_init(&workers[t].st.queue, sh, &workers[t].next, &workers[t].out, keep_lo, keep_hi,
                    part_mask)
+    by_diagram = False
+    if is_chain and diagram:
+        by_diagram = chain_by_diagram(start, seat, numbers, counts, n_stages, blocked, threads,
+                                      THREADED_FRONTIER, keep_lo, keep_hi, sh, result) >= 0
+        DIAGRAM_SEEN += by_diagram and sh.err == CHAIN_OK
     key = pos_mover_key(start, seat)
     h = key_hash(key.lo, key.hi)
-    err = keyset_add_keyed(&frontier.part[(h >> PART_SHIFT) & part_mask], key.lo, key.hi, h,
-                           EMPTY_K1)
-    if err < 0:
-        shared_fail(sh, err)
-    else:
-        atomic_add(&sh.held, 1)
-    for stage in range(n_stages):
+    if not by_diagram:
+        err = keyset_add_keyed(&frontier.part[(h >> PART_SHIFT) & part_mask], key.lo, key.hi,
+                               h, EMPTY_K1)
+        if err < 0:
+            shared_fail(sh, err)
+        else:
+            atomic_add(&sh.held, 1)
+    for stage in range(0 if by_diagram else n_stages):
         if sh.err != CHAIN_OK:
             break
         stage_info_set(&info, stage, n_stages, numbers[stage], counts[stage], is_chain, blocked)
@@ -1080,7 +1152,7 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
 
     partset_release(frontier, sh)
     runs_release(frontier_runs, threads * N_PARTS, sh)
-    if sh.err == CHAIN_OK:
+    if sh.err == CHAIN_OK and not by_diagram:
         fsize = 0
         for t in range(threads):
             fsize += partset_size(&workers[t].out) + runs_size(workers[t].out_runs, N_PARTS)
@@ -1098,79 +1170,3 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     free(frontier)
     free(frontier_runs)
     return err
-
-
-cdef bint key_can_reach(Key96 a, Key96 b) noexcept nogil:
-    """Whether checkers only moving down could turn mover key ``a`` into ``b``."""
-    cdef int p, above_a = 0, above_b = 0
-    for p in range(24, 0, -1):
-        above_a += key_count(a.lo, a.hi, p)
-        above_b += key_count(b.lo, b.hi, p)
-        if above_a < above_b:
-            return False
-    return True
-
-
-cdef int chain_recover(Pos* q, int seat, const uint8_t* numbers, const uint8_t* counts,
-                       int n_stages, bint is_chain, int stage, Key96 target,
-                       uint64_t target_tag, Step* path, int* stage_steps,
-                       KeySet* failed, int* last_stage) noexcept nogil:
-    """Find the first stage-by-stage play (each stage's ends in canonical order)
-    that leads to the outcome (target, target_tag; GAME_OVER_TAG: the game
-    ended at any stage). 1 found (``last_stage``: the stage where it ends),
-    0 not, -1 no memory."""
-    cdef uint8_t dice[MAX_STAGE_DICE]
-    cdef int n = numbers[stage], count = counts[stage], n_ends, playable, j, k, found
-    cdef Key96 here = pos_mover_key(q, seat), key
-    cdef uint64_t tag
-    cdef int offset = 0
-    for j in range(stage):
-        offset += stage_steps[j]
-    if keyset_add(failed, here.lo, key_k1(here, <uint64_t>(stage + 1) << 24)) == 0:
-        return 0     # this (stage, position) was explored before without success
-    for j in range(count):
-        dice[j] = n
-    cdef StageEnd* ends = <StageEnd*>malloc(STAGE_CAPACITY * sizeof(StageEnd))
-    if ends == NULL:
-        return -1
-    stage_generate(q, seat, dice, count, ends, STAGE_CAPACITY, &n_ends, &playable)
-    found = 0
-    if is_chain and playable == 0:
-        tag = make_tag(STOP_UNSTARTED if stage == 0 else STOP_STALLED, n, 0)
-        if here.lo == target.lo and here.hi == target.hi and tag == target_tag:
-            stage_steps[stage] = 0
-            last_stage[0] = stage
-            found = 1
-        free(ends)
-        return found
-    for j in range(n_ends):
-        key = ends[j].key
-        if ends[j].ends_game:
-            tag = GAME_OVER_TAG
-        elif is_chain and playable < count:
-            tag = make_tag(STOP_STALLED, n, playable)
-        elif stage == n_stages - 1:
-            tag = make_tag(STOP_COMPLETE, n, count)
-        else:
-            tag = 0xFFFF    # goes on to the next stage
-        if tag != 0xFFFF:
-            if key.lo == target.lo and key.hi == target.hi and tag == target_tag:
-                last_stage[0] = stage
-                found = 1
-        elif key_can_reach(key, target):
-            pos_set_mover_key(q, seat, key)
-            for k in range(ends[j].n_steps):
-                path[offset + k] = ends[j].steps[k]
-            stage_steps[stage] = ends[j].n_steps
-            found = chain_recover(q, seat, numbers, counts, n_stages, is_chain, stage + 1,
-                                  target, target_tag, path, stage_steps, failed, last_stage)
-            pos_set_mover_key(q, seat, here)
-            if found < 0:
-                break
-        if found == 1:
-            for k in range(ends[j].n_steps):
-                path[offset + k] = ends[j].steps[k]
-            stage_steps[stage] = ends[j].n_steps
-            break
-    free(ends)
-    return found

@@ -21,8 +21,8 @@ from gulbara._tables cimport (CHAIN_OK, CHAIN_TOO_MANY, N_PARTS, MAX_THREADS, Sh
                               table_bytes, keyset_clear, keyset_init, keyset_free)
 from gulbara._types cimport Pos, Step, Key96, MAX_STAGE_DICE
 from gulbara._movegen cimport Position, EndSet, read_code, format_code, check_seat
-from gulbara._chain_engine cimport (STOP_GAME_OVER, BYTES_PER_HELD, BASE_BYTES, chain_enumerate,
-                                    chain_recover)
+from gulbara._chain_engine cimport STOP_GAME_OVER, BYTES_PER_HELD, BASE_BYTES, chain_enumerate
+from gulbara._chain_steps cimport chain_recover
 
 from operator import index as _index
 import threading
@@ -31,7 +31,8 @@ from gulbara.errors import checked_int, InvalidDiceError, EnumerationLimitError
 from gulbara._movegen import START_CODE
 # tests set how the engine shares and orders its work
 from gulbara._chain_engine import (_py_set_threaded_frontier, _py_set_stage_plan,
-                                   _py_stage_counts)
+                                   _py_stage_counts, _py_set_diagrams, _py_diagram_chains,
+                                   _py_set_small_chain)
 
 # Only the main thread runs signal handlers (_interrupt.pxd).
 cdef unsigned long MAIN_THREAD = threading.main_thread().ident

@@ -355,6 +355,7 @@ cdef void pool_release(TablePool* pool, Meter* meter) noexcept nogil
 cdef void partset_release(PartSet* ps, Shared* sh) noexcept nogil
 cdef int merge_into(KeySet* dst, KeySet* src, Shared* sh) noexcept nogil
 cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) noexcept nogil
+cdef void sort_dense(KeySet* result, int threads, Shared* sh) noexcept nogil
 cdef void queue_init(InsertQueue* q, Shared* sh, PartSet* next, PartSet* out, int keep_lo,
                      int keep_hi, int part_mask) noexcept nogil
 cdef void queue_flush(InsertQueue* q) noexcept nogil

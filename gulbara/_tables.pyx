@@ -13,6 +13,7 @@ from libc.string cimport memcpy, memset
 import numpy as np
 
 from gulbara._keys cimport key_hash
+from gulbara._interrupt cimport interrupted
 
 cdef extern from *:
     """
@@ -544,6 +545,7 @@ cdef inline bint pair_before_values(uint64_t a0, uint64_t a1, uint64_t ha, uint6
 
 cdef enum:
     SORT_TOP_BITS = 11          # the first pass's buckets: 2,048 write streams stay in the cache
+    SORT_BY_PARTS = 1 << 20     # keys sorted part by part on one thread too (Ctrl-C between parts)
     SORT_SMALL = 32             # a first-pass bucket this small is insertion-sorted at once
 
 
@@ -682,3 +684,108 @@ def _py_sort_part(keys, int part_bits=0):
     for i in range(n):
         hv[i] = key_hash(view[i, 0], view[i, 1])
     return sorted_keys, hashes
+
+
+# The outcomes sorted by hash on several threads: put part by part (the top
+# PART_BITS of the hash; each thread counts, then places, its share of the keys),
+# then each part sorted on its own by the threads.
+ctypedef struct PartSort:
+    const uint64_t* src       # the keys in any order
+    uint64_t* keys            # the keys, part by part
+    uint8_t* part             # each key's part
+    Py_ssize_t n
+    int threads
+    int phase                 # 0: count, 1: place, 2: sort
+    Py_ssize_t counts[MAX_THREADS][N_PARTS]   # a thread's keys per part, then where they go
+    Py_ssize_t start[N_PARTS + 1]
+    int next                  # the next part to sort (atomic)
+    Shared* sh
+
+
+cdef void part_sort_run(void* arg, int t) noexcept nogil:
+    cdef PartSort* ps = <PartSort*>arg
+    cdef int p, err
+    cdef Py_ssize_t i, lo = ps.n * t // ps.threads, hi = ps.n * (t + 1) // ps.threads
+    cdef Py_ssize_t* at = ps.counts[t]
+    if ps.phase == 0:
+        for i in range(lo, hi):
+            p = <int>(key_hash(ps.src[2 * i], ps.src[2 * i + 1]) >> PART_SHIFT)
+            ps.part[i] = <uint8_t>p
+            at[p] += 1
+        return
+    if ps.phase == 1:
+        for i in range(lo, hi):
+            p = ps.part[i]
+            ps.keys[2 * at[p]] = ps.src[2 * i]
+            ps.keys[2 * at[p] + 1] = ps.src[2 * i + 1]
+            at[p] += 1
+        return
+    while True:
+        p = atomic_next(&ps.next)
+        if p >= N_PARTS or ps.sh.err != CHAIN_OK:
+            break
+        err = sort_part(ps.keys + 2 * ps.start[p], ps.start[p + 1] - ps.start[p], PART_BITS,
+                        &ps.sh.meter)
+        if err != CHAIN_OK:
+            shared_fail(ps.sh, err)
+        if t == 0 and interrupted(&ps.sh.intr, <uint64_t>(ps.start[p + 1] - ps.start[p])):
+            shared_fail(ps.sh, CHAIN_INTERRUPTED)
+
+
+cdef void part_sort_phase(PartSort* ps, int phase) noexcept nogil:
+    ps.phase = phase
+    if ps.threads > 1:
+        run_threads(ps.threads, part_sort_run, ps)
+    else:
+        part_sort_run(ps, 0)
+
+
+cdef void sort_dense(KeySet* result, int threads, Shared* sh) noexcept nogil:
+    """Sort ``result.dense`` by hash (the order of sort_part), on ``threads`` threads;
+    a big one part by part, the calling thread looking for a signal between its parts."""
+    cdef PartSort* ps
+    cdef Py_ssize_t n = result.size, at
+    cdef uint64_t* keys
+    cdef int p, t, err
+    cdef size_t nbytes = table_bytes(n + 1) + <size_t>n
+    if threads <= 1 and n < SORT_BY_PARTS:
+        err = sort_part(result.dense, n, 0, &sh.meter)
+        if err != CHAIN_OK:
+            shared_fail(sh, err)
+        return
+    threads = max(1, min(threads, <int>MAX_THREADS))
+    if meter_take(&sh.meter, nbytes) != CHAIN_OK:
+        shared_fail(sh, CHAIN_TOO_MANY)
+        return
+    keys = <uint64_t*>malloc(table_bytes(n + 1))
+    ps = <PartSort*>calloc(1, sizeof(PartSort))
+    if ps != NULL:
+        ps.part = <uint8_t*>malloc(<size_t>n + 1)
+    if keys == NULL or ps == NULL or ps.part == NULL:
+        free(keys)
+        if ps != NULL:
+            free(ps.part)
+        free(ps)
+        meter_sub(&sh.meter, nbytes)
+        shared_fail(sh, CHAIN_NO_MEMORY)
+        return
+    ps.src = result.dense
+    ps.keys = keys
+    ps.n = n
+    ps.threads = threads
+    ps.sh = sh
+    part_sort_phase(ps, 0)
+    at = 0
+    for p in range(N_PARTS):
+        ps.start[p] = at
+        for t in range(threads):
+            ps.counts[t][p], at = at, at + ps.counts[t][p]
+    ps.start[N_PARTS] = at
+    part_sort_phase(ps, 1)
+    free(ps.part)
+    free(result.dense)               # (the same bytes as keys: counted once)
+    meter_sub(&sh.meter, <size_t>n + table_bytes(n + 1))
+    result.dense = keys
+    ps.next = 0
+    part_sort_phase(ps, 2)
+    free(ps)

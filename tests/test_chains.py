@@ -25,6 +25,17 @@ from positions import (bear_off_position, blocked_start_position, prime_position
 SIZE_LIMIT = 12_000     # outcomes per case the Python expansion handles quickly
 
 
+@pytest.fixture(autouse=True)
+def stage_by_stage():
+    """This module's tests check the stage-by-stage enumeration, decision diagrams off;
+    the tests of the diagrams (at the end) turn them on and compare the two ways."""
+    previous = _chains._py_set_diagrams(False)
+    try:
+        yield
+    finally:
+        _chains._py_set_diagrams(previous)
+
+
 def small_chain(code, seat, first, limit=SIZE_LIMIT, **kw):
     """The chain, or None when it holds more than ``limit`` positions at once (cheap to find out).
 
@@ -832,3 +843,156 @@ def test_regression_remainder_dice_are_all_type_checked():
         with pytest.raises(TypeError, match="dice must be ints"):
             remainder_ends(gulbara.START_CODE, 0, [stage])
     assert len(remainder_ends(gulbara.START_CODE, 0, [[4, np.int64(4)]])) == 2
+
+
+# ---------------------------------------------------------------------------
+# Chains by decision diagrams (_chain_dd.pyx) against the stage-by-stage way
+# ---------------------------------------------------------------------------
+
+
+@contextmanager
+def diagrams(enabled, small_chain=0):
+    """Run the block with decision diagrams allowed or not (allowed: past
+    ``small_chain`` positions held, by default for every chain), restored after."""
+    previous = _chains._py_set_diagrams(enabled)
+    small = _chains._py_set_small_chain(small_chain)
+    try:
+        yield
+    finally:
+        _chains._py_set_diagrams(previous)
+        _chains._py_set_small_chain(small)
+
+
+def stage_by_stage_rows(code, seat, first, limit=200_000):
+    """The chain's outcome rows from the stage-by-stage enumeration (None past ``limit``)."""
+    with diagrams(False):
+        chain = small_chain(code, seat, first, limit=limit)
+    return None if chain is None else outcome_rows(chain)
+
+
+def test_diagrams_give_the_stage_by_stage_outcomes_in_the_same_order():
+    """Every real-game chain of up to 60,000 outcomes and a third of the random cases:
+    the same outcomes, tags and order by either way, on one thread and on two (every
+    stage shared); the diagrams take most of them."""
+    cases = [(c.code, c.seat, c.first) for c in REAL_GAME_CHAINS if c.outcomes <= 60_000]
+    used = compared = 0
+    for code, seat, first in cases + CASES[::3]:
+        want = stage_by_stage_rows(code, seat, first)
+        if want is None:
+            continue
+        _chains._py_diagram_chains()
+        with every_stage_threaded(), diagrams(True):
+            for threads in (1, 2):
+                assert outcome_rows(chain_ends(code, seat, first, threads=threads)) == want, \
+                    (code, seat, first, threads)
+        used += _chains._py_diagram_chains() == 2
+        compared += 1
+    assert compared >= 120 and used >= 60, (compared, used)
+
+
+@pytest.mark.parametrize("index", [9, 20, 42])
+def test_diagrams_take_the_big_real_game_chains_whole(index):
+    """Chains of 33,069 to 1,180,975 outcomes met in play: by diagram, the same outcomes
+    in the same order as stage by stage, and streamed and counted in passes alike."""
+    entry = REAL_GAME_CHAINS[index]
+    _chains._py_diagram_chains()
+    with diagrams(True, small_chain=30_000):         # as by default
+        chain = chain_ends(entry.code, entry.seat, entry.first, threads=2)
+    assert _chains._py_diagram_chains() == 1 and len(chain) == entry.outcomes
+    whole = chain_ends(entry.code, entry.seat, entry.first, threads=2)
+    for field in ("boards", "stop", "stop_number", "played"):
+        assert np.array_equal(getattr(chain, field), getattr(whole, field)), field
+    with diagrams(True, small_chain=30_000):
+        check_passes_and_streams(entry, chain)
+
+
+def check_passes_and_streams(entry, chain):
+    """The chain in passes under the smallest budget that needs them, streamed and
+    counted under it: the one-pass result."""
+    peak = chain_ends(entry.code, entry.seat, entry.first, threads=1)._raw.table_peak_bytes
+    _chains._py_diagram_chains()
+    for share in (0.3, 0.45, 0.6, 0.75, 0.9):      # the smallest budget that fits in passes
+        try:
+            passed = chain_ends(entry.code, entry.seat, entry.first, threads=1,
+                                memory=int(peak * share))
+        except gulbara.EnumerationLimitError:
+            continue
+        break
+    else:
+        pytest.fail(f"no budget under the one-pass peak ({peak:,} bytes) fitted")
+    assert passed._raw.passes > 1 and outcome_rows(passed) == outcome_rows(chain)
+    if entry.outcomes > 500_000:                  # (a small pass may go stage by stage)
+        assert _chains._py_diagram_chains() >= passed._raw.passes     # every pass by diagram
+    memory = int(peak * share)
+    chunks = list(gulbara.chain_ends_iter(entry.code, entry.seat, entry.first, chunk=100_000,
+                                          threads=1, memory=memory))
+    assert np.array_equal(np.concatenate([c.boards for c in chunks]), chain.boards)
+    assert gulbara.chain_count(entry.code, entry.seat, entry.first, threads=1,
+                               memory=memory) == entry.outcomes
+
+
+def near_home_positions(n, seed):
+    """White with 4 to 6 checkers on its points 7..12 and the rest home, Black's 15
+    on points White does not hold (every other position: none in White's home):
+    chains that go by diagram and can bear off, stall on Black's points, or end
+    the game."""
+    rng = random.Random(seed)
+    codes = []
+    for i in range(n):
+        points = [0] * 25
+        for _ in range(rng.randint(4, 6)):
+            points[rng.randint(7, 12)] += 1
+        # every third position: a few checkers home and the rest borne off already
+        on_board = sum(points) + rng.randint(0, 3) if i % 3 == 0 else 15
+        while sum(points) < on_board:
+            points[rng.randint(1, 6)] += 1
+        free = [p for p in range(1 if i % 2 else 7, 25) if points[p] == 0]
+        for _ in range(15):
+            points[rng.choice(free)] -= 1
+        codes.append("G:" + ",".join(str(v) if v else "" for v in points[1:])
+                     + f"|0,0|{15 - on_board},0")
+    return codes
+
+
+def test_positions_that_may_bear_off_are_expanded_one_by_one():
+    """Frontier positions with fewer than four checkers outside the home board may bear
+    off: the diagram expands them one by one with the stage rules. Real-game chains
+    whose last stages hold such positions ([19], [24]) and hand-built ones that bear
+    off, stall or end the game: the stage-by-stage outcomes, tags and order. A chain
+    that starts near home goes stage by stage."""
+    cases = [(REAL_GAME_CHAINS[i].code, REAL_GAME_CHAINS[i].seat, REAL_GAME_CHAINS[i].first)
+             for i in (19, 24)]
+    cases += [(code, 0, first) for code in near_home_positions(40, 5) for first in (1, 2, 3)]
+    stops = Counter()
+    for code, seat, first in cases:
+        _chains._py_diagram_chains()
+        with diagrams(True):
+            chain = chain_ends(code, seat, first, threads=1)
+        assert _chains._py_diagram_chains() == 1, code
+        assert outcome_rows(chain) == stage_by_stage_rows(code, seat, first, limit=3_000_000)
+        stops.update(STOP_NAMES[s] for s in chain.stop)
+    assert all(stops[name] > 0 for name in ("complete", "stalled", "game_over")), stops
+    near = "G:3,3,3,3,,,2,,,,,-15,,,,,,,,,,,,1|0,0|0,0"    # three checkers outside home
+    with diagrams(True):
+        assert outcome_rows(chain_ends(near, 0, 1, threads=1)) == stage_by_stage_rows(near, 0, 1)
+    assert _chains._py_diagram_chains() == 0
+
+
+def test_a_diagram_past_max_ends_falls_back_or_is_refused():
+    """The diagram's nodes count as positions held: under a max_ends too small for
+    them the chain goes stage by stage, and is refused only where that is refused too."""
+    entry = REAL_GAME_CHAINS[20]                      # 33,069 outcomes
+    for limit in (1_000, 20_000, 40_000, 80_000):
+        with diagrams(False):
+            try:
+                want = len(chain_ends(entry.code, entry.seat, entry.first, threads=1,
+                                      max_ends=limit))
+            except gulbara.EnumerationLimitError:
+                want = None
+        try:
+            with diagrams(True):
+                got = len(chain_ends(entry.code, entry.seat, entry.first, threads=1,
+                                     max_ends=limit))
+        except gulbara.EnumerationLimitError:
+            got = None
+        assert got == want or (want is None and got == entry.outcomes), (limit, got, want)

@@ -1,0 +1,23 @@
+# cython: language_level=3
+"""A chain outcome's tag: why and where the chain stopped (shared by the
+stage-by-stage enumeration, the decision diagrams and the steps' search)."""
+
+from libc.stdint cimport uint64_t
+
+from gulbara._types cimport Key96
+
+# Why and where a chain stopped: an outcome's tag is (stop, number, played),
+# make_tag below; it determines the remainder (RULES §5.1).
+cdef enum:
+    STOP_COMPLETE = 0     # every stage played in full (or the remainder played out)
+    STOP_STALLED = 1      # a stage not played in full: the chain stops (RULES §4.4)
+    STOP_UNSTARTED = 2    # not even one die of the first stage (RULES §5.2)
+    STOP_GAME_OVER = 3    # the mover bore off its last checker (RULES §5.5)
+
+
+cdef inline uint64_t make_tag(int stop, int number, int played) noexcept nogil:
+    return <uint64_t>(stop | (number << 4) | (played << 8))
+
+
+cdef inline uint64_t key_k1(Key96 key, uint64_t tag) noexcept nogil:
+    return <uint64_t>key.hi | (tag << 32)
