@@ -56,7 +56,7 @@ cdef enum:
     DD_EMPTY = 0
     DD_ONE = 1                # the terminal
     DD_FIRST_NODES = 1 << 10
-    DD_MAX_NODES = 1 << 22    # 4M nodes: about 400 MB with the tables; past it, stage by stage
+    DD_MAX_NODES = 1 << 20    # 1M nodes: about 100 MB with the tables; past it, stage by stage
     DD_CACHE_PER_NODE = 1     # cached results per node of room (16 bytes each)
     DD_MAX_CACHE_SLOTS = 1 << 20
     DD_MIN_OUTSIDE = 4        # checkers outside home that keep a stage of four from bearing off

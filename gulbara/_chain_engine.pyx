@@ -177,6 +177,9 @@ cdef Py_ssize_t DIAGRAM_SEEN = 0
 # Chains that hold at most this many positions at once go stage by stage (tests
 # lower it to 0 to send every chain to the diagram).
 cdef Py_ssize_t SMALL_CHAIN = 30000
+# ... and chains with more of the opponent's points in the mover's way than this
+# (points_in_the_way) go stage by stage whatever their size.
+cdef int DIAGRAM_CONTACT = 3
 
 
 def _py_set_diagrams(bint enabled):
@@ -188,12 +191,14 @@ def _py_set_diagrams(bint enabled):
     return before
 
 
-def _py_set_small_chain(Py_ssize_t positions):
+def _py_set_small_chain(Py_ssize_t positions, int contact=3):
     """Tests: the positions held at once up to which a chain goes stage by stage
-    before it is tried by diagram; returns the setting before."""
-    global SMALL_CHAIN
-    before = SMALL_CHAIN
+    before it is tried by diagram, and the opponent's points in the mover's way
+    past which it is not; returns the settings before."""
+    global SMALL_CHAIN, DIAGRAM_CONTACT
+    before = SMALL_CHAIN, DIAGRAM_CONTACT
     SMALL_CHAIN = positions
+    DIAGRAM_CONTACT = contact
     return before
 
 
@@ -969,6 +974,21 @@ cdef int collect_outcomes(Worker* workers, int n_workers, int threads, PartSet* 
     return CHAIN_OK
 
 
+cdef int points_in_the_way(const Pos* start, int seat) noexcept nogil:
+    """The opponent's points outside the mover's home board and below its rearmost
+    checker (in the mover's numbering): where there are many, a chain's sets of
+    positions are irregular and their diagrams big (the mid-game 1-1 suite: 4 to 7
+    such points, its diagrams two to three times slower than stage by stage)."""
+    cdef uint32_t mine = start.occ[seat], theirs = rotate12(start.occ[1 - seat])
+    cdef int top = 0, p, count = 0
+    for p in range(1, 25):
+        if (mine >> (p - 1)) & 1:
+            top = p
+    for p in range(7, top):
+        count += (theirs >> (p - 1)) & 1
+    return count
+
+
 cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
                          const uint8_t* counts, int n_stages, bint is_chain, int threads,
                          int keep_lo, int keep_hi, Shared* sh, KeySet* result) noexcept nogil:
@@ -978,7 +998,8 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
     past that, from its start again by decision diagram where one applies."""
     cdef Py_ssize_t max_held = sh.max_held
     cdef int err
-    if not (is_chain and DIAGRAMS and max_held > SMALL_CHAIN):
+    if not (is_chain and DIAGRAMS and max_held > SMALL_CHAIN
+            and points_in_the_way(start, seat) <= DIAGRAM_CONTACT):
         return enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
                               keep_hi, False, sh, result)
     sh.max_held = SMALL_CHAIN
