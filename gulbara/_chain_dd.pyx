@@ -23,12 +23,15 @@ plays that many (RULES §3.4), and:
   ``step^k`` of their set: every checker takes its whole run, one end each.
 
 ``step`` and the split by dice playable are recursive operations on the
-diagram, their results cached. The outcomes are the paths of a few root
-diagrams (one per stage and dice played), written by ``dd_write_range`` in any
-range of their ranks, so threads can share them. A position that could bear
-off makes the diagram not applicable (``DD_NOT_APPLICABLE``) and the caller
-enumerates the chain stage by stage instead; so does a diagram that grows past
-``DD_MAX_NODES`` nodes.
+diagram, their results cached. Positions with fewer than four checkers
+outside (they may bear off) are listed, expanded one by one with the stage
+rules (``stage_generate``) and built back into the diagram. The outcomes are
+the paths of a few root diagrams (one per stage and dice played), written by
+``dd_write_range`` in any range of their ranks, so threads can share them.
+A chain that starts near home, one with more than ``DD_MAX_RISKY`` positions
+that may bear off in a stage, or a diagram that grows past ``DD_MAX_NODES``
+nodes, ``max_ends`` or the memory budget is not applicable
+(``DD_NOT_APPLICABLE``): the caller enumerates it stage by stage.
 """
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
@@ -59,7 +62,6 @@ cdef enum:
     DD_MAX_NODES = 1 << 20    # 1M nodes: about 100 MB with the tables; past it, stage by stage
     DD_CACHE_PER_NODE = 1     # cached results per node of room (16 bytes each)
     DD_MAX_CACHE_SLOTS = 1 << 20
-    DD_MIN_OUTSIDE = 4        # checkers outside home that keep a stage of four from bearing off
     DD_MAX_RISKY = 100000     # positions that may bear off, expanded one by one, in a stage
 
     OP_UNION = 1

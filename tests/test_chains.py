@@ -872,12 +872,12 @@ def stage_by_stage_rows(code, seat, first, limit=200_000):
 
 
 def test_diagrams_give_the_stage_by_stage_outcomes_in_the_same_order():
-    """Every real-game chain of up to 60,000 outcomes and a third of the random cases:
+    """Every real-game chain of up to 60,000 outcomes and a fifth of the random cases:
     the same outcomes, tags and order by either way, on one thread and on two (every
     stage shared); the diagrams take most of them."""
     cases = [(c.code, c.seat, c.first) for c in REAL_GAME_CHAINS if c.outcomes <= 60_000]
     used = compared = 0
-    for code, seat, first in cases + CASES[::3]:
+    for code, seat, first in cases + CASES[::5]:
         want = stage_by_stage_rows(code, seat, first)
         if want is None:
             continue
@@ -888,10 +888,10 @@ def test_diagrams_give_the_stage_by_stage_outcomes_in_the_same_order():
                     (code, seat, first, threads)
         used += _chains._py_diagram_chains() == 2
         compared += 1
-    assert compared >= 120 and used >= 60, (compared, used)
+    assert compared >= 90 and used >= 50, (compared, used)
 
 
-@pytest.mark.parametrize("index", [20, 42])
+@pytest.mark.parametrize("index", [20, pytest.param(42, marks=pytest.mark.slow)])
 def test_diagrams_take_the_big_real_game_chains_whole(index):
     """Chains of 33,069 to 1,180,975 outcomes met in play: by diagram, the same outcomes
     in the same order as stage by stage, and streamed and counted in passes alike."""
