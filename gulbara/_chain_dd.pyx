@@ -38,7 +38,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 
-from gulbara._keys cimport mix64, key_hash
+from gulbara._keys cimport mix64, key_hash, key_count, UNIT_LO, UNIT_HI
 from gulbara._tables cimport (Meter, Shared, KeySet, atomic_meter_take, meter_take, meter_sub,
                               atomic_add, atomic_next, run_threads, shared_fail, table_bytes,
                               CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED,
@@ -48,7 +48,7 @@ from gulbara._types cimport Pos, Key96, StageEnd, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate
 from gulbara._keys cimport pos_set_mover_key, pos_mover_key
 from gulbara._outcome_tags cimport (STOP_COMPLETE, STOP_STALLED, STOP_UNSTARTED, STOP_GAME_OVER,
-                                    make_tag)
+                                    make_tag, retag_game_over)
 
 # The tag the stage-by-stage enumeration places and sorts the game-ending outcome
 # by (_chain_engine: collect_outcomes), its stage filled in after.
@@ -85,8 +85,13 @@ cdef inline uint32_t point_of(int level) noexcept nogil:
 
 
 cdef size_t node_bytes(uint32_t cap) noexcept nogil:
-    return <size_t>cap * (sizeof(DDNode) + sizeof(uint8_t) + sizeof(uint64_t)) \
-        + <size_t>2 * cap * sizeof(uint32_t)
+    """The bytes of room for ``cap`` nodes: the nodes, their levels, the unique table."""
+    return <size_t>cap * (sizeof(DDNode) + sizeof(uint8_t)) + <size_t>2 * cap * sizeof(uint32_t)
+
+
+cdef size_t walk_bytes(uint32_t n) noexcept nogil:
+    """The bytes dd_count_paths adds for ``n`` nodes: paths, child masks and jumps."""
+    return <size_t>n * (sizeof(uint64_t) + sizeof(uint16_t) + sizeof(DDJump))
 
 
 cdef bint dd_hold(Diagram* dd, Py_ssize_t nodes) noexcept nogil:
@@ -438,11 +443,7 @@ cdef uint32_t dd_path(Diagram* dd, uint64_t lo, uint64_t hi) noexcept nogil:
     for level in range(DD_LEVELS - 1, -1, -1):
         p = point_of(level)
         memset(child, 0, sizeof(child))
-        if p <= 16:
-            v = <int>((lo >> (4 * (p - 1))) & 15)
-        else:
-            v = <int>((hi >> (4 * (p - 17))) & 15)
-        child[v] = node
+        child[key_count(lo, hi, p)] = node
         node = dd_make(dd, level, child)
     return node
 
@@ -460,12 +461,8 @@ cdef void dd_list(const Diagram* dd, uint32_t n, int level, uint64_t lo, uint64_
     p = point_of(level)
     for v in range(DD_VALUES):
         if dd.nodes[n].child[v] != DD_EMPTY:
-            if p <= 16:
-                dd_list(dd, dd.nodes[n].child[v], level + 1, lo | (<uint64_t>v << (4 * (p - 1))),
-                        hi, out, count)
-            else:
-                dd_list(dd, dd.nodes[n].child[v], level + 1, lo,
-                        hi | (<uint64_t>v << (4 * (p - 17))), out, count)
+            dd_list(dd, dd.nodes[n].child[v], level + 1, lo + v * UNIT_LO[p], hi + v * UNIT_HI[p],
+                    out, count)
 
 
 ctypedef struct KeyList:
@@ -507,13 +504,13 @@ cdef uint32_t dd_build(Diagram* dd, uint64_t* keys, uint64_t* spare, Py_ssize_t 
     p = point_of(level)
     memset(count, 0, sizeof(count))
     for i in range(n):
-        v = nibble(keys[2 * i], keys[2 * i + 1], p)
+        v = key_count(keys[2 * i], keys[2 * i + 1], p)
         count[v + 1] += 1
     for v in range(DD_VALUES):
         count[v + 1] += count[v]
         at[v] = count[v]
     for i in range(n):
-        v = nibble(keys[2 * i], keys[2 * i + 1], p)
+        v = key_count(keys[2 * i], keys[2 * i + 1], p)
         spare[2 * at[v]] = keys[2 * i]
         spare[2 * at[v] + 1] = keys[2 * i + 1]
         at[v] += 1
@@ -521,13 +518,6 @@ cdef uint32_t dd_build(Diagram* dd, uint64_t* keys, uint64_t* spare, Py_ssize_t 
     for v in range(DD_VALUES):
         child[v] = dd_build(dd, keys + 2 * count[v], spare, count[v + 1] - count[v], level + 1)
     return dd_make(dd, level, child)
-
-
-cdef inline int nibble(uint64_t lo, uint64_t hi, uint32_t p) noexcept nogil:
-    """The count of checkers on point ``p`` of a packed position."""
-    if p <= 16:
-        return <int>((lo >> (4 * (p - 1))) & 15)
-    return <int>((hi >> (4 * (p - 17))) & 15)
 
 
 cdef int dd_expand_one_by_one(Diagram* dd, uint32_t risky, const Pos* start, int seat,
@@ -665,12 +655,17 @@ cdef extern from *:
 
 cdef int dd_count_paths(Diagram* dd) noexcept nogil:
     """Every node's number of paths and its non-empty children (children come
-    before their parents)."""
+    before their parents), their bytes counted in the meter: DD_DONE, or
+    DD_NOT_APPLICABLE past the budget, or DD_NO_MEMORY."""
     cdef uint32_t i
     cdef int v
     cdef uint64_t total
     cdef uint16_t bits
     cdef uint32_t p, c
+    if dd.meter != NULL and atomic_meter_take(&dd.meter.held, &dd.meter.peak, dd.meter.budget,
+                                              walk_bytes(dd.n)) != 0:
+        return DD_NOT_APPLICABLE
+    dd.nbytes += walk_bytes(dd.n)
     dd.paths = <uint64_t*>malloc(dd.n * sizeof(uint64_t))
     dd.children = <uint16_t*>malloc(dd.n * sizeof(uint16_t))
     dd.jump = <DDJump*>malloc(dd.n * sizeof(DDJump))
@@ -696,10 +691,8 @@ cdef int dd_count_paths(Diagram* dd) noexcept nogil:
             c = dd.nodes[i].child[v]
             p = point_of(dd.level[i])
             dd.jump[i] = dd.jump[c]
-            if p <= 16:
-                dd.jump[i].lo |= <uint64_t>v << (4 * (p - 1))
-            else:
-                dd.jump[i].hi |= <uint64_t>v << (4 * (p - 17))
+            dd.jump[i].lo += v * UNIT_LO[p]
+            dd.jump[i].hi += v * UNIT_HI[p]
     return DD_DONE
 
 
@@ -748,12 +741,8 @@ cdef Py_ssize_t dd_write_range(const Diagram* dd, uint32_t root, uint64_t skip, 
                 continue
         p = point_of(dd.level[node[depth]])
         j = &dd.jump[c]
-        if p <= 16:
-            klo = lo[depth] | (<uint64_t>v << (4 * (p - 1))) | j.lo
-            khi = hi[depth] | j.hi
-        else:
-            klo = lo[depth] | j.lo
-            khi = hi[depth] | (<uint64_t>v << (4 * (p - 17))) | j.hi
+        klo = lo[depth] + v * UNIT_LO[p] + j.lo
+        khi = hi[depth] + v * UNIT_HI[p] + j.hi
         if j.node == DD_ONE:
             out[2 * done] = klo
             out[2 * done + 1] = khi
@@ -906,6 +895,20 @@ cdef int dd_write_outcomes(const Diagram* dd, const DDRoot* roots, const uint64_
     return sh.err
 
 
+# Tests: the last diagram's nodes, room, cache slots and bytes counted in the meter.
+cdef Py_ssize_t LAST_NODES = 0, LAST_ROOM = 0, LAST_SLOTS = 0
+cdef size_t LAST_BYTES = 0
+
+
+def _py_last_diagram():
+    """Tests: the last chain enumerated by diagram: its nodes, room for nodes, cache
+    slots and the bytes it counted in the meter, and the bytes of a node, of a
+    node of room and of a cache slot."""
+    return dict(nodes=LAST_NODES, room=LAST_ROOM, cache_slots=LAST_SLOTS, counted=LAST_BYTES,
+                walk_bytes=walk_bytes(1), room_bytes=node_bytes(1),
+                slot_bytes=sizeof(DDCacheEntry))
+
+
 cdef int chain_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
                           const uint8_t* counts, int n_stages, uint32_t blocked, int threads,
                           Py_ssize_t threaded_from, int keep_lo, int keep_hi, Shared* sh,
@@ -920,8 +923,6 @@ cdef int chain_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
     cdef DDRoot roots[DD_MAX_ROOTS]
     cdef uint64_t tags[DD_MAX_ROOTS]
     cdef int n_roots = 0, r, err, stop, over_stage = -1
-    cdef uint64_t over_k1
-    cdef Py_ssize_t i
     cdef Key96 key = pos_mover_key(start, seat)
     err = dd_chain(&dd, &sh.meter, &sh.held, sh.max_held, &sh.intr, start, seat, key.lo,
                    key.hi, blocked, numbers, counts, n_stages, roots, &n_roots, &over_stage)
@@ -931,6 +932,11 @@ cdef int chain_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
             shared_fail(sh, CHAIN_NO_MEMORY if err == DD_NO_MEMORY else CHAIN_INTERRUPTED)
             return sh.err
         return -1
+    global LAST_NODES, LAST_ROOM, LAST_SLOTS, LAST_BYTES
+    LAST_NODES = dd.n
+    LAST_ROOM = dd.cap
+    LAST_SLOTS = dd.cache_mask + 1
+    LAST_BYTES = dd.nbytes
     for r in range(n_roots):
         if roots[r].played == counts[roots[r].stage]:
             stop = STOP_COMPLETE          # (only the last stage's: the others went on)
@@ -950,8 +956,6 @@ cdef int chain_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
     if sh.err == CHAIN_OK:
         sort_dense(result, threads if result.size >= threaded_from else 1, sh)
     if sh.err == CHAIN_OK and over_stage >= 0:
-        over_k1 = make_tag(STOP_GAME_OVER, numbers[over_stage], counts[over_stage]) << 32
-        for i in range(result.size):
-            if result.dense[2 * i + 1] == GAME_OVER_TAG << 32:
-                result.dense[2 * i + 1] = over_k1
+        retag_game_over(result.dense, result.size,
+                        make_tag(STOP_GAME_OVER, numbers[over_stage], counts[over_stage]))
     return sh.err

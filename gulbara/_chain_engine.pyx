@@ -967,10 +967,7 @@ cdef int collect_outcomes(Worker* workers, int n_workers, int threads, PartSet* 
                    table_bytes(parts.part[p].size))
             at += parts.part[p].size
         keyset_release(&parts.part[p], sh)
-    # The one game-ending outcome carries its first stage (RULES §5.6).
-    for i in range(n):
-        if result.dense[2 * i + 1] == GAME_OVER_TAG << 32:
-            result.dense[2 * i + 1] = over_tag << 32
+    retag_game_over(result.dense, n, over_tag)
     return CHAIN_OK
 
 

@@ -21,3 +21,14 @@ cdef inline uint64_t make_tag(int stop, int number, int played) noexcept nogil:
 
 cdef inline uint64_t key_k1(Key96 key, uint64_t tag) noexcept nogil:
     return <uint64_t>key.hi | (tag << 32)
+
+
+cdef inline void retag_game_over(uint64_t* dense, Py_ssize_t n, uint64_t tag) noexcept nogil:
+    """Give the game-ending outcome of ``n`` (mover key, tag) pairs, placed and
+    sorted with the tag STOP_GAME_OVER (its stage not yet known), its own
+    ``tag`` (RULES §5.6: one such outcome, tagged by its first stage)."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if dense[2 * i + 1] == <uint64_t>STOP_GAME_OVER << 32:   # (the empty board)
+            dense[2 * i + 1] = tag << 32
+            return

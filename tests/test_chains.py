@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import gulbara
-from gulbara import _chains, _movegen, _reference
+from gulbara import _chain_dd, _chains, _movegen, _reference
 from gulbara.chains import (BYTES_PER_END, STOP_COMPLETE, STOP_GAME_OVER, STOP_NAMES, STOP_STALLED,
                             STOP_UNSTARTED, chain_ends, remainder_ends)
 from gulbara.suites import MID_GAME_11, REAL_GAME_CHAINS
@@ -351,7 +351,7 @@ def test_game_ending_outcomes_once_against_the_reference():
     game-ending outcome each, as the reference's stage-by-stage expansion."""
     rng = random.Random(56)
     several = 0
-    for _ in range(250):
+    for _ in range(100):
         seat = rng.randint(0, 1)
         code = bear_off_position(rng, seat)
         first = rng.randint(1, 4)
@@ -1014,3 +1014,18 @@ def test_chains_with_the_opponent_in_the_way_go_stage_by_stage():
         entry = REAL_GAME_CHAINS[19]
         assert len(chain_ends(entry.code, entry.seat, entry.first, threads=1)) == entry.outcomes
         assert _chains._py_diagram_chains() == 1
+
+
+def test_regression_the_diagrams_walk_arrays_are_counted_in_the_meter():
+    """The paths, child masks and jumps the outcomes are written from (dd_count_paths:
+    34 bytes a node) were allocated outside the memory meter: the bytes a diagram
+    counts are its room for nodes, its cache and those arrays, and the chain's peak
+    holds them all."""
+    entry = REAL_GAME_CHAINS[20]                      # 33,069 outcomes
+    with diagrams(True):
+        chain = chain_ends(entry.code, entry.seat, entry.first, threads=1)
+    last = _chain_dd._py_last_diagram()
+    assert last["nodes"] > 1_000 and last["walk_bytes"] >= 34
+    assert last["counted"] == (last["room"] * last["room_bytes"] + last["nodes"] * last["walk_bytes"]
+                               + last["cache_slots"] * last["slot_bytes"])
+    assert chain._raw.table_peak_bytes >= last["counted"] + len(chain) * 16
