@@ -66,6 +66,7 @@ extensions = [
     Extension("gulbara._movegen", ["gulbara/_movegen.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._tables", ["gulbara/_tables.pyx"],
               extra_compile_args=compile_args + thread_args, extra_link_args=thread_args),
+    Extension("gulbara._buckets", ["gulbara/_buckets.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._chain_dd", ["gulbara/_chain_dd.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._chain_steps", ["gulbara/_chain_steps.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._chain_engine", ["gulbara/_chain_engine.pyx"],

@@ -1,13 +1,16 @@
-"""Time the 1-1 chain suite on two or more builds of gulbara, side by side.
+"""Time a chain suite on two or more builds of gulbara, side by side.
 
     python3 benchmarks/compare_builds.py DIR [DIR ...] [--alternations 4] [--runs 3]
+                                         [--suite mid|real] [--threads N]
 
 Each DIR is a source tree with its extensions built in place (for example a
 ``git worktree`` of another commit after ``python setup.py build_ext
 --inplace``). The builds take turns, each in a fresh process that imports
-gulbara from its DIR and enumerates the eight chains of
-``gulbara.suites.MID_GAME_11`` from 1 ``--runs`` times, checking every
-outcome count. A chain's time is its best over all runs and alternations
+gulbara from its DIR and enumerates the chains of the suite ``--runs`` times,
+checking every outcome count: ``mid`` (the default), the eight chains of
+``gulbara.suites.MID_GAME_11`` from 1 (default threads); ``real``, the chains
+of ``gulbara.suites.REAL_GAME_CHAINS`` with more than 10,000 outcomes, on
+``--threads`` threads (1 by default). A chain's time is its best over all runs and alternations
 (the machine's noise only ever adds time); the table gives each build's mean
 over the eight chains and each chain's time, in milliseconds. Every build is
 timed by the same loop, this checkout's ``gulbara/timing.py``, loaded by path
@@ -31,19 +34,28 @@ timing = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(timing)
 import gulbara
 from gulbara import suites
-runs = int(sys.argv[1])
+runs, suite, threads = int(sys.argv[1]), sys.argv[3], int(sys.argv[4])
 best = {}
-for entry in suites.MID_GAME_11:
-    result = timing.time_call(lambda: len(gulbara.chain_ends(entry.code, entry.seat, 1)), runs,
-                              expected=entry.outcomes[0], what=entry.name)
-    best[entry.name] = result.best
+if suite == "mid":
+    for entry in suites.MID_GAME_11:
+        result = timing.time_call(lambda: len(gulbara.chain_ends(entry.code, entry.seat, 1)), runs,
+                                  expected=entry.outcomes[0], what=entry.name)
+        best[entry.name] = result.best
+else:
+    big = [entry for entry in suites.REAL_GAME_CHAINS if entry.outcomes > 10_000]
+    for i, entry in enumerate(big):
+        result = timing.time_call(
+            lambda: len(gulbara.chain_ends(entry.code, entry.seat, entry.first, threads=threads)),
+            runs, expected=entry.outcomes, what=entry.code)
+        best[f"real-{i}"] = result.best
 print(json.dumps({"file": gulbara.__file__, "best": best}))
 """
 
 
-def run_build(directory, runs):
+def run_build(directory, runs, suite="mid", threads=1):
     env = dict(os.environ, PYTHONPATH=os.path.abspath(directory), OPENBLAS_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, "-c", CHILD, str(runs), os.path.abspath(TIMING)],
+    done = subprocess.run([sys.executable, "-c", CHILD, str(runs), os.path.abspath(TIMING), suite,
+                           str(threads)],
                           cwd=directory, env=env, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"{directory}: {done.stderr.strip() or done.stdout.strip()}")
@@ -58,11 +70,13 @@ def main(argv=None):
     parser.add_argument("builds", nargs="+", metavar="DIR")
     parser.add_argument("--alternations", type=int, default=4)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--suite", choices=("mid", "real"), default="mid")
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
     best = {build: {} for build in args.builds}
     for _ in range(args.alternations):
         for build in args.builds:
-            for name, seconds in run_build(build, args.runs).items():
+            for name, seconds in run_build(build, args.runs, args.suite, args.threads).items():
                 best[build][name] = min(best[build].get(name, seconds), seconds)
     names = list(best[args.builds[0]])
     print("| build | mean ms | " + " | ".join(names) + " |")

@@ -84,3 +84,24 @@ def test_chain_real_games_all(benchmark, threads):
                               iterations=1) == len(REAL_GAME_CHAINS)
     benchmark.extra_info.update(positions=len(REAL_GAME_CHAINS), threads=threads,
                                 **summaries[-1])
+
+
+# The stress chain (gulbara.suites.STRESS_CHAINS, 27,070,371 outcomes, default
+# threads): counted on its decision diagram, no outcome written; and listed in
+# full (``-m slow``: seconds and about 1 GB).
+from gulbara.suites import STRESS_CHAINS  # noqa: E402
+
+
+@pytest.mark.benchmark(group="chain-stress")
+def test_chain_stress_count(benchmark):
+    entry = STRESS_CHAINS[0]
+    assert benchmark.pedantic(gulbara.chain_count, (entry.code, entry.seat, entry.first),
+                              rounds=3, iterations=1) == entry.outcomes
+
+
+@pytest.mark.slow
+@pytest.mark.benchmark(group="chain-stress")
+def test_chain_stress_ends(benchmark):
+    entry = STRESS_CHAINS[0]
+    assert benchmark.pedantic(lambda: len(gulbara.chain_ends(entry.code, entry.seat, entry.first)),
+                              rounds=3, iterations=1) == entry.outcomes

@@ -57,7 +57,7 @@ ctypedef struct Diagram:
     Py_ssize_t* held          # the positions held by the enumeration: a node of room counts
     Py_ssize_t max_held       # as one (past max_held, not applicable)
     Py_ssize_t counted        # the nodes counted in held
-    Interrupt* intr           # looked at every DD_POLL nodes made (NULL: never)
+    Interrupt* intr           # counted at every dd_make call (NULL: never looked at)
     int failed                # DD_NOT_APPLICABLE or DD_NO_MEMORY once an operation failed
     # the current stage (dd_set_die)
     int die
@@ -74,13 +74,16 @@ ctypedef struct DDRoot:
 cdef int dd_chain(Diagram* dd, Meter* meter, Py_ssize_t* held, Py_ssize_t max_held,
                   Interrupt* intr, const Pos* start, int seat, uint64_t start_lo,
                   uint64_t start_hi, uint32_t blocked, const uint8_t* numbers,
-                  const uint8_t* counts, int n_stages, DDRoot* roots, int* n_roots,
-                  int* game_over_stage) noexcept nogil
+                  const uint8_t* counts, int n_stages, bint is_chain, DDRoot* roots,
+                  int* n_roots, int* game_over_stage) noexcept nogil
 cdef void dd_free(Diagram* dd) noexcept nogil
 cdef int dd_write_outcomes(const Diagram* dd, const DDRoot* roots, const uint64_t* tags,
                            int n_roots, bint extra, uint64_t extra_k1, int threads,
                            int keep_lo, int keep_hi, Shared* sh, KeySet* result) noexcept nogil
 cdef int chain_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
-                          const uint8_t* counts, int n_stages, uint32_t blocked, int threads,
-                          Py_ssize_t threaded_from, int keep_lo, int keep_hi, Shared* sh,
-                          KeySet* result) noexcept nogil
+                          const uint8_t* counts, int n_stages, bint is_chain, uint32_t blocked,
+                          int threads, Py_ssize_t threaded_from, int keep_lo, int keep_hi,
+                          Shared* sh, KeySet* result) noexcept nogil
+cdef Py_ssize_t chain_count_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
+                                       const uint8_t* counts, int n_stages, uint32_t blocked,
+                                       Shared* sh) noexcept nogil

@@ -28,17 +28,23 @@ outside (they may bear off) are listed, expanded one by one with the stage
 rules (``stage_generate``) and built back into the diagram. The outcomes are
 the paths of a few root diagrams (one per stage and dice played), written by
 ``dd_write_range`` in any range of their ranks, so threads can share them.
-A chain that starts near home, one with more than ``DD_MAX_RISKY`` positions
-that may bear off in a stage, or a diagram that grows past ``DD_MAX_NODES``
-nodes, ``max_ends`` or the memory budget is not applicable
-(``DD_NOT_APPLICABLE``): the caller enumerates it stage by stage.
+
+A remainder (RULES §5.3: stages of 1 to 4 dice, dice that cannot be played are
+lost) is the same with ``c`` dice a stage: the positions that play ``k < c``
+dice go on to the next stage instead of stopping, and its outcomes are the
+last stage's set.
+
+A chain or remainder that starts near home, one with more than
+``DD_MAX_RISKY`` positions that may bear off in a stage, or a diagram that
+grows past ``DD_MAX_NODES`` nodes, ``max_ends`` or the memory budget is not
+applicable (``DD_NOT_APPLICABLE``): the caller enumerates it stage by stage.
 """
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 
-from gulbara._keys cimport mix64, key_hash, key_count, UNIT_LO, UNIT_HI
+from gulbara._keys cimport mix64, key_hash, key_count, key_add_count
 from gulbara._tables cimport (Meter, Shared, KeySet, atomic_meter_take, meter_take, meter_sub,
                               atomic_add, atomic_next, run_threads, shared_fail, table_bytes,
                               CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED,
@@ -227,6 +233,9 @@ cdef uint32_t dd_make(Diagram* dd, int level, const uint32_t* child) noexcept no
             break
     if empty or dd.failed:
         return DD_EMPTY
+    if dd.intr != NULL and interrupted(dd.intr, 1):     # (every call: most find their node)
+        dd.failed = DD_INTERRUPTED
+        return DD_EMPTY
     j = <uint32_t>(node_hash(level, child) & dd.unique_mask)
     while True:
         id = dd.unique[j]
@@ -245,9 +254,6 @@ cdef uint32_t dd_make(Diagram* dd, int level, const uint32_t* child) noexcept no
             j = (j + 1) & dd.unique_mask
     id = dd.n
     dd.n += 1
-    if dd.intr != NULL and interrupted(dd.intr, 1):
-        dd.failed = DD_INTERRUPTED
-        return DD_EMPTY
     memcpy(dd.nodes[id].child, child, sizeof(DDNode))
     dd.level[id] = <uint8_t>level
     dd.unique[j] = id
@@ -298,6 +304,8 @@ cdef uint32_t dd_union(Diagram* dd, uint32_t a, uint32_t b) noexcept nogil:
     cdef uint32_t cb[DD_VALUES]
     cdef uint32_t out[DD_VALUES]
     cdef int v
+    if dd.failed:
+        return DD_EMPTY               # (unwind at once: nothing is cached after a failure)
     if a == DD_EMPTY:
         return b
     if b == DD_EMPTY or a == b:
@@ -328,6 +336,8 @@ cdef uint32_t dd_step(Diagram* dd, uint32_t n, uint32_t state) noexcept nogil:
     cdef uint32_t out[DD_VALUES]
     cdef int v, level
     cdef uint32_t p
+    if dd.failed:
+        return DD_EMPTY
     if state == STATE_DONE or n == DD_EMPTY:
         return n
     if n == DD_ONE:
@@ -372,7 +382,7 @@ cdef uint32_t dd_split(Diagram* dd, uint32_t n, int acc, int lo, int hi, const u
     cdef uint32_t out[DD_VALUES]
     cdef int v, level, now
     cdef uint32_t p
-    if n == DD_EMPTY or acc > hi:
+    if n == DD_EMPTY or acc > hi or dd.failed:
         return DD_EMPTY
     if acc == 4:
         return n                     # (hi is 4: the sum stays at its cap)
@@ -453,6 +463,7 @@ cdef void dd_list(const Diagram* dd, uint32_t n, int level, uint64_t lo, uint64_
     """Append the positions of ``n`` (its level ``level``) to ``out`` as (lo, hi) pairs."""
     cdef int v
     cdef uint32_t p
+    cdef uint64_t klo, khi
     if n == DD_ONE:
         out[2 * count[0]] = lo
         out[2 * count[0] + 1] = hi
@@ -461,8 +472,10 @@ cdef void dd_list(const Diagram* dd, uint32_t n, int level, uint64_t lo, uint64_
     p = point_of(level)
     for v in range(DD_VALUES):
         if dd.nodes[n].child[v] != DD_EMPTY:
-            dd_list(dd, dd.nodes[n].child[v], level + 1, lo + v * UNIT_LO[p], hi + v * UNIT_HI[p],
-                    out, count)
+            klo = lo
+            khi = hi
+            key_add_count(&klo, &khi, p, v)
+            dd_list(dd, dd.nodes[n].child[v], level + 1, klo, khi, out, count)
 
 
 ctypedef struct KeyList:
@@ -521,12 +534,13 @@ cdef uint32_t dd_build(Diagram* dd, uint64_t* keys, uint64_t* spare, Py_ssize_t 
 
 
 cdef int dd_expand_one_by_one(Diagram* dd, uint32_t risky, const Pos* start, int seat,
-                              int number, StageEnd* ends, uint32_t* extra,
+                              int number, int n_dice, StageEnd* ends, uint32_t* extra,
                               int* game_over) noexcept nogil:
     """Expand the positions of ``risky`` (they may bear off) one by one with the stage
-    rules (``stage_generate``: RULES §3), into ``extra[k]``, the ends of the ones
-    that play k dice (``extra[4]``: in full), and ``game_over`` (1 when a play
-    bears off the last checker). DD_DONE, DD_NOT_APPLICABLE (too many) or DD_NO_MEMORY."""
+    rules (``stage_generate``: RULES §3) for ``n_dice`` dice of ``number``, into
+    ``extra[k]``, the ends of the ones that play k dice (``extra[n_dice]``: in full),
+    and ``game_over`` (1 when a play bears off the last checker). DD_DONE,
+    DD_NOT_APPLICABLE (too many) or DD_NO_MEMORY."""
     cdef uint32_t n_risky = dd_count_capped(dd, risky, DD_MAX_RISKY)
     cdef uint64_t* keys
     cdef uint64_t* spare
@@ -549,8 +563,8 @@ cdef int dd_expand_one_by_one(Diagram* dd, uint32_t risky, const Pos* start, int
         key.lo = keys[2 * i]
         key.hi = <uint32_t>keys[2 * i + 1]
         pos_set_mover_key(&q, seat, key)
-        stage_generate(&q, seat, dice, 4, ends, STAGE_CAPACITY, &n_ends, &playable)
-        if playable == 0:            # nothing moves: RULES §5.2 or a stall (§4.4)
+        stage_generate(&q, seat, dice, n_dice, ends, STAGE_CAPACITY, &n_ends, &playable)
+        if playable == 0:            # nothing moves: RULES §5.2, a stall (§4.4) or dice lost
             if not keylist_add(&lists[0], key.lo, key.hi):
                 err = DD_NO_MEMORY
             continue
@@ -579,20 +593,22 @@ cdef int dd_expand_one_by_one(Diagram* dd, uint32_t risky, const Pos* start, int
 cdef int dd_chain(Diagram* dd, Meter* meter, Py_ssize_t* held, Py_ssize_t max_held,
                   Interrupt* intr, const Pos* start, int seat, uint64_t start_lo,
                   uint64_t start_hi, uint32_t blocked, const uint8_t* numbers,
-                  const uint8_t* counts, int n_stages, DDRoot* roots, int* n_roots,
-                  int* game_over_stage) noexcept nogil:
-    """The outcomes of an escalating chain (stages of four dice, RULES §4.3-4.4)
-    from ``start`` (``seat`` to move; its packed key start_lo, start_hi) as root
-    diagrams (``roots``, ``n_roots``), and the first stage in which a play bears
-    off the last checker (``game_over_stage``, -1: none). Positions that may bear
+                  const uint8_t* counts, int n_stages, bint is_chain, DDRoot* roots,
+                  int* n_roots, int* game_over_stage) noexcept nogil:
+    """The outcomes of an escalating chain (``is_chain``: stages of four dice, RULES
+    §4.3-4.4) or a remainder (stages of 1 to 4 dice whose dice that cannot be
+    played are lost, RULES §5.3) from ``start`` (``seat`` to move; its packed key
+    start_lo, start_hi) as root diagrams (``roots``, ``n_roots``; a remainder's:
+    its last stage's), and the first stage in which a play bears off the last
+    checker (``game_over_stage``, -1: none). Positions that may bear
     off are expanded one by one with the stage rules. DD_DONE, DD_NOT_APPLICABLE
     (too many positions that may bear off, or the diagram outgrew its bound,
     ``meter``'s budget or ``max_held``, its nodes of room counted in ``held``:
     enumerate stage by stage), DD_NO_MEMORY or DD_INTERRUPTED (``intr``); ``dd`` is
     to be freed by ``dd_free`` in every case."""
-    cdef uint32_t frontier, part, full, risky
+    cdef uint32_t frontier, part, full, risky, lost
     cdef uint32_t extra[5]
-    cdef int stage, k, err, game_over
+    cdef int stage, k, c, err, game_over
     cdef StageEnd* ends = NULL
     n_roots[0] = 0
     game_over_stage[0] = -1
@@ -601,7 +617,7 @@ cdef int dd_chain(Diagram* dd, Meter* meter, Py_ssize_t* held, Py_ssize_t max_he
         return err
     dd.intr = intr
     for stage in range(n_stages):
-        if counts[stage] != 4:
+        if is_chain and counts[stage] != 4:
             return DD_NOT_APPLICABLE
     frontier = dd_path(dd, start_lo, start_hi)
     if dd_split(dd, frontier, 0, 0, 3, OUTSIDE_HOME, OP_SPLIT_OUTSIDE) != DD_EMPTY:
@@ -620,25 +636,31 @@ cdef int dd_chain(Diagram* dd, Meter* meter, Py_ssize_t* held, Py_ssize_t max_he
                     return DD_NO_MEMORY
             frontier = dd_split(dd, frontier, 0, 4, 4, OUTSIDE_HOME, OP_SPLIT_OUTSIDE)
             game_over = 0
-            err = dd_expand_one_by_one(dd, risky, start, seat, numbers[stage], ends, extra,
-                                       &game_over)
+            err = dd_expand_one_by_one(dd, risky, start, seat, numbers[stage], counts[stage],
+                                       ends, extra, &game_over)
             if err != DD_DONE:
                 free(ends)
                 return err
             if game_over and game_over_stage[0] < 0:
                 game_over_stage[0] = stage
-        for k in range(4):           # the positions that play k < 4 dice: the chain stops
+        c = counts[stage]
+        lost = DD_EMPTY
+        for k in range(c):           # the positions that play k < c dice of the stage:
             part = dd_split(dd, frontier, 0, k, k, dd.run, stage_op(dd, OP_SPLIT))
             if part != DD_EMPTY:
                 part = dd_steps(dd, part, k)
             part = dd_union(dd, part, extra[k])
-            if part != DD_EMPTY:
+            if part == DD_EMPTY:
+                continue
+            if is_chain:             # the chain stops (RULES §4.4)
                 roots[n_roots[0]] = DDRoot(root=part, stage=stage, played=k)
                 n_roots[0] += 1
-        full = dd_split(dd, frontier, 0, 4, 4, dd.run, stage_op(dd, OP_SPLIT))
-        frontier = dd_union(dd, dd_steps(dd, full, 4), extra[4])
+            else:                    # the dice left are lost, play goes on (RULES §5.3)
+                lost = dd_union(dd, lost, part)
+        full = dd_split(dd, frontier, 0, c, 4, dd.run, stage_op(dd, OP_SPLIT))
+        frontier = dd_union(dd, dd_union(dd, dd_steps(dd, full, c), extra[c]), lost)
         if stage == n_stages - 1 and frontier != DD_EMPTY:
-            roots[n_roots[0]] = DDRoot(root=frontier, stage=stage, played=4)
+            roots[n_roots[0]] = DDRoot(root=frontier, stage=stage, played=c)
             n_roots[0] += 1
     free(ends)
     if dd.failed:
@@ -691,8 +713,7 @@ cdef int dd_count_paths(Diagram* dd) noexcept nogil:
             c = dd.nodes[i].child[v]
             p = point_of(dd.level[i])
             dd.jump[i] = dd.jump[c]
-            dd.jump[i].lo += v * UNIT_LO[p]
-            dd.jump[i].hi += v * UNIT_HI[p]
+            key_add_count(&dd.jump[i].lo, &dd.jump[i].hi, p, v)
     return DD_DONE
 
 
@@ -741,8 +762,9 @@ cdef Py_ssize_t dd_write_range(const Diagram* dd, uint32_t root, uint64_t skip, 
                 continue
         p = point_of(dd.level[node[depth]])
         j = &dd.jump[c]
-        klo = lo[depth] + v * UNIT_LO[p] + j.lo
-        khi = hi[depth] + v * UNIT_HI[p] + j.hi
+        klo = lo[depth] | j.lo
+        khi = hi[depth] | j.hi
+        key_add_count(&klo, &khi, p, v)
         if j.node == DD_ONE:
             out[2 * done] = klo
             out[2 * done + 1] = khi
@@ -909,10 +931,34 @@ def _py_last_diagram():
                 slot_bytes=sizeof(DDCacheEntry))
 
 
+cdef int chain_diagram(Diagram* dd, const Pos* start, int seat, const uint8_t* numbers,
+                       const uint8_t* counts, int n_stages, bint is_chain, uint32_t blocked,
+                       Shared* sh, DDRoot* roots, int* n_roots, int* over_stage) noexcept nogil:
+    """A chain's or remainder's diagram (dd_chain), its paths counted: CHAIN_OK (``dd`` to
+    be freed by the caller), -1 where the diagram does not apply (``dd`` freed), or a
+    failure, also in ``sh.err`` (``dd`` freed)."""
+    global LAST_NODES, LAST_ROOM, LAST_SLOTS, LAST_BYTES
+    cdef Key96 key = pos_mover_key(start, seat)
+    cdef int err = dd_chain(dd, &sh.meter, &sh.held, sh.max_held, &sh.intr, start, seat, key.lo,
+                            key.hi, blocked, numbers, counts, n_stages, is_chain, roots, n_roots,
+                            over_stage)
+    if err != DD_DONE:
+        dd_free(dd)
+        if err == DD_NO_MEMORY or err == DD_INTERRUPTED:
+            shared_fail(sh, CHAIN_NO_MEMORY if err == DD_NO_MEMORY else CHAIN_INTERRUPTED)
+            return sh.err
+        return -1
+    LAST_NODES = dd.n
+    LAST_ROOM = dd.cap
+    LAST_SLOTS = dd.cache_mask + 1
+    LAST_BYTES = dd.nbytes
+    return CHAIN_OK
+
+
 cdef int chain_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
-                          const uint8_t* counts, int n_stages, uint32_t blocked, int threads,
-                          Py_ssize_t threaded_from, int keep_lo, int keep_hi, Shared* sh,
-                          KeySet* result) noexcept nogil:
+                          const uint8_t* counts, int n_stages, bint is_chain, uint32_t blocked,
+                          int threads, Py_ssize_t threaded_from, int keep_lo, int keep_hi,
+                          Shared* sh, KeySet* result) noexcept nogil:
     """An escalating chain's outcomes by a decision diagram (_chain_dd.pyx), written
     into ``result`` as chain_enumerate writes them (this pass's parts, sorted by
     hash): CHAIN_OK or a failure code; -1 when the diagram does not apply (the
@@ -923,20 +969,10 @@ cdef int chain_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
     cdef DDRoot roots[DD_MAX_ROOTS]
     cdef uint64_t tags[DD_MAX_ROOTS]
     cdef int n_roots = 0, r, err, stop, over_stage = -1
-    cdef Key96 key = pos_mover_key(start, seat)
-    err = dd_chain(&dd, &sh.meter, &sh.held, sh.max_held, &sh.intr, start, seat, key.lo,
-                   key.hi, blocked, numbers, counts, n_stages, roots, &n_roots, &over_stage)
-    if err != DD_DONE:
-        dd_free(&dd)
-        if err == DD_NO_MEMORY or err == DD_INTERRUPTED:
-            shared_fail(sh, CHAIN_NO_MEMORY if err == DD_NO_MEMORY else CHAIN_INTERRUPTED)
-            return sh.err
-        return -1
-    global LAST_NODES, LAST_ROOM, LAST_SLOTS, LAST_BYTES
-    LAST_NODES = dd.n
-    LAST_ROOM = dd.cap
-    LAST_SLOTS = dd.cache_mask + 1
-    LAST_BYTES = dd.nbytes
+    err = chain_diagram(&dd, start, seat, numbers, counts, n_stages, is_chain, blocked, sh,
+                        roots, &n_roots, &over_stage)
+    if err != CHAIN_OK:
+        return err
     for r in range(n_roots):
         if roots[r].played == counts[roots[r].stage]:
             stop = STOP_COMPLETE          # (only the last stage's: the others went on)
@@ -959,3 +995,24 @@ cdef int chain_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
         retag_game_over(result.dense, result.size,
                         make_tag(STOP_GAME_OVER, numbers[over_stage], counts[over_stage]))
     return sh.err
+
+
+cdef Py_ssize_t chain_count_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
+                                       const uint8_t* counts, int n_stages, uint32_t blocked,
+                                       Shared* sh) noexcept nogil:
+    """How many outcomes an escalating chain has, counted on its diagram (each root's
+    paths, and the game-ending outcome), none written: -1 where the diagram does not
+    apply (as for chain_by_diagram), -2 on a failure (in ``sh.err``)."""
+    cdef Diagram dd
+    cdef DDRoot roots[DD_MAX_ROOTS]
+    cdef int n_roots = 0, r, err, over_stage = -1
+    cdef Py_ssize_t total
+    err = chain_diagram(&dd, start, seat, numbers, counts, n_stages, True, blocked, sh, roots,
+                        &n_roots, &over_stage)
+    if err != CHAIN_OK:
+        return -1 if err == -1 else -2
+    total = over_stage >= 0           # RULES §5.6: one game-ending outcome
+    for r in range(n_roots):
+        total += <Py_ssize_t>dd.paths[roots[r].root]   # (distinct tags: distinct outcomes)
+    dd_free(&dd)
+    return total

@@ -38,7 +38,9 @@ from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_I
                               sort_dense)
 from gulbara._types cimport Pos, Step, Key96, StageEnd, MAX_STAGE_DICE, BOARD_BITS, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate, stage_playable
-from gulbara._chain_dd cimport chain_by_diagram
+from gulbara._chain_dd cimport chain_by_diagram, chain_count_by_diagram
+from gulbara._buckets cimport (Buckets, BUCKET_BYTES, BUCKET_BLOCK, BUCKETS_PER_TAKE, buckets_init,
+                               buckets_free, buckets_put, buckets_close, buckets_sort)
 
 cdef enum:
     LAYERED_GROUP = 4096      # groups at least this big are expanded a step at a time
@@ -104,24 +106,10 @@ cdef int max_steps_no_bear_off(uint32_t mine, uint64_t lo, uint64_t hi, uint32_t
     return total
 
 
-# Positions that share most of their ends are expanded together, so that
-# their ends merge in a small table that stays in the core's cache
-# (LocalSet) and only the distinct ones go on to the chain's big tables.
-# While no step can bear off, a step of die d keeps its checker on the
-# same class of points modulo d (p, p - d, p - 2d, ...; RULES §2.1): every
-# end of a position has the position's count of checkers in each class,
-# and positions with different counts share no end. The positions of a
-# stage that cannot bear off and play all its dice are sorted into buckets
-# by a hash of those counts, and expanded bucket by bucket (a thread takes
-# whole buckets). The buckets only order the work: every end still goes
-# through the big tables, so the outcomes do not depend on them.
-
-cdef enum:
-    BUCKET_POSITIONS = 1024   # positions per bucket aimed at
-    BUCKET_BYTES = 64         # bytes per frontier position the buckets take, a bound
-    MAX_BUCKET_BITS = 16
-    BUCKETS_PER_TAKE = 8      # buckets a thread takes at a time
-    BUCKET_BLOCK = 256        # slots a thread reserves at a time to put positions in
+# The positions of a big stage that cannot bear off and play all its dice
+# are put into buckets (_buckets.pyx) and expanded bucket by bucket (a thread
+# takes whole buckets), their ends merged first in a small table that stays in
+# the core's cache (LocalSet); only the distinct ones go on to the big tables.
 
 # Stages of fewer frontier positions are expanded as they are read, and are
 # not layered (tests lower both to take every path on small chains).
@@ -217,119 +205,6 @@ def _py_stage_counts():
     seen = (BUCKETED_SEEN, LAYERED_SEEN, TURNED_SEEN)
     BUCKETED_SEEN = LAYERED_SEEN = TURNED_SEEN = 0
     return seen
-
-
-ctypedef struct Buckets:
-    uint64_t* keys            # the positions, (k0, k1) pairs, in the order the threads read them
-    uint32_t* bucket          # the bucket of each (1 << bits: a reserved slot left empty)
-    Py_ssize_t n              # slots reserved (atomic, BUCKET_BLOCK at a time)
-    Py_ssize_t empty          # of which left empty (buckets_close)
-    uint64_t* sorted          # the positions, bucket by bucket
-    Py_ssize_t* start         # bucket k holds sorted positions start[k] <= i < start[k + 1]
-    int bits                  # 1 << bits buckets
-    uint64_t* classes         # [256 k + v]: the checkers per class (p mod d) of byte k of
-                              # a packed key (k < 8: lo, its points 2k + 1, 2k + 2; then hi)
-                              # when it is v, packed 4 bits a class (16 ** (p mod d))
-    size_t nbytes             # the bytes counted in the meter
-    size_t put_bytes          # of which keys and bucket (freed once sorted)
-
-
-cdef int buckets_init(Buckets* b, Py_ssize_t room, int die, Meter* meter) noexcept nogil:
-    """Room for ``room`` positions of a stage of die ``die`` (counted in
-    ``meter``): CHAIN_OK, or CHAIN_TOO_MANY / CHAIN_NO_MEMORY (nothing held)."""
-    cdef int k, v, low
-    b.bits = 1
-    while b.bits < MAX_BUCKET_BITS and (room >> b.bits) > BUCKET_POSITIONS:
-        b.bits += 1
-    b.put_bytes = <size_t>room * (2 * sizeof(uint64_t) + sizeof(uint32_t))
-    b.nbytes = (b.put_bytes + <size_t>room * 2 * sizeof(uint64_t)
-                + ((1 << b.bits) + 2) * sizeof(Py_ssize_t) + 12 * 256 * sizeof(uint64_t))
-    if meter_take(meter, b.nbytes) != CHAIN_OK:
-        return CHAIN_TOO_MANY
-    b.keys = <uint64_t*>malloc(b.put_bytes)                 # and bucket, after them
-    b.sorted = <uint64_t*>calloc(b.nbytes - b.put_bytes, 1)  # and start and classes after it
-    if b.keys == NULL or b.sorted == NULL:
-        buckets_free(b, meter)
-        return CHAIN_NO_MEMORY
-    b.bucket = <uint32_t*>(b.keys + 2 * room)
-    b.start = <Py_ssize_t*>(b.sorted + 2 * room)
-    b.classes = <uint64_t*>(b.start + (1 << b.bits) + 2)
-    b.n = b.empty = 0
-    for k in range(12):
-        low = 2 * k + 1 if k < 8 else 2 * (k - 8) + 17       # the byte's first point
-        for v in range(256):
-            b.classes[256 * k + v] = (<uint64_t>(v & 15) << (4 * (low % die))) \
-                + (<uint64_t>(v >> 4) << (4 * ((low + 1) % die)))
-    return CHAIN_OK
-
-
-cdef void buckets_free_put(Buckets* b, Meter* meter) noexcept nogil:
-    """Free what the positions were put in (keys and bucket)."""
-    free(b.keys)
-    b.keys = b.bucket = NULL
-    meter_sub(meter, b.put_bytes)
-    b.nbytes -= b.put_bytes
-    b.put_bytes = 0
-
-
-cdef void buckets_free(Buckets* b, Meter* meter) noexcept nogil:
-    buckets_free_put(b, meter)
-    free(b.sorted)
-    b.sorted = b.start = b.classes = NULL
-    meter_sub(meter, b.nbytes)
-    b.nbytes = 0
-
-
-cdef inline void buckets_put(Buckets* b, Py_ssize_t* slot, Py_ssize_t* slot_end, uint64_t lo,
-                             uint64_t hi) noexcept nogil:
-    """Put a position (packed key) in its bucket, at the next of
-    the thread's reserved slots ``*slot <= i < *slot_end`` (a new block of
-    BUCKET_BLOCK reserved when they run out: one shared counter per position would
-    bounce between the cores)."""
-    cdef Py_ssize_t i
-    cdef uint64_t classes = 0
-    cdef int k
-    if slot[0] == slot_end[0]:
-        slot_end[0] = atomic_add(&b.n, BUCKET_BLOCK)
-        slot[0] = slot_end[0] - BUCKET_BLOCK
-    i = slot[0]
-    slot[0] = i + 1
-    for k in range(8):                   # (a table lookup per byte: no loop over points)
-        classes += b.classes[256 * k + ((lo >> (8 * k)) & 255)]
-    for k in range(4):
-        classes += b.classes[256 * (8 + k) + ((hi >> (8 * k)) & 255)]
-    b.keys[2 * i] = lo
-    b.keys[2 * i + 1] = hi
-    b.bucket[i] = <uint32_t>(mix64(classes) >> (64 - b.bits))
-
-
-cdef void buckets_close(Buckets* b, Py_ssize_t slot, Py_ssize_t slot_end) noexcept nogil:
-    """Mark a thread's reserved slots ``slot <= i < slot_end`` that it left empty
-    (after the stage's frontier is read)."""
-    cdef Py_ssize_t i
-    for i in range(slot, slot_end):
-        b.bucket[i] = <uint32_t>1 << b.bits
-    b.empty += slot_end - slot
-
-
-cdef void buckets_sort(Buckets* b, Meter* meter) noexcept nogil:
-    """Sort the positions put by bucket (a counting sort, stable; the empty slots
-    last, after bucket ``(1 << bits) - 1``), and free what they were put in."""
-    cdef Py_ssize_t i, at = 0
-    cdef int k, n_buckets = (1 << b.bits) + 1
-    for i in range(b.n):
-        b.start[b.bucket[i] + 1] += 1
-    for k in range(n_buckets):
-        b.start[k + 1] += b.start[k]
-    for i in range(b.n):
-        at = b.start[b.bucket[i]]
-        b.sorted[2 * at] = b.keys[2 * i]
-        b.sorted[2 * at + 1] = b.keys[2 * i + 1]
-        b.start[b.bucket[i]] = at + 1
-    for k in range(n_buckets, 0, -1):
-        b.start[k] = b.start[k - 1]
-    b.start[0] = 0
-    buckets_free_put(b, meter)
 
 
 # What every thread needs to know of the stage being expanded.
@@ -990,12 +865,12 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
                          const uint8_t* counts, int n_stages, bint is_chain, int threads,
                          int keep_lo, int keep_hi, Shared* sh, KeySet* result) noexcept nogil:
     """Enumerate every distinct outcome of a sequence of equal-dice stages
-    (enumerate_once). An escalating chain goes stage by stage while it holds at
+    (enumerate_once). A chain or remainder goes stage by stage while it holds at
     most SMALL_CHAIN positions (a diagram costs more than a small chain), then,
     past that, from its start again by decision diagram where one applies."""
     cdef Py_ssize_t max_held = sh.max_held
     cdef int err
-    if not (is_chain and DIAGRAMS and max_held > SMALL_CHAIN
+    if not (DIAGRAMS and max_held > SMALL_CHAIN
             and points_in_the_way(start, seat) <= DIAGRAM_CONTACT):
         return enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
                               keep_hi, False, sh, result)
@@ -1011,12 +886,46 @@ cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
                           keep_hi, True, sh, result)
 
 
+cdef Py_ssize_t chain_count_enumerate(const Pos* start, int seat, const uint8_t* numbers,
+                                      const uint8_t* counts, int n_stages, int threads,
+                                      Shared* sh) noexcept nogil:
+    """How many outcomes an escalating chain has, for a chain chain_enumerate would
+    take by decision diagram: counted on the diagram, none written (a chain that
+    fits SMALL_CHAIN positions is enumerated and its outcomes counted). -1 where
+    it would go stage by stage (the caller counts its outcomes), -2 on a failure
+    (in ``sh.err``)."""
+    global DIAGRAM_SEEN
+    cdef KeySet result
+    cdef Py_ssize_t max_held = sh.max_held, n
+    cdef int err
+    if not (DIAGRAMS and max_held > SMALL_CHAIN
+            and points_in_the_way(start, seat) <= DIAGRAM_CONTACT):
+        return -1
+    keyset_clear(&result, &sh.meter)
+    sh.max_held = SMALL_CHAIN
+    err = enumerate_once(start, seat, numbers, counts, n_stages, True, threads, 0, N_PARTS,
+                         False, sh, &result)
+    sh.max_held = max_held
+    if err == CHAIN_OK:
+        n = result.size
+        keyset_free(&result)
+        return n
+    if err != CHAIN_TOO_MANY:
+        return -2
+    sh.err = CHAIN_OK                 # (everything the first try held is freed)
+    sh.held = 0
+    n = chain_count_by_diagram(start, seat, numbers, counts, n_stages,
+                               rotate12(start.occ[1 - seat]), sh)
+    DIAGRAM_SEEN += n >= 0
+    return n
+
+
 cdef int enumerate_once(const Pos* start, int seat, const uint8_t* numbers,
                         const uint8_t* counts, int n_stages, bint is_chain, int threads,
                         int keep_lo, int keep_hi, bint diagram, Shared* sh,
                         KeySet* result) noexcept nogil:
-    """Enumerate every distinct outcome of a sequence of equal-dice stages, an
-    escalating chain by decision diagram if ``diagram`` and one applies.
+    """Enumerate every distinct outcome of a sequence of equal-dice stages, by
+    decision diagram if ``diagram`` and one applies.
 
     ``is_chain``: an escalating chain (RULES §4.3-4.4: the chain stops at the
     first stage not played in full); otherwise a remainder (RULES §5.3: dice
@@ -1068,9 +977,10 @@ cdef int enumerate_once(const Pos* start, int seat, const uint8_t* numbers,
         queue_init(&workers[t].st.queue, sh, &workers[t].next, &workers[t].out, keep_lo, keep_hi,
                    part_mask)
     by_diagram = False
-    if is_chain and diagram:
-        by_diagram = chain_by_diagram(start, seat, numbers, counts, n_stages, blocked, threads,
-                                      THREADED_FRONTIER, keep_lo, keep_hi, sh, result) >= 0
+    if diagram:
+        by_diagram = chain_by_diagram(start, seat, numbers, counts, n_stages, is_chain, blocked,
+                                      threads, THREADED_FRONTIER, keep_lo, keep_hi, sh,
+                                      result) >= 0
         DIAGRAM_SEEN += by_diagram and sh.err == CHAIN_OK
     key = pos_mover_key(start, seat)
     h = key_hash(key.lo, key.hi)

@@ -16,12 +16,13 @@ from libc.string cimport memcpy, memset
 
 from gulbara._masks cimport point_in_other_frame
 from gulbara._interrupt cimport interrupt_init, interrupt_raise
-from gulbara._tables cimport (CHAIN_OK, CHAIN_TOO_MANY, N_PARTS, MAX_THREADS, Shared, KeySet,
+from gulbara._tables cimport (CHAIN_OK, CHAIN_TOO_MANY, CHAIN_NO_MEMORY, N_PARTS, MAX_THREADS, Shared, KeySet,
                               meter_init,
                               table_bytes, keyset_clear, keyset_init, keyset_free)
 from gulbara._types cimport Pos, Step, Key96, MAX_STAGE_DICE
 from gulbara._movegen cimport Position, EndSet, read_code, format_code, check_seat
-from gulbara._chain_engine cimport STOP_GAME_OVER, BYTES_PER_HELD, BASE_BYTES, chain_enumerate
+from gulbara._chain_engine cimport (STOP_GAME_OVER, BYTES_PER_HELD, BASE_BYTES, chain_enumerate,
+                                    chain_count_enumerate)
 from gulbara._chain_steps cimport chain_recover
 
 from operator import index as _index
@@ -271,6 +272,16 @@ cdef class ChainRun:
     cdef size_t budget
     cdef readonly object max_ends
 
+    cdef void shared_init(self, Shared* sh):
+        """A fresh state for one enumeration: this run's budget and max_held."""
+        meter_init(&sh.meter, self.budget)
+        sh.meter.refuse_from = _refuse_from
+        sh.meter.refuse_until = _refuse_until
+        sh.held = 0
+        sh.max_held = self.max_held
+        sh.err = CHAIN_OK
+        interrupt_init(&sh.intr, POLL_EVERY, MAIN_THREAD)
+
     def run(self, int q, int passes):
         """Pass ``q`` of ``passes``: a ChainResult, or EnumerationLimitError
         (past max_ends or the memory budget), KeyboardInterrupt (Ctrl-C)."""
@@ -282,13 +293,7 @@ cdef class ChainRun:
             raise ValueError(f"pass {q} of {passes}: passes must divide {N_PARTS}")
         keep_lo = q * (N_PARTS // passes)
         keep_hi = keep_lo + N_PARTS // passes
-        meter_init(&sh.meter, self.budget)
-        sh.meter.refuse_from = _refuse_from
-        sh.meter.refuse_until = _refuse_until
-        sh.held = 0
-        sh.max_held = self.max_held
-        sh.err = CHAIN_OK
-        interrupt_init(&sh.intr, POLL_EVERY, MAIN_THREAD)
+        self.shared_init(&sh)
         result = new_result(&self.start, self.seat, &self.plan, 0, passes)
         with nogil:
             err = chain_enumerate(&self.start, self.seat, self.plan.numbers, self.plan.counts,
@@ -310,6 +315,26 @@ cdef class ChainRun:
             raise MemoryError("out of memory in a chain enumeration")
         result.outcomes.meter = NULL
         return result
+
+    def count(self):
+        """How many outcomes the chain has, counted on its decision diagram without
+        writing them (or, for a small chain, its outcomes enumerated and counted);
+        None where the chain goes stage by stage (count the outcomes of its
+        passes), or a remainder. KeyboardInterrupt on Ctrl-C."""
+        global _last_takes
+        cdef Shared sh
+        cdef Py_ssize_t n
+        if not self.plan.is_chain:
+            return None
+        self.shared_init(&sh)
+        with nogil:
+            n = chain_count_enumerate(&self.start, self.seat, self.plan.numbers,
+                                      self.plan.counts, self.plan.n_stages, self.threads, &sh)
+        _last_takes = sh.meter.takes
+        interrupt_raise(&sh.intr)
+        if n == -2 and sh.err == CHAIN_NO_MEMORY:
+            raise MemoryError("out of memory counting a chain's outcomes")
+        return n if n >= 0 else None    # (past a budget: counted in passes)
 
     def __call__(self):
         """Every outcome: one pass, or as many as the memory budget needs (up to

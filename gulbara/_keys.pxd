@@ -62,6 +62,14 @@ cdef inline int key_count(uint64_t lo, uint64_t hi, int p) noexcept nogil:
     return <int>((hi >> (4 * (p - 17))) & 15)
 
 
+cdef inline void key_add_count(uint64_t* lo, uint64_t* hi, int p, uint64_t v) noexcept nogil:
+    """Add ``v`` checkers on own point ``p`` to a packed mover key (lo, hi)."""
+    if p <= 16:
+        lo[0] += v << (4 * (p - 1))
+    else:
+        hi[0] += v << (4 * (p - 17))
+
+
 cdef inline int key_outside(uint64_t lo, uint64_t hi) noexcept nogil:
     """The mover's checkers outside its home board (own points 7..24) in a packed key."""
     cdef uint64_t m = <uint64_t>0x0F0F0F0F0F0F0F0FULL

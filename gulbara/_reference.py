@@ -755,6 +755,10 @@ class ChainRun:
     def __call__(self):
         return ChainResult(*self._args, self.max_ends)
 
+    def count(self):
+        """None: the reference has no diagrams (count the outcomes of its passes)."""
+        return None
+
     def run(self, q, passes):
         if passes < 1 or CHAIN_MAX_PASSES % passes or not 0 <= q < passes:
             raise ValueError(f"pass {q} of {passes}: passes must divide {CHAIN_MAX_PASSES}")

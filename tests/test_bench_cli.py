@@ -58,6 +58,22 @@ def test_compare_builds_times_the_installed_build(capsys):
     assert all(float(cell) > 0 for cell in rows[2].strip("|").split("|")[1:])
 
 
+def test_compare_builds_times_the_real_game_chains(capsys):
+    # --suite real: the real-game chains of more than 10,000 outcomes, counts checked.
+    from pathlib import Path
+
+    import gulbara
+    from gulbara.suites import REAL_GAME_CHAINS
+
+    compare = load_script("compare_builds")
+    here = str(Path(gulbara.__file__).resolve().parent.parent)
+    compare.main([here, "--alternations", "1", "--runs", "1", "--suite", "real", "--threads", "2"])
+    rows = capsys.readouterr().out.splitlines()
+    big = sum(entry.outcomes > 10_000 for entry in REAL_GAME_CHAINS)
+    assert rows[0].startswith("| build | mean ms | real-0 |") and rows[0].count("real-") == big
+    assert len(rows) == 3 and all(float(cell) > 0 for cell in rows[2].strip("|").split("|")[1:])
+
+
 def test_chain_profile_recounts_the_chains(capsys):
     # benchmarks/chain_profile.py expands mid-c stage by stage with the batch
     # generator and numpy, and checks the chains played in full against chain_ends.

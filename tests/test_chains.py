@@ -1029,3 +1029,80 @@ def test_regression_the_diagrams_walk_arrays_are_counted_in_the_meter():
     assert last["counted"] == (last["room"] * last["room_bytes"] + last["nodes"] * last["walk_bytes"]
                                + last["cache_slots"] * last["slot_bytes"])
     assert chain._raw.table_peak_bytes >= last["counted"] + len(chain) * 16
+
+
+def test_chain_count_counts_the_diagram_without_writing_the_outcomes():
+    """chain_count of a chain that goes by diagram counts its roots' paths (and the one
+    game-ending outcome), writing none: len(chain_ends(...)) on real-game chains,
+    chains that bear off, stall and end the game, and a tenth of the random cases."""
+    cases = [(c.code, c.seat, c.first) for c in REAL_GAME_CHAINS if c.outcomes <= 60_000]
+    cases += [(code, 0, first) for code in near_home_positions(12, 5) for first in (1, 2, 3)]
+    by_diagram = 0
+    for code, seat, first in cases + CASES[::10]:
+        with diagrams(False):
+            want = len(chain_ends(code, seat, first, threads=1))
+        _chains._py_diagram_chains()
+        with diagrams(True):
+            assert gulbara.chain_count(code, seat, first, threads=1) == want, (code, seat, first)
+        by_diagram += _chains._py_diagram_chains()
+    assert by_diagram >= 40, by_diagram
+
+
+def test_chain_count_of_a_big_chain_needs_no_passes():
+    """A chain of 1,180,975 outcomes, counted under a budget chain_ends needs passes
+    for: by diagram, in one go, the right count; under budgets too small for the
+    diagram, in passes (or EnumerationLimitError), never a wrong count."""
+    entry = REAL_GAME_CHAINS[42]
+    memory = 24 << 20
+    with diagrams(True, small_chain=30_000):          # as by default
+        assert chain_ends(entry.code, entry.seat, entry.first, threads=2,
+                          memory=memory)._raw.passes > 1
+        _chains._py_diagram_chains()
+        assert gulbara.chain_count(entry.code, entry.seat, entry.first, threads=2,
+                                   memory=memory) == entry.outcomes
+        assert _chains._py_diagram_chains() == 1
+        assert _chain_dd._py_last_diagram()["counted"] < memory
+        _, takes = _chains._py_refuse_meter_takes(0, 0)
+        assert takes > 10
+        for first in range(1, takes + 1, max(1, takes // 12)):
+            with meter_takes_refused(first, 3):
+                try:
+                    count = gulbara.chain_count(entry.code, entry.seat, entry.first,
+                                                threads=1, memory=memory)
+                except gulbara.EnumerationLimitError:
+                    continue
+            assert count == entry.outcomes, first
+
+
+def remainder_rows(code, seat, stages, threads=1):
+    """A remainder's outcome rows (outcome_rows)."""
+    return outcome_rows(remainder_ends(code, seat, stages, threads=threads))
+
+
+def test_remainders_by_diagram_give_the_stage_by_stage_outcomes_in_the_same_order():
+    """RULES §5.3: a remainder's dice that cannot be played are lost and play goes on,
+    with 1 to 4 dice a stage. From real-game chain positions and positions that can
+    bear off, stall and end the game: the same outcomes, tags and order by diagram
+    and stage by stage, on one thread and on two; the diagrams take most of them."""
+    rng = random.Random(35)
+    starts = [(c.code, c.seat, c.first) for c in REAL_GAME_CHAINS if c.outcomes <= 60_000]
+    starts += [(code, 0, rng.randint(1, 3)) for code in near_home_positions(24, 9)]
+    used = compared = 0
+    stops = Counter()
+    for code, seat, first in starts:
+        stages = [[first] * rng.randint(1, 4)] + [[n] * 4 for n in range(first + 1, 7)]
+        if rng.random() < 0.3:                        # a shorter remainder, a stage missing
+            stages = [s for s in stages if s[0] != 4 or len(stages) < 3]
+        with diagrams(False):
+            want = remainder_rows(code, seat, stages)
+        if len(want) > 200_000:
+            continue
+        _chains._py_diagram_chains()
+        with every_stage_threaded(), diagrams(True):
+            for threads in (1, 2):
+                assert remainder_rows(code, seat, stages, threads) == want, (code, seat, stages)
+        used += _chains._py_diagram_chains() == 2
+        compared += 1
+        stops.update(row[1] for row in want)
+    assert compared >= 50 and used >= 40, (compared, used)
+    assert stops[STOP_GAME_OVER] > 0 and stops[STOP_COMPLETE] > 0, stops
