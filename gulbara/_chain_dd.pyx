@@ -54,11 +54,7 @@ from gulbara._types cimport Pos, Key96, StageEnd, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate
 from gulbara._keys cimport pos_set_mover_key, pos_mover_key
 from gulbara._outcome_tags cimport (STOP_COMPLETE, STOP_STALLED, STOP_UNSTARTED, STOP_GAME_OVER,
-                                    make_tag, retag_game_over)
-
-# The tag the stage-by-stage enumeration places and sorts the game-ending outcome
-# by (_chain_engine: collect_outcomes), its stage filled in after.
-cdef uint64_t GAME_OVER_TAG = STOP_GAME_OVER
+                                    make_tag, retag_game_over, game_over_k1)
 
 cdef enum:
     DD_LEVELS = 24
@@ -429,7 +425,9 @@ cdef uint32_t dd_steps(Diagram* dd, uint32_t n, int steps) noexcept nogil:
 
 
 cdef uint32_t dd_count_capped(Diagram* dd, uint32_t n, uint32_t cap) noexcept nogil:
-    """The paths of ``n``, or cap + 1 if there are more than ``cap``."""
+    """The paths of ``n``, or cap + 1 if there are more than ``cap``. (It makes no
+    node, so it cannot fail, and needs no ``dd.failed`` check: a failed operation
+    returns DD_EMPTY, whose count is 0.)"""
     cdef uint32_t r, total = 0
     cdef int v
     if n <= DD_ONE:
@@ -984,7 +982,7 @@ cdef int chain_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
     # The one game-ending outcome (the mover's board empty) is placed and sorted
     # by GAME_OVER_TAG, as collect_outcomes places it, then tagged by the first
     # stage that can end the game (RULES §5.6).
-    err = dd_write_outcomes(&dd, roots, tags, n_roots, over_stage >= 0, GAME_OVER_TAG << 32,
+    err = dd_write_outcomes(&dd, roots, tags, n_roots, over_stage >= 0, game_over_k1(),
                             threads, keep_lo, keep_hi, sh, result)
     dd_free(&dd)
     if err == -1:

@@ -10,7 +10,7 @@ from gulbara._types cimport Pos, Step, Key96
 
 # The outcomes' tags (why and where a chain stopped: RULES §5.1).
 from gulbara._outcome_tags cimport (STOP_COMPLETE, STOP_STALLED, STOP_UNSTARTED, STOP_GAME_OVER,
-                                    make_tag, key_k1, retag_game_over)
+                                    make_tag, key_k1, retag_game_over, game_over_k1)
 
 # Peak memory of a chain enumeration per distinct position held at once, in
 # bytes. With ``max_ends`` set, the tables are held to max_ends *

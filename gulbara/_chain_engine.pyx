@@ -77,13 +77,6 @@ def _py_set_threaded_frontier(Py_ssize_t positions):
 
 
 
-# A game-ending outcome leaves one position (the mover's 15 checkers off, the
-# opponent unmoved) and passes nothing, so it is one outcome whichever stage
-# ended the game (RULES §5.6). The tables hold it under this tag; the finished
-# result carries the number and dice of the first stage that can end the game.
-cdef uint64_t GAME_OVER_TAG = STOP_GAME_OVER
-
-
 cdef int max_steps_no_bear_off(uint32_t mine, uint64_t lo, uint64_t hi, uint32_t blocked,
                                int die, int count) noexcept nogil:
     """stage_playable when no step of the ``count`` dice can bear off (``count``
@@ -292,7 +285,7 @@ cdef void key_dfs(GroupSearch* st, uint64_t klo, uint64_t khi, uint32_t mine, in
                                   &child_hi)
         if child_mine == 0:                                        # the last checker off
             st.queue.over_seen = True
-            queue_push(&st.queue, child_lo, child_hi | (GAME_OVER_TAG << 32), 2)
+            queue_push(&st.queue, child_lo, child_hi | game_over_k1(), 2)
         elif depth + 1 == st.depth:
             queue_push(&st.queue, child_lo, child_hi | st.leaf_tag, st.leaf_table)
         else:
@@ -393,7 +386,7 @@ cdef int chain_layers(Worker* w, KeySet* layer, const StageInfo* info, int depth
     cdef const uint64_t* dlo = DELTA_LO[die]
     cdef const uint64_t* dhi = DELTA_HI[die]
     cdef bint over
-    cdef uint64_t over_tag = GAME_OVER_TAG << 32
+    cdef uint64_t over_tag = game_over_k1()
     cdef uint64_t done_tag = info.leaf_tags[depth]
     cdef uint8_t leaf_table = <uint8_t>info.leaf_tables[depth]
     cdef uint32_t open_d = open_from(info.blocked, die)
@@ -820,7 +813,7 @@ cdef int collect_outcomes(Worker* workers, int n_workers, int threads, PartSet* 
     """Merge the workers' outcomes part by part, sort each part by hash, and
     write them all, in part order, into ``result.dense`` (``result.size``)."""
     cdef int p
-    cdef Py_ssize_t n = 0, at = 0, i
+    cdef Py_ssize_t n = 0, at = 0
     cdef Task task
     task_init(&task, workers, n_workers, parts, sh)
     task.part_bits = part_bits
@@ -861,27 +854,47 @@ cdef int points_in_the_way(const Pos* start, int seat) noexcept nogil:
     return count
 
 
-cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
-                         const uint8_t* counts, int n_stages, bint is_chain, int threads,
-                         int keep_lo, int keep_hi, Shared* sh, KeySet* result) noexcept nogil:
-    """Enumerate every distinct outcome of a sequence of equal-dice stages
-    (enumerate_once). A chain or remainder goes stage by stage while it holds at
-    most SMALL_CHAIN positions (a diagram costs more than a small chain), then,
-    past that, from its start again by decision diagram where one applies."""
+cdef inline bint goes_by_diagram(const Pos* start, int seat, Py_ssize_t max_held) noexcept nogil:
+    """Whether a chain or remainder past SMALL_CHAIN positions goes by decision
+    diagram (diagrams on, a bound above SMALL_CHAIN, few points in the way)."""
+    return (DIAGRAMS and max_held > SMALL_CHAIN
+            and points_in_the_way(start, seat) <= DIAGRAM_CONTACT)
+
+
+cdef int small_try(const Pos* start, int seat, const uint8_t* numbers, const uint8_t* counts,
+                   int n_stages, bint is_chain, int threads, int keep_lo, int keep_hi, Shared* sh,
+                   KeySet* result) noexcept nogil:
+    """The first try of a chain that may go by diagram: stage by stage while it
+    holds at most SMALL_CHAIN positions (a diagram costs more than a small chain).
+    Its result; on CHAIN_TOO_MANY everything it held is freed and ``sh`` is ready
+    for the diagram."""
     cdef Py_ssize_t max_held = sh.max_held
     cdef int err
-    if not (DIAGRAMS and max_held > SMALL_CHAIN
-            and points_in_the_way(start, seat) <= DIAGRAM_CONTACT):
-        return enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
-                              keep_hi, False, sh, result)
     sh.max_held = SMALL_CHAIN
     err = enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
                          keep_hi, False, sh, result)
     sh.max_held = max_held
+    if err == CHAIN_TOO_MANY:
+        sh.err = CHAIN_OK
+        sh.held = 0
+    return err
+
+
+cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
+                         const uint8_t* counts, int n_stages, bint is_chain, int threads,
+                         int keep_lo, int keep_hi, Shared* sh, KeySet* result) noexcept nogil:
+    """Enumerate every distinct outcome of a sequence of equal-dice stages
+    (enumerate_once): stage by stage, or, where goes_by_diagram, stage by stage
+    up to SMALL_CHAIN positions (small_try) and past that from its start again by
+    decision diagram where one applies."""
+    cdef int err
+    if not goes_by_diagram(start, seat, sh.max_held):
+        return enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
+                              keep_hi, False, sh, result)
+    err = small_try(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo, keep_hi,
+                    sh, result)
     if err != CHAIN_TOO_MANY:
         return err
-    sh.err = CHAIN_OK                 # (everything the first try held is freed)
-    sh.held = 0
     return enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
                           keep_hi, True, sh, result)
 
@@ -896,24 +909,19 @@ cdef Py_ssize_t chain_count_enumerate(const Pos* start, int seat, const uint8_t*
     (in ``sh.err``)."""
     global DIAGRAM_SEEN
     cdef KeySet result
-    cdef Py_ssize_t max_held = sh.max_held, n
+    cdef Py_ssize_t n
     cdef int err
-    if not (DIAGRAMS and max_held > SMALL_CHAIN
-            and points_in_the_way(start, seat) <= DIAGRAM_CONTACT):
+    if not goes_by_diagram(start, seat, sh.max_held):
         return -1
     keyset_clear(&result, &sh.meter)
-    sh.max_held = SMALL_CHAIN
-    err = enumerate_once(start, seat, numbers, counts, n_stages, True, threads, 0, N_PARTS,
-                         False, sh, &result)
-    sh.max_held = max_held
+    err = small_try(start, seat, numbers, counts, n_stages, True, threads, 0, N_PARTS, sh,
+                    &result)
     if err == CHAIN_OK:
         n = result.size
         keyset_free(&result)
         return n
     if err != CHAIN_TOO_MANY:
         return -2
-    sh.err = CHAIN_OK                 # (everything the first try held is freed)
-    sh.held = 0
     n = chain_count_by_diagram(start, seat, numbers, counts, n_stages,
                                rotate12(start.occ[1 - seat]), sh)
     DIAGRAM_SEEN += n >= 0

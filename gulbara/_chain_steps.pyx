@@ -12,10 +12,8 @@ from gulbara._keys cimport key_count, pos_mover_key, pos_set_mover_key
 from gulbara._tables cimport KeySet, keyset_add
 from gulbara._types cimport Pos, Step, Key96, StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate
-from gulbara._outcome_tags cimport (STOP_COMPLETE, STOP_STALLED, STOP_UNSTARTED, STOP_GAME_OVER,
+from gulbara._outcome_tags cimport (STOP_COMPLETE, STOP_STALLED, STOP_UNSTARTED, GAME_OVER_TAG,
                                     make_tag, key_k1)
-
-cdef uint64_t GAME_OVER_TAG = STOP_GAME_OVER
 
 
 cdef bint key_can_reach(Key96 a, Key96 b) noexcept nogil:
