@@ -686,6 +686,37 @@ def _py_sort_part(keys, int part_bits=0):
     return sorted_keys, hashes
 
 
+def _py_sort_dense(keys, int threads=1):
+    """Test hook: ``keys`` (an n x 2 uint64 array of (k0, k1)) sorted by sort_dense
+    on ``threads`` threads, as a new array."""
+    cdef Shared sh
+    cdef KeySet result
+    arr = np.ascontiguousarray(keys, dtype=np.uint64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError("keys must be an n x 2 array")
+    cdef uint64_t[:, ::1] view = arr
+    cdef Py_ssize_t n = arr.shape[0]
+    out = np.empty((n, 2), dtype=np.uint64)
+    cdef uint64_t[:, ::1] out_view = out
+    memset(&sh, 0, sizeof(Shared))
+    memset(&result, 0, sizeof(KeySet))
+    meter_init(&sh.meter, <size_t>1 << 40)
+    result.dense = <uint64_t*>malloc(table_bytes(n + 1))
+    if result.dense == NULL:
+        raise MemoryError()
+    if n:
+        memcpy(result.dense, &view[0, 0], table_bytes(n))
+    result.size = n
+    with nogil:
+        sort_dense(&result, threads, &sh)
+    if n and sh.err == CHAIN_OK:
+        memcpy(&out_view[0, 0], result.dense, table_bytes(n))
+    free(result.dense)
+    if sh.err != CHAIN_OK:
+        raise MemoryError(f"sort_dense failed ({sh.err})")
+    return out
+
+
 # The outcomes sorted by hash on several threads: put part by part (the top
 # PART_BITS of the hash; each thread counts, then places, its share of the keys),
 # then each part sorted on its own by the threads.
