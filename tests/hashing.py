@@ -12,16 +12,8 @@ def mix64(z):
 
 
 def key_hash(a, b):
-    """The hash of a chain table's 128-bit key (a, b) (_keys.pxd key_hash)."""
+    """The hash of a chain table's 128-bit key (a, b) (_keys.pxd key_hash); on
+    Python ints, or element by element on numpy uint64 arrays (the same
+    arithmetic modulo 2**64)."""
     return mix64(a ^ ((b * 0x9E3779B97F4A7C15) & MASK64))
 
-
-def key_hashes(keys):
-    """key_hash of each row (a, b) of an n x 2 uint64 numpy array, vectorised (the
-    same arithmetic modulo 2**64)."""
-    import numpy as np
-    a, b = keys[:, 0], keys[:, 1]
-    z = a ^ (b * np.uint64(0x9E3779B97F4A7C15))
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
