@@ -83,6 +83,7 @@ extensions = [
               extra_compile_args=compile_args),
     Extension("gulbara._train", ["gulbara/_train.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._lockstep", ["gulbara/_lockstep.pyx"], extra_compile_args=compile_args),
+    Extension("gulbara._bearoff", ["gulbara/_bearoff.pyx"], extra_compile_args=compile_args),
 ]
 
 setup(

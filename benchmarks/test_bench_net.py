@@ -14,6 +14,9 @@ Groups:
   against itself on the same seed; asserts the games' decisions and rolls.
 * ``net-train``: 1,000 games of TD(lambda) training by the shipped run's
   arguments; asserts the SHA-256 the shipped file records for that point.
+* ``bearoff``: the bear-off database built from nothing (``gulbara._bearoff.build``,
+  what ``bearoff_table()`` does on first use); asserts the positions and the
+  expected rolls of fifteen checkers on the 6-point, records positions a second.
 * ``lockstep``: a 196-128-1 numpy MLP as the user's evaluator, per decision
   (``play_games``) and in lockstep (``play_games_batched``); asserts every game
   finished.
@@ -113,6 +116,19 @@ def test_training_speed(benchmark):
     expected = default_net().meta["sha256_at_1000"]
     got = benchmark.pedantic(_train_1000, rounds=1, iterations=1)
     finish(benchmark, got, expected, 1000, {"games_per_second_median": per_second})
+
+
+def _bearoff_build():
+    from gulbara import _bearoff
+    from gulbara.bearoff import MAX_ROLLS
+    counts, mean, dist, first_mean, first_dist = _bearoff.build(MAX_ROLLS)
+    return len(counts), round(float(mean[_bearoff.rank([0, 0, 0, 0, 0, 15])]), 6)
+
+
+@pytest.mark.benchmark(group="bearoff")
+def test_bearoff_database_build(benchmark):
+    got = benchmark.pedantic(_bearoff_build, rounds=3, iterations=1)
+    finish(benchmark, got, (54_264, 7.714263), 54_264, {"positions_per_second_median": per_second})
 
 
 _RNG = np.random.default_rng(7)

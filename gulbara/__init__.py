@@ -35,8 +35,9 @@ __version__ = "0.1.0"
 #: Modules that ``import gulbara`` does not load, loaded on first use as attributes
 #: (``gulbara.net.default_net()``, ``gulbara.selfplay.rollout(...)``; PEP 562), so that
 #: importing the core stays light.
-LAZY_MODULES = ("arena", "bench", "envs", "lockstep", "net", "netbot", "pictures", "protocol",
-                "rollouts", "search", "selfplay", "state_codes", "suites", "train", "verify")
+LAZY_MODULES = ("arena", "bearoff", "bench", "envs", "lockstep", "net", "netbot", "pictures",
+                "protocol", "rollouts", "search", "selfplay", "state_codes", "suites", "train",
+                "verify")
 
 
 def __getattr__(name):

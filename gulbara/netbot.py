@@ -5,6 +5,9 @@
 * A play that ends the game is worth its points (2 with a mars, RULES §7.1).
 * A plain stage (a non-double, an exempt double): the network's equity for
   the opponent, about to roll, negated.
+* When both sides are bearing off, by the one-sided bear-off database
+  (:mod:`gulbara.bearoff`) instead of the network: a plain stage's ends, or a
+  chain's whole-turn outcomes, by their points or the opponent's race equity.
 * A stage of an escalating chain, or of a remainder, is valued by what the
   whole rest of the turn can reach: :func:`gulbara.chain_ends` (or
   :func:`gulbara.remainder_ends`) lists every whole-chain outcome from the
@@ -34,6 +37,8 @@ from typing import List, Optional, Tuple, Union
 import numpy as np
 
 from gulbara import _net
+from gulbara.bearoff import (bearoff_applies, bearoff_outcome_values, bearoff_turn_value,
+                             bearoff_values)
 from gulbara.bots import Bot
 from gulbara.chains import chain_ends, remainder_ends
 from gulbara.errors import EnumerationLimitError, checked_int
@@ -78,6 +83,13 @@ class NetBot(Bot):
             play = self._from_plan(game, plays)
             if play is not None:
                 return play
+        if bearoff_applies(game):                  # both sides bearing off: the database
+            if not d.is_chain:
+                return plays[int(np.argmax(bearoff_values(game)))]
+            outcome = self._best_outcome(game, bearoff=True)
+            if outcome is not None:
+                return outcome
+        if d.is_chain or d.is_remainder:
             outcome = self._best_outcome(game)
             if outcome is not None:
                 return outcome
@@ -97,7 +109,9 @@ class NetBot(Bot):
         game = decision_game(game)
         plays = game.legal_plays()
         d = game.decision
-        if d.is_chain or d.is_remainder:
+        if bearoff_applies(game) and not d.is_chain:
+            values = bearoff_values(game)
+        elif d.is_chain or d.is_remainder:
             values = self._whole_turn_values(game)
         else:
             values = self.stage_values(game)
@@ -116,13 +130,16 @@ class NetBot(Bot):
             return remainder_ends(code, seat, stages, max_ends=self.chain_budget, rules=game.rules)
         return chain_ends(code, seat, first_stage[0], game.rules, max_ends=self.chain_budget)
 
-    def _best_outcome(self, game) -> Optional[Play]:
+    def _best_outcome(self, game, bearoff: bool = False) -> Optional[Play]:
         d = game.decision
         try:
             outcomes = self._enumerate(game.code(), game, d.seat, d.dice, d.following)
         except EnumerationLimitError:
             return None
-        values = self.net.outcome_values(outcomes, game.rolls_made)
+        if bearoff:
+            values = bearoff_outcome_values(outcomes, game.rules.mars)
+        else:
+            values = self.net.outcome_values(outcomes, game.rolls_made)
         best = int(np.argmax(values))
         stages = list(outcomes.steps(best))
         play = self._play_with_steps(game, stages[0])
@@ -156,12 +173,14 @@ class NetBot(Bot):
         plays = game.legal_plays()
         values = np.zeros(len(plays))
         fallback = None
+        bearoff = bearoff_applies(game)
         for i, play in enumerate(plays):
             after = game.copy(auto_roll=False)
             after.play(play)
             nd = after.decision
             if nd is None or nd.seat != d.seat or nd.is_remainder != d.is_remainder:
-                values[i] = self._after_value(after, d.seat)
+                values[i] = (bearoff_turn_value(after.position, d.seat, game.rules) if bearoff
+                             else self._after_value(after, d.seat))
                 continue
             try:
                 outcomes = self._enumerate(after.code(), after, d.seat, nd.dice, nd.following)
@@ -170,7 +189,10 @@ class NetBot(Bot):
                     fallback = self._stage_by_stage(game)
                 values[i] = fallback[i]
                 continue
-            values[i] = float(self.net.outcome_values(outcomes, after.rolls_made).max())
+            if bearoff:
+                values[i] = float(bearoff_outcome_values(outcomes, game.rules.mars).max())
+            else:
+                values[i] = float(self.net.outcome_values(outcomes, after.rolls_made).max())
         return values
 
     def _after_value(self, after, mover: int) -> float:

@@ -1,0 +1,235 @@
+"""The one-sided bear-off database: races where both sides are bearing off, valued exactly.
+
+When every checker of both sides is in its own home board (or borne off),
+the sides can no longer touch: every die can be played (RULES §2.3), a
+double's chain always runs to its 6's (RULES §4.2, §4.4) and nothing passes
+to the opponent (RULES §5). Each side's future is then its own, and one table
+of one-sided positions values every such race (the technique of gnubg's
+one-sided bear-off databases).
+
+:func:`bearoff_table` builds it natively on first use (about half a second,
+about 30 MB: :data:`TABLE_BYTES`) and keeps it: for each of the 54,264 ways
+to have at most 15 checkers on one's points 1..6, the distribution of the
+number of rolls to bear them all off and, with all 15 on the board, to bear
+off the first one, each under the play that minimises its expectation, with
+doubles escalating (every side is past its exempt rolls in a bear-off).
+:func:`race_equity` values a race for the side about to roll from the two
+sides' distributions: its probability of winning, of winning with a mars and
+of losing with one (RULES §7.1). The ``net`` bots play such races by it.
+
+>>> table = bearoff_table()
+>>> len(table), round(table.mean_rolls([0, 0, 0, 0, 0, 15]), 3)
+(54264, 7.714)
+>>> table.mean_rolls([2, 0, 0, 0, 0, 0])     # two on point 1: any roll bears them off
+1.0
+>>> import gulbara
+>>> two = gulbara.Position.from_points([2] + [0] * 11 + [-2] + [0] * 11, 13, 13)
+>>> round(race_equity(two, 0), 12)  # White rolls first and bears both off
+1.0
+>>> three = gulbara.Position.from_points([3] + [0] * 11 + [-3] + [0] * 11, 12, 12)
+>>> round(race_equity(three, 0), 4)  # White loses only to a non-double, then Black's double
+0.7222
+"""
+
+from functools import lru_cache
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+
+from gulbara import _bearoff
+from gulbara.bots import own_counts
+from gulbara.errors import GulBaraError, checked_seat
+
+__all__ = ["BearoffTable", "bearoff_table", "home_counts", "is_bearoff", "race_equity",
+           "bearoff_applies", "bearoff_values", "bearoff_turn_value", "bearoff_outcome_values", "N_BEAROFF",
+           "MAX_ROLLS", "TABLE_BYTES"]
+
+#: One side's bear-off positions: at most 15 checkers on 6 points, C(21, 6).
+N_BEAROFF = 54_264
+#: The length of each distribution: the most rolls any bear-off needs is 30.
+MAX_ROLLS = 32
+#: The table's memory: counts (int32), two means and two distributions (float64).
+TABLE_BYTES = N_BEAROFF * (7 * 4 + 2 * 8 + 2 * MAX_ROLLS * 8)
+
+
+class BearoffTable:
+    """The database (module docstring). Positions are given as six counts, a side's own
+    points 1..6 (the rest borne off), or as ranks (:meth:`rank`).
+
+    Arrays, one row a rank: ``counts`` (``N x 7``, column 0 unused), ``mean``
+    and ``dist`` (``N x MAX_ROLLS``: P(k rolls)) to bear off all, ``first_mean``
+    and ``first_dist`` to bear off the first checker (0 rolls when one is off).
+    """
+
+    def __init__(self) -> None:
+        (self.counts, self.mean, self.dist, self.first_mean,
+         self.first_dist) = _bearoff.build(MAX_ROLLS)
+        for array in (self.counts, self.mean, self.dist, self.first_mean, self.first_dist):
+            array.flags.writeable = False
+
+    def __len__(self) -> int:
+        return N_BEAROFF
+
+    @staticmethod
+    def rank(counts: Sequence[int]) -> int:
+        """The rank of six counts (own points 1..6, at most 15 in all)."""
+        if isinstance(counts, (str, bytes)) or not hasattr(counts, "__len__"):
+            raise TypeError(f"counts must be a sequence of 6 ints, got {type(counts).__name__}")
+        try:
+            return _bearoff.rank([int(c) for c in counts])
+        except ValueError as error:
+            raise GulBaraError(str(error)) from None
+
+    def mean_rolls(self, counts: Sequence[int]) -> float:
+        """The expected number of rolls to bear off every checker of ``counts``."""
+        return float(self.mean[self.rank(counts)])
+
+    def rolls(self, counts: Sequence[int]) -> np.ndarray:
+        """P(bearing off every checker takes exactly k rolls), k = 0..MAX_ROLLS-1."""
+        return self.dist[self.rank(counts)]
+
+    def first_off_rolls(self, counts: Sequence[int]) -> np.ndarray:
+        """P(bearing off the first checker takes exactly k rolls) (0 rolls if one is off)."""
+        return self.first_dist[self.rank(counts)]
+
+    def equities(self, roller: int, others: np.ndarray, mars: bool = True) -> np.ndarray:
+        """The equity, for the side about to roll at rank ``roller``, against each rank of
+        ``others`` (the other side): ``2 P(win) - 1 + P(win mars) - P(lose mars)``.
+
+        The roller wins when it needs no more rolls than the other side (it rolls
+        first); it wins a mars when it is done before the other side has borne off
+        a checker, and loses one when the other side is done before it has.
+        """
+        others = np.asarray(others, dtype=np.intp)
+        mine = self.dist[roller]
+        win = _at_least(self.dist[others]) @ mine                    # P(N_other >= N_roller)
+        value = 2.0 * win - 1.0
+        if mars:
+            value += _at_least(self.first_dist[others]) @ mine       # P(F_other >= N_roller)
+            first_more = 1.0 - np.cumsum(self.first_dist[roller])     # P(F_roller > k)
+            value -= self.dist[others] @ first_more                  # P(N_other < F_roller)
+        return value
+
+    def __repr__(self) -> str:
+        return f"BearoffTable({N_BEAROFF} positions)"
+
+
+def _at_least(dist: np.ndarray) -> np.ndarray:
+    """P(N >= k) of each row's distribution P(N = k)."""
+    return 1.0 - np.cumsum(dist, axis=-1) + dist
+
+
+@lru_cache(maxsize=1)
+def bearoff_table() -> BearoffTable:
+    """The database, built on first use and kept."""
+    return BearoffTable()
+
+
+def home_counts(position, seat: int) -> Optional[Tuple[int, ...]]:
+    """``seat``'s counts on its own points 1..6 when all its checkers are home (or off), else None."""
+    counts = own_counts(position, checked_seat(seat))
+    if any(counts[7:]):
+        return None
+    return counts[1:7]
+
+
+def is_bearoff(position) -> bool:
+    """Whether both sides have every checker home or borne off (the database applies)."""
+    return home_counts(position, 0) is not None and home_counts(position, 1) is not None
+
+
+def race_equity(position, seat: int, mars: bool = True) -> float:
+    """The equity of a bear-off ``position`` for ``seat`` about to roll (both sides past their
+    exempt rolls; ``mars`` as RULES §8's option). Raises :class:`GulBaraError` when a
+    checker of either side is outside its home board, or the game is over."""
+    seat = checked_seat(seat)
+    mine, theirs = home_counts(position, seat), home_counts(position, 1 - seat)
+    if mine is None or theirs is None:
+        raise GulBaraError("race_equity needs every checker of both sides home or borne off")
+    if not any(mine) or not any(theirs):
+        raise GulBaraError("race_equity needs a game not over: a side has borne off all 15")
+    table = bearoff_table()
+    return float(table.equities(table.rank(mine), np.array([table.rank(theirs)]), mars)[0])
+
+
+# -- the net bots' use (gulbara.netbot) ---------------------------------------
+
+def bearoff_applies(game) -> bool:
+    """Whether ``game``'s decision is valued by the database: both sides bearing off
+    (:func:`is_bearoff`), the rules escalating and both sides past their exempt rolls
+    (so every later double of either side escalates, RULES §4.2), and the stage a
+    plain roll's or the mover's own chain's (not a remainder, not an exempt double)."""
+    d = game.decision
+    if d is None or d.is_remainder or not game.rules.escalation:
+        return False
+    if len(set(d.dice)) == 1 and not d.is_chain:
+        return False
+    if not (game.next_roll_escalates(0) and game.next_roll_escalates(1)):
+        return False
+    return is_bearoff(game.position)
+
+
+def _points(rules, loser_off: int) -> float:
+    """A win's points: 2 with a mars (RULES §7.1, §8's ``mars``)."""
+    return 2.0 if rules.mars and loser_off == 0 else 1.0
+
+
+def _after_turn(table: BearoffTable, positions, mover: int, rules) -> np.ndarray:
+    """The mover's value of each end ``position`` of its turn (the opponent to roll)."""
+    theirs = home_counts(positions[0], 1 - mover)
+    opponent = table.rank(theirs)
+    values = np.zeros(len(positions))
+    live, ranks = [], []
+    for i, position in enumerate(positions):
+        mine = home_counts(position, mover)
+        if not any(mine):                               # all 15 off: the game is won
+            values[i] = _points(rules, 15 - sum(theirs))
+        else:
+            live.append(i)
+            ranks.append(table.rank(mine))
+    if live:
+        values[live] = -table.equities(opponent, np.array(ranks), rules.mars)
+    return values
+
+
+def bearoff_values(game) -> np.ndarray:
+    """The value of each legal play of a plain stage for the mover, by the database
+    (:func:`bearoff_applies`): its points when it ends the game, else minus the
+    opponent's :func:`race_equity` with the opponent to roll."""
+    from gulbara import Position
+
+    d = game.decision
+    positions = [Position.from_code(play.code) for play in game.legal_plays()]
+    return _after_turn(bearoff_table(), positions, d.seat, game.rules)
+
+
+def bearoff_turn_value(position, mover: int, rules) -> float:
+    """The mover's value of ``position`` at the end of its turn in a bear-off: its points
+    when it has borne off all 15, else minus the opponent's :func:`race_equity`."""
+    return float(_after_turn(bearoff_table(), [position], mover, rules)[0])
+
+
+def bearoff_outcome_values(outcomes, mars: bool = True) -> np.ndarray:
+    """The value, for the side that played, of each whole-chain outcome of a bear-off
+    (a :class:`gulbara.ChainEnds`): a bear-off chain never stops short (module
+    docstring), so each outcome ends the game or gives the opponent the roll."""
+    table = bearoff_table()
+    seat = outcomes.seat
+    boards, off = outcomes.boards, outcomes.borne_off
+    mine_w = np.maximum(boards, 0) if seat == 0 else np.maximum(-boards, 0)
+    theirs_w = np.maximum(-boards, 0) if seat == 0 else np.maximum(boards, 0)
+    # own points 1..6: White's 1..6, Black's White 13..18 (RULES §1.3)
+    home_me = slice(0, 6) if seat == 0 else slice(12, 18)
+    home_them = slice(12, 18) if seat == 0 else slice(0, 6)
+    mine, theirs = mine_w[:, home_me], theirs_w[0, home_them]
+    if mine.sum() + off[:, seat].sum() != 15 * len(mine) or theirs.sum() + off[0, 1 - seat] != 15:
+        raise GulBaraError("bearoff_outcome_values needs a bear-off: every checker home or off")
+    if outcomes.remainder.any():
+        raise GulBaraError("bearoff_outcome_values: a bear-off chain passed a remainder")
+    opponent = table.rank(theirs)
+    values = np.full(len(mine), 2.0 if mars and off[0, 1 - seat] == 0 else 1.0)
+    live = np.flatnonzero(~outcomes.ends_game)
+    if len(live):
+        ranks = np.array([table.rank(mine[i]) for i in live])
+        values[live] = -table.equities(opponent, ranks, mars)
+    return values
