@@ -25,7 +25,8 @@ cdef enum:
 
 cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
                          const uint8_t* counts, int n_stages, bint is_chain, int threads,
-                         int keep_lo, int keep_hi, Shared* sh, KeySet* result) noexcept nogil
+                         int keep_lo, int keep_hi, bint may_diagram, Shared* sh,
+                         KeySet* result) noexcept nogil
 cdef Py_ssize_t chain_count_enumerate(const Pos* start, int seat, const uint8_t* numbers,
                                       const uint8_t* counts, int n_stages, int threads,
                                       Shared* sh) noexcept nogil

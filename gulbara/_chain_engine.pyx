@@ -155,6 +155,7 @@ def _py_set_stage_plan(Py_ssize_t bucket_frontier, Py_ssize_t layered_frontier,
 # no position can bear off); tests turn that off to compare the two ways.
 cdef bint DIAGRAMS = True
 cdef Py_ssize_t DIAGRAM_SEEN = 0
+cdef Py_ssize_t SMALL_TRIES = 0
 # Chains that hold at most this many positions at once go stage by stage (tests
 # lower it to 0 to send every chain to the diagram).
 cdef Py_ssize_t SMALL_CHAIN = 30000
@@ -188,6 +189,15 @@ def _py_diagram_chains():
     global DIAGRAM_SEEN
     seen = DIAGRAM_SEEN
     DIAGRAM_SEEN = 0
+    return seen
+
+
+def _py_small_tries():
+    """Tests: the chains tried stage by stage up to SMALL_CHAIN positions before a
+    diagram (small_try) since the last call."""
+    global SMALL_TRIES
+    seen = SMALL_TRIES
+    SMALL_TRIES = 0
     return seen
 
 
@@ -868,8 +878,10 @@ cdef int small_try(const Pos* start, int seat, const uint8_t* numbers, const uin
     holds at most SMALL_CHAIN positions (a diagram costs more than a small chain).
     Its result; on CHAIN_TOO_MANY everything it held is freed and ``sh`` is ready
     for the diagram."""
+    global SMALL_TRIES
     cdef Py_ssize_t max_held = sh.max_held
     cdef int err
+    SMALL_TRIES += 1
     sh.max_held = SMALL_CHAIN
     err = enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
                          keep_hi, False, sh, result)
@@ -882,13 +894,16 @@ cdef int small_try(const Pos* start, int seat, const uint8_t* numbers, const uin
 
 cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
                          const uint8_t* counts, int n_stages, bint is_chain, int threads,
-                         int keep_lo, int keep_hi, Shared* sh, KeySet* result) noexcept nogil:
+                         int keep_lo, int keep_hi, bint may_diagram, Shared* sh,
+                         KeySet* result) noexcept nogil:
     """Enumerate every distinct outcome of a sequence of equal-dice stages
-    (enumerate_once): stage by stage, or, where goes_by_diagram, stage by stage
-    up to SMALL_CHAIN positions (small_try) and past that from its start again by
-    decision diagram where one applies."""
+    (enumerate_once): stage by stage, or, where ``may_diagram`` and
+    goes_by_diagram, stage by stage up to SMALL_CHAIN positions (small_try) and
+    past that from its start again by decision diagram where one applies. (A
+    caller that already knows the diagram does not apply, from
+    chain_count_enumerate's -1, passes ``may_diagram`` false.)"""
     cdef int err
-    if not goes_by_diagram(start, seat, sh.max_held):
+    if not may_diagram or not goes_by_diagram(start, seat, sh.max_held):
         return enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
                               keep_hi, False, sh, result)
     err = small_try(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo, keep_hi,

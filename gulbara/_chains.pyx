@@ -33,7 +33,7 @@ from gulbara._movegen import START_CODE
 # tests set how the engine shares and orders its work
 from gulbara._chain_engine import (_py_set_threaded_frontier, _py_set_stage_plan,
                                    _py_stage_counts, _py_set_diagrams, _py_diagram_chains,
-                                   _py_set_small_chain)
+                                   _py_set_small_chain, _py_small_tries)
 
 # Only the main thread runs signal handlers (_interrupt.pxd).
 cdef unsigned long MAIN_THREAD = threading.main_thread().ident
@@ -271,6 +271,7 @@ cdef class ChainRun:
     cdef Py_ssize_t max_held
     cdef size_t budget
     cdef readonly object max_ends
+    cdef bint by_stages              # its count found that no diagram applies
 
     cdef void shared_init(self, Shared* sh):
         """A fresh state for one enumeration: this run's budget and max_held."""
@@ -298,7 +299,7 @@ cdef class ChainRun:
         with nogil:
             err = chain_enumerate(&self.start, self.seat, self.plan.numbers, self.plan.counts,
                                   self.plan.n_stages, self.plan.is_chain, self.threads, keep_lo,
-                                  keep_hi, &sh, &result.outcomes)
+                                  keep_hi, not self.by_stages, &sh, &result.outcomes)
         result.table_peak_bytes = sh.meter.peak
         _last_takes = sh.meter.takes
         interrupt_raise(&sh.intr)
@@ -334,7 +335,10 @@ cdef class ChainRun:
         interrupt_raise(&sh.intr)
         if n == -2 and sh.err == CHAIN_NO_MEMORY:
             raise MemoryError("out of memory counting a chain's outcomes")
-        return n if n >= 0 else None    # (past a budget: counted in passes)
+        # -1: stage by stage; its passes need not try the small first try and the
+        # diagram again. -2: past a budget, counted in passes.
+        self.by_stages = n == -1
+        return n if n >= 0 else None
 
     def __call__(self):
         """Every outcome: one pass, or as many as the memory budget needs (up to

@@ -1047,6 +1047,22 @@ def test_chain_count_counts_the_diagram_without_writing_the_outcomes():
     assert by_diagram >= 40, by_diagram
 
 
+def test_regression_chain_count_tries_a_diagram_that_does_not_apply_once():
+    """chain_count of a chain sent to the diagram whose diagram then did not apply (a
+    bear-off) ran the small first try and the diagram twice: in its count, then again
+    in the stage-by-stage passes."""
+    code = "G:2,3,1,2,3,4,,,,,,,-2,-3,-1,-4,-2,-3,,,,,,|0,0|0,0"
+    with diagrams(True, small_chain=10):
+        for first in (1, 2, 3):
+            _chains._py_small_tries()
+            _chains._py_diagram_chains()
+            want = len(chain_ends(code, 0, first, threads=1))
+            assert _chains._py_small_tries() == 1 and _chains._py_diagram_chains() == 0
+            assert want > 10
+            assert gulbara.chain_count(code, 0, first, threads=1) == want
+            assert _chains._py_small_tries() == 1 and _chains._py_diagram_chains() == 0
+
+
 def test_chain_count_of_a_big_chain_needs_no_passes():
     """A chain of 1,180,975 outcomes, counted under a budget chain_ends needs passes
     for: by diagram, in one go, the right count; under budgets too small for the
