@@ -125,9 +125,22 @@ def bearoff_table() -> BearoffTable:
     return BearoffTable()
 
 
+def _position(position):
+    """A backend ``Position`` from one or from a position code (RULES §9.1)."""
+    from gulbara import Position
+
+    if isinstance(position, str):
+        return Position.from_code(position)
+    if not hasattr(position, "points"):
+        raise TypeError(f"position must be a Position or a position code, got "
+                        f"{type(position).__name__}")
+    return position
+
+
 def home_counts(position, seat: int) -> Optional[Tuple[int, ...]]:
-    """``seat``'s counts on its own points 1..6 when all its checkers are home (or off), else None."""
-    counts = own_counts(position, checked_seat(seat))
+    """``seat``'s counts on its own points 1..6 when all its checkers are home (or off), else
+    None. ``position`` is a ``Position`` or a position code."""
+    counts = own_counts(_position(position), checked_seat(seat))
     if any(counts[7:]):
         return None
     return counts[1:7]
@@ -143,6 +156,7 @@ def race_equity(position, seat: int, mars: bool = True) -> float:
     exempt rolls; ``mars`` as RULES §8's option). Raises :class:`GulBaraError` when a
     checker of either side is outside its home board, or the game is over."""
     seat = checked_seat(seat)
+    position = _position(position)
     mine, theirs = home_counts(position, seat), home_counts(position, 1 - seat)
     if mine is None or theirs is None:
         raise GulBaraError("race_equity needs every checker of both sides home or borne off")
@@ -196,16 +210,20 @@ def bearoff_values(game) -> np.ndarray:
     """The value of each legal play of a plain stage for the mover, by the database
     (:func:`bearoff_applies`): its points when it ends the game, else minus the
     opponent's :func:`race_equity` with the opponent to roll."""
-    from gulbara import Position
-
+    if not bearoff_applies(game):
+        raise GulBaraError("bearoff_values needs a decision the database applies to "
+                           "(bearoff_applies)")
     d = game.decision
-    positions = [Position.from_code(play.code) for play in game.legal_plays()]
+    positions = [_position(play.code) for play in game.legal_plays()]
     return _after_turn(bearoff_table(), positions, d.seat, game.rules)
 
 
 def bearoff_turn_value(position, mover: int, rules) -> float:
     """The mover's value of ``position`` at the end of its turn in a bear-off: its points
     when it has borne off all 15, else minus the opponent's :func:`race_equity`."""
+    position = _position(position)
+    if not is_bearoff(position):
+        raise GulBaraError("bearoff_turn_value needs every checker of both sides home or off")
     return float(_after_turn(bearoff_table(), [position], mover, rules)[0])
 
 
@@ -213,6 +231,10 @@ def bearoff_outcome_values(outcomes, mars: bool = True) -> np.ndarray:
     """The value, for the side that played, of each whole-chain outcome of a bear-off
     (a :class:`gulbara.ChainEnds`): a bear-off chain never stops short (module
     docstring), so each outcome ends the game or gives the opponent the roll."""
+    from gulbara.chains import ChainEnds
+
+    if not isinstance(outcomes, ChainEnds):
+        raise TypeError(f"outcomes must be a ChainEnds, got {type(outcomes).__name__}")
     table = bearoff_table()
     seat = outcomes.seat
     boards, off = outcomes.boards, outcomes.borne_off

@@ -9,8 +9,9 @@ import pytest
 
 import gulbara
 from gulbara import Game, Position, chain_ends, stage_ends
-from gulbara.bearoff import (MAX_ROLLS, N_BEAROFF, TABLE_BYTES, bearoff_applies, bearoff_outcome_values,
-                             bearoff_table, bearoff_values, home_counts, is_bearoff, race_equity)
+from gulbara.bearoff import (MAX_ROLLS, N_BEAROFF, TABLE_BYTES, bearoff_applies,
+                             bearoff_outcome_values, bearoff_table, bearoff_turn_value,
+                             bearoff_values, home_counts, is_bearoff, race_equity)
 from gulbara.errors import GulBaraError
 from gulbara.netbot import NetBot
 
@@ -183,7 +184,21 @@ def test_bad_input_raises(table):
     with pytest.raises(GulBaraError, match="over"):
         race_equity(won, 1)
     assert home_counts(Position.from_code(gulbara.START_CODE), 0) is None
-    assert not is_bearoff(Position.from_code(gulbara.START_CODE))
+    assert not is_bearoff(gulbara.START_CODE)
+    with pytest.raises(TypeError, match="position"):
+        race_equity(42, 0)
+    with pytest.raises(gulbara.InvalidSeatError):
+        race_equity(won, 2)
+    with pytest.raises(GulBaraError, match="bearoff_applies"):
+        bearoff_values(Game(seed=1))
+    with pytest.raises(GulBaraError, match="home"):
+        bearoff_turn_value(gulbara.START_CODE, 0, gulbara.Rules())
+    with pytest.raises(TypeError, match="ChainEnds"):
+        bearoff_outcome_values([1, 2])
+    with pytest.raises(GulBaraError, match="bear-off"):
+        bearoff_outcome_values(chain_ends(gulbara.START_CODE, 0, 6))
+    three = Position.from_points([3] + [0] * 11 + [-3] + [0] * 11, 12, 12)
+    assert race_equity(three.code(), 1) == race_equity(three, 1)
 
 
 # -- the net bots -------------------------------------------------------------
