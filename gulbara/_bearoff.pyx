@@ -241,7 +241,7 @@ cdef int solve(const Board* b, Solver* sv, bint first_off, double* mean, double*
     return 0
 
 
-def build(int length=64):
+def build(int length=32):
     """``(counts, mean, dist, first_mean, first_dist)``: each position's counts (N x 7,
     column 0 unused), the rolls to bear off all (mean, N x length distribution) and the
     first checker (the same; 0 rolls when one is already off). Raises ``ValueError``

@@ -31,6 +31,7 @@ of losing with one (RULES §7.1). The ``net`` bots play such races by it.
 0.7222
 """
 
+import operator
 from functools import lru_cache
 from typing import Optional, Sequence, Tuple
 
@@ -41,8 +42,8 @@ from gulbara.bots import own_counts
 from gulbara.errors import GulBaraError, checked_seat
 
 __all__ = ["BearoffTable", "bearoff_table", "home_counts", "is_bearoff", "race_equity",
-           "bearoff_applies", "bearoff_values", "bearoff_turn_value", "bearoff_outcome_values", "N_BEAROFF",
-           "MAX_ROLLS", "TABLE_BYTES"]
+           "bearoff_applies", "bearoff_values", "bearoff_turn_value", "bearoff_outcome_values",
+           "N_BEAROFF", "MAX_ROLLS", "TABLE_BYTES"]
 
 #: One side's bear-off positions: at most 15 checkers on 6 points, C(21, 6).
 N_BEAROFF = 54_264
@@ -76,7 +77,11 @@ class BearoffTable:
         if isinstance(counts, (str, bytes)) or not hasattr(counts, "__len__"):
             raise TypeError(f"counts must be a sequence of 6 ints, got {type(counts).__name__}")
         try:
-            return _bearoff.rank([int(c) for c in counts])
+            counts = [operator.index(c) for c in counts]
+        except TypeError:
+            raise TypeError(f"counts must be ints, got {list(counts)!r}") from None
+        try:
+            return _bearoff.rank(counts)
         except ValueError as error:
             raise GulBaraError(str(error)) from None
 
@@ -99,8 +104,16 @@ class BearoffTable:
         The roller wins when it needs no more rolls than the other side (it rolls
         first); it wins a mars when it is done before the other side has borne off
         a checker, and loses one when the other side is done before it has.
+        Ranks out of range raise :class:`GulBaraError`.
         """
-        others = np.asarray(others, dtype=np.intp)
+        roller = operator.index(roller)
+        others = np.asarray(others)
+        if others.dtype.kind not in "iu":
+            raise TypeError(f"others must be integer ranks, got dtype {others.dtype}")
+        if not 0 <= roller < N_BEAROFF or (others.size and not
+                                           (0 <= others.min() and others.max() < N_BEAROFF)):
+            raise GulBaraError(f"ranks must be 0..{N_BEAROFF - 1}")
+        others = others.astype(np.intp)
         mine = self.dist[roller]
         win = _at_least(self.dist[others]) @ mine                    # P(N_other >= N_roller)
         value = 2.0 * win - 1.0

@@ -178,6 +178,14 @@ def test_bad_input_raises(table):
         table.rank([1, -1, 0, 0, 0, 0])
     with pytest.raises(TypeError):
         table.rank("123456")
+    with pytest.raises(TypeError, match="ints"):
+        table.rank([1.5, 0, 0, 0, 0, 0])
+    with pytest.raises(GulBaraError, match="ranks"):
+        table.equities(0, [-1])
+    with pytest.raises(GulBaraError, match="ranks"):
+        table.equities(N_BEAROFF, [0])
+    with pytest.raises(TypeError, match="integer"):
+        table.equities(0, [0.5])
     with pytest.raises(GulBaraError, match="home"):
         race_equity(Position.from_code(gulbara.START_CODE), 0)
     won = Position.from_points([0] * 12 + [-3] + [0] * 11, 15, 12)
