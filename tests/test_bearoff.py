@@ -66,6 +66,17 @@ def test_memory_is_as_documented(table):
     assert not any(a.flags.writeable for a in arrays)
 
 
+def test_no_bear_off_needs_more_than_30_rolls():
+    """The native build refuses a distribution too short to hold every bear-off."""
+    from gulbara import _bearoff
+    counts, mean, dist, first_mean, first_dist = _bearoff.build(31)
+    assert dist[:, 30].max() > 0 and first_dist[:, 9:].max() == 0
+    with pytest.raises(ValueError, match="more than 29 rolls"):
+        _bearoff.build(30)
+    with pytest.raises(ValueError, match="at least 2"):
+        _bearoff.build(1)
+
+
 def test_distributions_are_distributions_of_their_means(table):
     k = np.arange(MAX_ROLLS)
     for dist, mean in ((table.dist, table.mean), (table.first_dist, table.first_mean)):
