@@ -29,4 +29,22 @@ START_CODE = backend.START_CODE
 raw_stage_ends = backend.stage_ends
 
 __all__ = ["BACKEND_NAME", "backend", "chain_backend", "Position", "START_CODE",
-           "raw_stage_ends"]
+           "raw_stage_ends", "as_position"]
+
+
+def as_position(value):
+    """The backend ``Position`` of a position code (RULES §9.1), a ``Position``, or
+    anything that holds one (a ``Board``'s or ``Game``'s ``position``) or writes one
+    (a ``code()`` method). ``TypeError`` for anything else."""
+    if isinstance(value, Position):
+        return value
+    if isinstance(value, str):
+        return Position.from_code(value)
+    held = getattr(value, "position", None)
+    if isinstance(held, Position):
+        return held
+    code = getattr(value, "code", None)
+    if callable(code):
+        return Position.from_code(code())
+    raise TypeError("expected a position code, a Position, a Board or a Game, "
+                    f"not {type(value).__name__}")

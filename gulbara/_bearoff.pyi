@@ -1,7 +1,7 @@
-from typing import Sequence, Tuple
+from typing import Tuple
 
 import numpy as np
 
 def build(length: int = ...) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                        np.ndarray]: ...
-def rank(counts: Sequence[int]) -> int: ...
+def ranks(counts: np.ndarray) -> np.ndarray: ...

@@ -29,7 +29,7 @@ already known. The step rule is the move generator's (``step_is_legal``,
 
 import numpy as np
 
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport malloc, free
 
 from gulbara._types cimport Pos
@@ -81,7 +81,7 @@ cdef struct Board:
 
 
 cdef void fill_board(Board* b, int32_t* counts) noexcept nogil:
-    """Every position's counts (``counts[7 * q + p]``, p = 1..6), its legal steps and
+    """Every position's counts (``counts[6 * q + p - 1]``, p = 1..6), its legal steps and
     the pip order."""
     cdef int c[HOME + 1]
     cdef int pips_of[N_BEAROFF]
@@ -97,8 +97,8 @@ cdef void fill_board(Board* b, int32_t* counts) noexcept nogil:
                         for n in range(CHECKERS + 1 - a1 - a2 - a3 - a4 - a5):
                             c[1], c[2], c[3], c[4], c[5], c[6] = a1, a2, a3, a4, a5, n
                             q = rank_counts(c)
-                            for p in range(HOME + 1):
-                                counts[7 * q + p] = c[p]
+                            for p in range(1, HOME + 1):
+                                counts[HOME * q + p - 1] = c[p]
     for q in range(MAX_PIPS + 2):
         start[q] = 0
     for q in range(N_BEAROFF):
@@ -114,11 +114,11 @@ cdef void fill_board(Board* b, int32_t* counts) noexcept nogil:
         n = 0
         pips = 0
         for p in range(1, HOME + 1):
-            pos.cnt[0][p] = counts[7 * q + p]
-            if counts[7 * q + p]:
+            pos.cnt[0][p] = counts[HOME * q + p - 1]
+            if counts[HOME * q + p - 1]:
                 pos.occ[0] |= 1 << (p - 1)
-            n += counts[7 * q + p]
-            pips += p * counts[7 * q + p]
+            n += counts[HOME * q + p - 1]
+            pips += p * counts[HOME * q + p - 1]
         pos.off[0] = CHECKERS - n
         b.on_board[q] = n
         pips_of[q] = pips
@@ -242,13 +242,13 @@ cdef int solve(const Board* b, Solver* sv, bint first_off, double* mean, double*
 
 
 def build(int length=32):
-    """``(counts, mean, dist, first_mean, first_dist)``: each position's counts (N x 7,
-    column 0 unused), the rolls to bear off all (mean, N x length distribution) and the
+    """``(counts, mean, dist, first_mean, first_dist)``: each position's counts (N x 6,
+    own points 1..6), the rolls to bear off all (mean, N x length distribution) and the
     first checker (the same; 0 rolls when one is already off). Raises ``ValueError``
     when ``length`` rolls are not enough."""
     if length < 2:
         raise ValueError(f"length must be at least 2, got {length}")
-    counts = np.zeros((N_BEAROFF, 7), dtype=np.int32)
+    counts = np.zeros((N_BEAROFF, HOME), dtype=np.int32)
     mean = np.zeros(N_BEAROFF)
     dist = np.zeros((N_BEAROFF, length))
     first_mean = np.zeros(N_BEAROFF)
@@ -278,18 +278,25 @@ def build(int length=32):
     return counts, mean, dist, first_mean, first_dist
 
 
-def rank(counts):
-    """The rank of six counts (own points 1..6, at most 15 in all)."""
+def ranks(const int32_t[:, ::1] counts not None):
+    """The rank of each row of six counts (own points 1..6, at most 15 in all), as int64;
+    ValueError naming the first bad row."""
+    cdef Py_ssize_t i, n = counts.shape[0]
     cdef int c[HOME + 1]
-    cdef int p, total = 0
-    if len(counts) != HOME:
-        raise ValueError(f"a bear-off position has 6 counts, got {len(counts)}")
+    cdef int p, total
+    if counts.shape[1] != HOME:
+        raise ValueError(f"a bear-off position has 6 counts, got {counts.shape[1]}")
+    out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out_v = out
     c[0] = 0
-    for p in range(HOME):
-        c[p + 1] = counts[p]
-        if c[p + 1] < 0:
-            raise ValueError(f"counts must be >= 0, got {list(counts)}")
-        total += c[p + 1]
-    if total > CHECKERS:
-        raise ValueError(f"at most 15 checkers, got {total}")
-    return rank_counts(c)
+    for i in range(n):
+        total = 0
+        for p in range(HOME):
+            c[p + 1] = counts[i, p]
+            if c[p + 1] < 0:
+                raise ValueError(f"counts must be >= 0, got {list(counts[i])}")
+            total += c[p + 1]
+        if total > CHECKERS:
+            raise ValueError(f"at most 15 checkers, got {total} in {list(counts[i])}")
+        out_v[i] = rank_counts(c)
+    return out

@@ -38,6 +38,7 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 
 from gulbara import _bearoff
+from gulbara._backend import as_position
 from gulbara.bots import own_counts
 from gulbara.errors import GulBaraError, checked_seat
 
@@ -50,14 +51,14 @@ N_BEAROFF = 54_264
 #: The length of each distribution: the most rolls any bear-off needs is 30.
 MAX_ROLLS = 32
 #: The table's memory: counts (int32), two means and two distributions (float64).
-TABLE_BYTES = N_BEAROFF * (7 * 4 + 2 * 8 + 2 * MAX_ROLLS * 8)
+TABLE_BYTES = N_BEAROFF * (6 * 4 + 2 * 8 + 2 * MAX_ROLLS * 8)
 
 
 class BearoffTable:
     """The database (module docstring). Positions are given as six counts, a side's own
     points 1..6 (the rest borne off), or as ranks (:meth:`rank`).
 
-    Arrays, one row a rank: ``counts`` (``N x 7``, column 0 unused), ``mean``
+    Arrays, one row a rank: ``counts`` (``N x 6``, own points 1..6), ``mean``
     and ``dist`` (``N x MAX_ROLLS``: P(k rolls)) to bear off all, ``first_mean``
     and ``first_dist`` to bear off the first checker (0 rolls when one is off).
     """
@@ -80,10 +81,7 @@ class BearoffTable:
             counts = [operator.index(c) for c in counts]
         except TypeError:
             raise TypeError(f"counts must be ints, got {list(counts)!r}") from None
-        try:
-            return _bearoff.rank(counts)
-        except ValueError as error:
-            raise GulBaraError(str(error)) from None
+        return int(_ranks(np.array([counts], dtype=np.int64).reshape(1, -1))[0])
 
     def mean_rolls(self, counts: Sequence[int]) -> float:
         """The expected number of rolls to bear off every checker of ``counts``."""
@@ -127,6 +125,18 @@ class BearoffTable:
         return f"BearoffTable({N_BEAROFF} positions)"
 
 
+def _ranks(counts: np.ndarray) -> np.ndarray:
+    """The ranks of rows of six counts (int64); GulBaraError for a bad row."""
+    if counts.ndim != 2 or counts.shape[1] != 6:
+        raise GulBaraError(f"a bear-off position has 6 counts, got shape {counts.shape}")
+    if counts.size and (counts.min() < 0 or counts.max() > 15):
+        raise GulBaraError(f"counts must be >= 0 and at most 15 in all, got {counts.tolist()}")
+    try:
+        return _bearoff.ranks(np.ascontiguousarray(counts, dtype=np.int32))
+    except ValueError as error:
+        raise GulBaraError(str(error)) from None
+
+
 def _at_least(dist: np.ndarray) -> np.ndarray:
     """P(N >= k) of each row's distribution P(N = k)."""
     return 1.0 - np.cumsum(dist, axis=-1) + dist
@@ -138,22 +148,10 @@ def bearoff_table() -> BearoffTable:
     return BearoffTable()
 
 
-def _position(position):
-    """A backend ``Position`` from one or from a position code (RULES §9.1)."""
-    from gulbara import Position
-
-    if isinstance(position, str):
-        return Position.from_code(position)
-    if not hasattr(position, "points"):
-        raise TypeError(f"position must be a Position or a position code, got "
-                        f"{type(position).__name__}")
-    return position
-
-
 def home_counts(position, seat: int) -> Optional[Tuple[int, ...]]:
     """``seat``'s counts on its own points 1..6 when all its checkers are home (or off), else
     None. ``position`` is a ``Position`` or a position code."""
-    counts = own_counts(_position(position), checked_seat(seat))
+    counts = own_counts(as_position(position), checked_seat(seat))
     if any(counts[7:]):
         return None
     return counts[1:7]
@@ -169,54 +167,50 @@ def race_equity(position, seat: int, mars: bool = True) -> float:
     exempt rolls; ``mars`` as RULES §8's option). Raises :class:`GulBaraError` when a
     checker of either side is outside its home board, or the game is over."""
     seat = checked_seat(seat)
-    position = _position(position)
+    position = as_position(position)
     mine, theirs = home_counts(position, seat), home_counts(position, 1 - seat)
     if mine is None or theirs is None:
         raise GulBaraError("race_equity needs every checker of both sides home or borne off")
     if not any(mine) or not any(theirs):
         raise GulBaraError("race_equity needs a game not over: a side has borne off all 15")
     table = bearoff_table()
-    return float(table.equities(table.rank(mine), np.array([table.rank(theirs)]), mars)[0])
+    return float(table.equities(table.rank(mine), _ranks(np.array([theirs])), mars)[0])
 
 
 # -- the net bots' use (gulbara.netbot) ---------------------------------------
 
 def bearoff_applies(game) -> bool:
     """Whether ``game``'s decision is valued by the database: both sides bearing off
-    (:func:`is_bearoff`), the rules escalating and both sides past their exempt rolls
-    (so every later double of either side escalates, RULES §4.2), and the stage a
-    plain roll's or the mover's own chain's (not a remainder, not an exempt double)."""
+    (:func:`is_bearoff`), every later double of either side escalating (RULES §4.2,
+    as the table assumes), and the stage not a remainder's (the mover's own roll or
+    chain: after it the opponent rolls)."""
     d = game.decision
-    if d is None or d.is_remainder or not game.rules.escalation:
-        return False
-    if len(set(d.dice)) == 1 and not d.is_chain:
+    if d is None or d.is_remainder:
         return False
     if not (game.next_roll_escalates(0) and game.next_roll_escalates(1)):
         return False
     return is_bearoff(game.position)
 
 
-def _points(rules, loser_off: int) -> float:
-    """A win's points: 2 with a mars (RULES §7.1, §8's ``mars``)."""
-    return 2.0 if rules.mars and loser_off == 0 else 1.0
-
-
-def _after_turn(table: BearoffTable, positions, mover: int, rules) -> np.ndarray:
-    """The mover's value of each end ``position`` of its turn (the opponent to roll)."""
-    theirs = home_counts(positions[0], 1 - mover)
-    opponent = table.rank(theirs)
-    values = np.zeros(len(positions))
-    live, ranks = [], []
-    for i, position in enumerate(positions):
-        mine = home_counts(position, mover)
-        if not any(mine):                               # all 15 off: the game is won
-            values[i] = _points(rules, 15 - sum(theirs))
-        else:
-            live.append(i)
-            ranks.append(table.rank(mine))
-    if live:
-        values[live] = -table.equities(opponent, np.array(ranks), rules.mars)
+def _turn_values(mine: np.ndarray, theirs: Sequence[int], mars: bool) -> np.ndarray:
+    """The mover's value of each end of its turn in a bear-off, given as rows of its six
+    counts (``mine``) against the opponent's (``theirs``), the opponent to roll next:
+    its points when it has borne off all 15 (2 with a mars, RULES §7.1), else minus the
+    opponent's race equity."""
+    table = bearoff_table()
+    opponent = int(_ranks(np.array([theirs]))[0])
+    values = np.full(len(mine), 2.0 if mars and sum(theirs) == 15 else 1.0)
+    live = np.flatnonzero(mine.any(axis=1))
+    if len(live):
+        values[live] = -table.equities(opponent, _ranks(mine[live]), mars)
     return values
+
+
+def _home_rows(positions, seat: int) -> np.ndarray:
+    rows = [home_counts(position, seat) for position in positions]
+    if any(row is None for row in rows):
+        raise GulBaraError("a bear-off needs every checker of both sides home or borne off")
+    return np.array(rows, dtype=np.int64).reshape(len(rows), 6)
 
 
 def bearoff_values(game) -> np.ndarray:
@@ -226,18 +220,19 @@ def bearoff_values(game) -> np.ndarray:
     if not bearoff_applies(game):
         raise GulBaraError("bearoff_values needs a decision the database applies to "
                            "(bearoff_applies)")
-    d = game.decision
-    positions = [_position(play.code) for play in game.legal_plays()]
-    return _after_turn(bearoff_table(), positions, d.seat, game.rules)
+    mover = game.decision.seat
+    positions = [as_position(play.code) for play in game.legal_plays()]
+    return _turn_values(_home_rows(positions, mover), home_counts(game.position, 1 - mover),
+                        game.rules.mars)
 
 
 def bearoff_turn_value(position, mover: int, rules) -> float:
     """The mover's value of ``position`` at the end of its turn in a bear-off: its points
     when it has borne off all 15, else minus the opponent's :func:`race_equity`."""
-    position = _position(position)
-    if not is_bearoff(position):
-        raise GulBaraError("bearoff_turn_value needs every checker of both sides home or off")
-    return float(_after_turn(bearoff_table(), [position], mover, rules)[0])
+    position = as_position(position)
+    mover = checked_seat(mover)
+    theirs = _home_rows([position], 1 - mover)[0]
+    return float(_turn_values(_home_rows([position], mover), theirs, rules.mars)[0])
 
 
 def bearoff_outcome_values(outcomes, mars: bool = True) -> np.ndarray:
@@ -248,23 +243,15 @@ def bearoff_outcome_values(outcomes, mars: bool = True) -> np.ndarray:
 
     if not isinstance(outcomes, ChainEnds):
         raise TypeError(f"outcomes must be a ChainEnds, got {type(outcomes).__name__}")
-    table = bearoff_table()
     seat = outcomes.seat
-    boards, off = outcomes.boards, outcomes.borne_off
-    mine_w = np.maximum(boards, 0) if seat == 0 else np.maximum(-boards, 0)
-    theirs_w = np.maximum(-boards, 0) if seat == 0 else np.maximum(boards, 0)
-    # own points 1..6: White's 1..6, Black's White 13..18 (RULES §1.3)
-    home_me = slice(0, 6) if seat == 0 else slice(12, 18)
-    home_them = slice(12, 18) if seat == 0 else slice(0, 6)
-    mine, theirs = mine_w[:, home_me], theirs_w[0, home_them]
-    if mine.sum() + off[:, seat].sum() != 15 * len(mine) or theirs.sum() + off[0, 1 - seat] != 15:
+    # own points 1..6 in White's columns: White's 0..5, Black's 12..17 (RULES §1.3)
+    mine = outcomes.boards[:, 0:6] if seat == 0 else -outcomes.boards[:, 12:18]
+    theirs = -outcomes.boards[0, 12:18] if seat == 0 else outcomes.boards[0, 0:6]
+    off = outcomes.borne_off
+    if ((mine < 0).any() or (theirs < 0).any()
+            or (mine.sum(axis=1) + off[:, seat] != 15).any()
+            or theirs.sum() + off[0, 1 - seat] != 15):
         raise GulBaraError("bearoff_outcome_values needs a bear-off: every checker home or off")
     if outcomes.remainder.any():
         raise GulBaraError("bearoff_outcome_values: a bear-off chain passed a remainder")
-    opponent = table.rank(theirs)
-    values = np.full(len(mine), 2.0 if mars and off[0, 1 - seat] == 0 else 1.0)
-    live = np.flatnonzero(~outcomes.ends_game)
-    if len(live):
-        ranks = np.array([table.rank(mine[i]) for i in live])
-        values[live] = -table.equities(opponent, ranks, mars)
-    return values
+    return _turn_values(mine.astype(np.int64), theirs.tolist(), mars)

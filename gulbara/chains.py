@@ -21,7 +21,7 @@ from typing import Iterator, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from gulbara._backend import Position, chain_backend as backend
+from gulbara._backend import as_position, chain_backend as backend
 from gulbara import errors as gulbara_errors
 from gulbara.conventions import OTHER_POINT
 from gulbara.errors import InvalidDiceError
@@ -232,15 +232,6 @@ class ChainEnds(EndsView):
         return f"<ChainEnds seat={self.seat} stages={len(self.stages)} outcomes={len(self)}>"
 
 
-def _start(code_or_position):
-    if isinstance(code_or_position, Position):
-        return code_or_position
-    board_position = getattr(code_or_position, "position", None)
-    if isinstance(board_position, Position):
-        return board_position
-    return Position.from_code(code_or_position)
-
-
 def _first_number(first) -> int:
     if isinstance(first, bool) or not isinstance(first, (int, np.integer)):
         raise TypeError(f"first must be an int 1..6, not {type(first).__name__}")
@@ -314,7 +305,7 @@ def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
     """
     rules = checked_rules(rules, DEFAULT_RULES)
     first = _first_number(first)
-    raw = backend.chain_ends_raw(_start(code), seat, first, max_ends, _threads(threads, max_ends),
+    raw = backend.chain_ends_raw(as_position(code), seat, first, max_ends, _threads(threads, max_ends),
                                  memory)
     return ChainEnds(raw, rules, first)
 
@@ -338,7 +329,7 @@ def remainder_ends(code, seat: int, stages: Sequence[Sequence[int]],
     """
     rules = checked_rules(rules, DEFAULT_RULES)
     pairs = _remainder_pairs(stages)
-    raw = backend.remainder_ends_raw(_start(code), seat, pairs, max_ends,
+    raw = backend.remainder_ends_raw(as_position(code), seat, pairs, max_ends,
                                      _threads(threads, max_ends), memory)
     return ChainEnds(raw, rules, None)
 
@@ -404,7 +395,7 @@ def chain_ends_iter(code, seat: int, first: int, rules: Optional[Rules] = None, 
     rules = checked_rules(rules, DEFAULT_RULES)
     first = _first_number(first)
     chunk = _check_chunk(chunk)
-    run = backend.chain_run_raw(_start(code), seat, first, None, _threads(threads), memory)
+    run = backend.chain_run_raw(as_position(code), seat, first, None, _threads(threads), memory)
     return _chunks(run, rules, first, chunk)
 
 
@@ -416,7 +407,7 @@ def remainder_ends_iter(code, seat: int, stages: Sequence[Sequence[int]], *,
     rules = checked_rules(rules, DEFAULT_RULES)
     pairs = _remainder_pairs(stages)
     chunk = _check_chunk(chunk)
-    run = backend.remainder_run_raw(_start(code), seat, pairs, None, _threads(threads), memory)
+    run = backend.remainder_run_raw(as_position(code), seat, pairs, None, _threads(threads), memory)
     return _chunks(run, rules, None, chunk)
 
 
@@ -431,7 +422,7 @@ def chain_count(code, seat: int, first: int, *, threads: Optional[int] = None,
     1601
     """
     first = _first_number(first)
-    run = backend.chain_run_raw(_start(code), seat, first, None, _threads(threads), memory)
+    run = backend.chain_run_raw(as_position(code), seat, first, None, _threads(threads), memory)
     counted = run.count()
     if counted is not None:
         return counted

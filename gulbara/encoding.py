@@ -58,7 +58,7 @@ from typing import Optional
 import numpy as np
 
 from gulbara import _encode_py
-from gulbara._backend import BACKEND_NAME, Position as _Position, backend
+from gulbara._backend import BACKEND_NAME, Position as _Position, as_position, backend
 from gulbara.errors import GulBaraError, InvalidSeatError, OutputBufferError, checked_int
 
 if BACKEND_NAME == "core":
@@ -148,19 +148,6 @@ def _seat(seat) -> int:
     return checked_int(seat, "seat", 0, 1, InvalidSeatError, bounds="0 (White) or 1 (Black)")
 
 
-def _core_position(position) -> _Position:
-    """The backend's ``Position`` for a code, a ``Position``, a ``Board`` or a ``Game``."""
-    if isinstance(position, _Position):
-        return position
-    if isinstance(position, str):
-        return _Position.from_code(position)
-    code = getattr(position, "code", None)
-    if callable(code):
-        return _Position.from_code(code())
-    raise TypeError("expected a position code, a Position, a Board or a Game, "
-                    f"not {type(position).__name__}")
-
-
 def encode_board(position, seat: int, out: Optional[np.ndarray] = None) -> np.ndarray:
     """The board block of ``position`` (a code, ``Position``, ``Board``...) seen by ``seat``.
 
@@ -169,7 +156,7 @@ def encode_board(position, seat: int, out: Optional[np.ndarray] = None) -> np.nd
     ([1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.9166666...], 11, 337)
     """
     seat = _seat(seat)
-    pos = _core_position(position)
+    pos = as_position(position)
     out = _out(out, (BOARD_FEATURES,))
     _encode.py_encode_position(pos, seat, out)
     return out
@@ -336,7 +323,7 @@ def encode_game(game, out: Optional[np.ndarray] = None, *, seat: Optional[int] =
         escalates = game.next_roll_escalates(player)
         opp = game.next_roll_escalates(1 - player)
     _encode.py_encode_state(
-        _core_position(game.position), player, acting == player and not over, dice,
+        as_position(game.position), player, acting == player and not over, dice,
         is_chain, is_remainder, index, later, game.is_chance(), game.is_opening(),
         escalates, opp, min(game.stuck_rolls / limit, 1.0), over, out)
     return out

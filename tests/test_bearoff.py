@@ -56,8 +56,8 @@ def prob(high, low):
 def test_ranks_cover_every_position_once(table):
     assert len(table) == N_BEAROFF == len({tuple(row) for row in table.counts.tolist()})
     for q in random.Random(1).sample(range(N_BEAROFF), 500):
-        assert table.rank(table.counts[q, 1:]) == q
-    assert table.counts[:, 1:].sum(axis=1).max() == 15 and table.counts.min() == 0
+        assert table.rank(table.counts[q]) == q
+    assert table.counts.sum(axis=1).max() == 15 and table.counts.min() == 0
 
 
 def test_memory_is_as_documented(table):
@@ -83,7 +83,7 @@ def test_distributions_are_distributions_of_their_means(table):
         assert np.abs(dist.sum(axis=1) - 1).max() < 1e-12
         assert dist.min() >= 0
         assert np.abs(dist @ k - mean).max() < 1e-9
-    on_board = table.counts[:, 1:].sum(axis=1)
+    on_board = table.counts.sum(axis=1)
     assert (table.mean[on_board == 0] == 0).all() and (table.mean[on_board > 0] >= 1).all()
     assert (table.first_mean[on_board < 15] == 0).all()
     assert (table.first_mean[on_board == 15] >= 1).all()
@@ -128,10 +128,10 @@ def test_every_position_is_its_best_roll_by_roll(table, first_off):
     roll plus the average over the 21 rolls of the best end's."""
     rng = random.Random(7 if first_off else 8)
     mean = table.first_mean if first_off else table.mean
-    on_board = table.counts[:, 1:].sum(axis=1)
+    on_board = table.counts.sum(axis=1)
     pool = np.flatnonzero(on_board == 15) if first_off else np.flatnonzero(on_board > 0)
     for q in rng.sample(list(pool), 40):
-        mine = tuple(int(c) for c in table.counts[q, 1:])
+        mine = tuple(int(c) for c in table.counts[q])
         expected = 1.0
         for high, low in ROLLS:
             ends = whole_roll_ends(mine, high, low)
@@ -154,7 +154,7 @@ def twin_equity(table, roller, other, mars=True):
 @pytest.mark.parametrize("mars", [True, False])
 def test_race_equity_matches_a_double_loop(table, mars):
     rng = random.Random(3)
-    on_board = table.counts[:, 1:].sum(axis=1)
+    on_board = table.counts.sum(axis=1)
     live = np.flatnonzero(on_board > 0)
     full = np.flatnonzero(on_board == 15)
     for _ in range(60):
@@ -183,6 +183,8 @@ def test_race_equity_of_hand_counted_races():
 def test_bad_input_raises(table):
     with pytest.raises(GulBaraError, match="at most 15"):
         table.rank([16, 0, 0, 0, 0, 0])
+    with pytest.raises(GulBaraError, match="at most 15 checkers, got 16"):
+        table.rank([8, 8, 0, 0, 0, 0])
     with pytest.raises(GulBaraError, match="6 counts"):
         table.rank([1, 2, 3])
     with pytest.raises(GulBaraError, match=">= 0"):
@@ -233,6 +235,11 @@ def test_database_applies_only_to_bear_offs_past_the_exempt_rolls():
     assert bearoff_applies(Game.from_state_code(PLAIN))
     assert bearoff_applies(Game.from_state_code(CHAIN))
     assert not bearoff_applies(Game.from_state_code(PLAIN.replace("rolls=9,9", "rolls=1,9")))
+    # White's third roll, a double (exempt, one stage), with every later double escalating
+    exempt = PLAIN.replace("stage=5-3 roll=5-3 rolls=9,9", "stage=3-3-3-3 roll=3-3 rolls=3,9")
+    game = Game.from_state_code(exempt)
+    assert not game.decision.is_chain and bearoff_applies(game)
+    assert len(bearoff_values(game)) == len(game.legal_plays())
     outside = PLAIN.replace("G:2,3,1,2,3,4,,", "G:2,3,1,2,3,3,1,")
     assert not bearoff_applies(Game.from_state_code(outside))
     plain_rules = gulbara.Rules(escalation=False)
