@@ -7,7 +7,7 @@ to the opponent (RULES §5). Each side's future is then its own, and one table
 of one-sided positions values every such race (the technique of gnubg's
 one-sided bear-off databases).
 
-:func:`bearoff_table` builds it natively on first use (about half a second,
+:func:`bearoff_table` builds it natively on first use (about 0.15 s,
 about 30 MB: :data:`TABLE_BYTES`) and keeps it: for each of the 54,264 ways
 to have at most 15 checkers on one's points 1..6, the distribution of the
 number of rolls to bear them all off and, with all 15 on the board, to bear
