@@ -109,10 +109,11 @@ class NetBot(Bot):
         game = decision_game(game)
         plays = game.legal_plays()
         d = game.decision
-        if bearoff_applies(game) and not d.is_chain:
+        bearoff = bearoff_applies(game)
+        if bearoff and not d.is_chain:
             values = bearoff_values(game)
         elif d.is_chain or d.is_remainder:
-            values = self._whole_turn_values(game)
+            values = self._whole_turn_values(game, bearoff)
         else:
             values = self.stage_values(game)
         order = sorted(range(len(plays)), key=lambda i: (-float(values[i]), i))
@@ -167,13 +168,13 @@ class NetBot(Bot):
                 return play
         return None
 
-    def _whole_turn_values(self, game) -> np.ndarray:
-        """Each play's value: the best whole-turn outcome through it."""
+    def _whole_turn_values(self, game, bearoff: bool) -> np.ndarray:
+        """Each play's value: the best whole-turn outcome through it (``bearoff``:
+        valued by the bear-off database, as ``bearoff_applies(game)`` says)."""
         d = game.decision
         plays = game.legal_plays()
         values = np.zeros(len(plays))
         fallback = None
-        bearoff = bearoff_applies(game)
         for i, play in enumerate(plays):
             after = game.copy(auto_roll=False)
             after.play(play)
