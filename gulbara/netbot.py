@@ -49,7 +49,7 @@ from gulbara.play import Play
 __all__ = ["NetBot", "Net2Bot", "DEFAULT_CHAIN_BUDGET"]
 
 #: Positions a whole-chain enumeration may hold before the stage-by-stage fallback.
-DEFAULT_CHAIN_BUDGET = 200_000
+DEFAULT_CHAIN_BUDGET = 20_000
 #: The largest ``chain_budget`` (an enumeration's ``max_ends``) and ``top``.
 MAX_CHAIN_BUDGET = 2**63 - 1
 MAX_TOP = 2**31 - 1
