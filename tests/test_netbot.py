@@ -288,3 +288,13 @@ def test_regression_bot_options_are_checked_when_the_bot_is_made(net):
             Net2Bot(net, top=top)
     with pytest.raises(TypeError):
         NetBot(net).choose(gulbara.Board())
+
+
+def test_default_chain_budget_is_the_documented_one(net):
+    """docs/bots.md, "The chain budget": 20,000 positions, so at most about 2.6 MB of
+    tables a whole-turn enumeration, for both net bots."""
+    from gulbara.chains import BYTES_PER_END
+    from gulbara.netbot import DEFAULT_CHAIN_BUDGET
+    assert DEFAULT_CHAIN_BUDGET == 20_000
+    assert NetBot(net).chain_budget == Net2Bot(net).chain_budget == DEFAULT_CHAIN_BUDGET
+    assert DEFAULT_CHAIN_BUDGET * BYTES_PER_END <= 2_600_000
