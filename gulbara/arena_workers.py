@@ -99,7 +99,7 @@ def native_arena(bot_a: str, bot_b: str, games: int, seed: int = 0, *,
     for name in (bot_a, bot_b):
         if name not in NATIVE_BOTS:
             raise TypeError(f"a native arena plays {', '.join(NATIVE_BOTS)}, not {name!r}")
-    net = default_net().native if "net" in (bot_a, bot_b) else None
+    net = default_net(rules).native if "net" in (bot_a, bot_b) else None
     codes = [_net.POLICY_CODES[name] for name in (bot_a, bot_b)]
     start = Game(rules, auto_roll=False)
     step = max(2, -(-games // workers))

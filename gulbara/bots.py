@@ -224,7 +224,8 @@ def _net_bot(name: str, **options) -> Bot:
     return {"net": netbot.NetBot, "net2": netbot.Net2Bot}[name](**options)
 
 
-# the value network's bots (gulbara.netbot), on the shipped network by default
+# the value network's bots (gulbara.netbot), by default on the network shipped for the
+# game's rules (gulbara.net.default_net)
 BOTS["net"] = functools.partial(_net_bot, "net")
 BOTS["net2"] = functools.partial(_net_bot, "net2")
 

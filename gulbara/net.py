@@ -11,7 +11,8 @@ The inputs (layout ``gb1``) are listed in docs/bots.md.
 Weights are an ``.npz`` file with ``format_version``, ``layout``, ``w1``
 (inputs x hidden), ``b1``, ``w2`` (hidden x 3), ``b2`` and free-form
 metadata (how the network was trained). :func:`default_net` is the network
-shipped in the package, loaded once on first use.
+shipped in the package for a rule set (the default rules' ``gb1.npz``, or one
+trained under plain doubles), loaded once on first use.
 
 >>> net = ValueNet.random(hidden=8, seed=1)
 >>> game = gulbara.Game(seed=3)
@@ -39,11 +40,12 @@ from gulbara.bots import own_counts
 from gulbara.conventions import other_point
 from gulbara.errors import GameStateError, GulBaraError, checked_int, checked_seat, shown
 from gulbara.game import current_game, decision_game
-from gulbara.rules import checked_rules
+from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 from gulbara.state_codes import MAX_STATE_COUNT, escalates
 
 __all__ = [
-    "ValueNet", "inputs", "equity", "default_net", "load", "net_scores", "DEFAULT_NET_PATH",
+    "ValueNet", "inputs", "equity", "default_net", "shipped_net_path", "load", "net_scores",
+    "DEFAULT_NET_PATH", "PLAIN_DOUBLES_NET_PATH",
     "FORMAT_VERSION", "LAYOUT", "N_INPUTS", "InvalidNetworkError",
 ]
 
@@ -55,8 +57,11 @@ LAYOUT = _net.LAYOUT
 N_INPUTS = _net.N_INPUTS
 #: The most hidden units a network may have (the native code's bound).
 MAX_HIDDEN = 256
-#: The shipped network.
+#: The shipped network (trained under the default rules, RULES §1-7).
 DEFAULT_NET_PATH = os.path.join(os.path.dirname(__file__), "data", "gb1.npz")
+#: The shipped network for rules without escalation (``Rules(escalation=False)``, the
+#: ``plain-doubles`` preset): a double is always four moves, so no chain or remainder.
+PLAIN_DOUBLES_NET_PATH = os.path.join(os.path.dirname(__file__), "data", "gb1-plain-doubles.npz")
 
 
 class InvalidNetworkError(GulBaraError):
@@ -503,9 +508,9 @@ def net_scores(net: Union[str, "ValueNet", None] = None, *, rolls: Tuple[int, in
     ...     gulbara.chain_ends(gulbara.START_CODE, 0, 5)).max())
     True
     """
-    network = load(net)
-    rolls = _checked_rolls(rolls)
     rules = checked_rules(rules)
+    network = load(net, rules)
+    rolls = _checked_rolls(rolls)
 
     def evaluate(chain) -> np.ndarray:
         return network.outcome_values(chain, rolls, rules)
@@ -513,12 +518,14 @@ def net_scores(net: Union[str, "ValueNet", None] = None, *, rolls: Tuple[int, in
     return evaluate
 
 
-def load(path_or_net: Union[str, "ValueNet", None] = None) -> ValueNet:
-    """A network: ``None`` or ``"net"`` the shipped one, a path a weights file, a ValueNet as is."""
+def load(path_or_net: Union[str, "ValueNet", None] = None,
+         rules: Optional[Rules] = None) -> ValueNet:
+    """A network: ``None`` or ``"net"`` the shipped one for ``rules`` (:func:`default_net`),
+    a path a weights file, a ValueNet as is."""
     if isinstance(path_or_net, ValueNet):
         return path_or_net
     if path_or_net is None or path_or_net == "net":
-        return default_net()
+        return default_net(rules)
     if not isinstance(path_or_net, (str, os.PathLike)):
         raise TypeError(f"a network is 'net', a path to an .npz file or a ValueNet, "
                         f"got {type(path_or_net).__name__}")
@@ -531,9 +538,32 @@ def _load_cached(path: str, mtime: int) -> ValueNet:
     return ValueNet.load(path)
 
 
-@lru_cache(maxsize=1)
-def default_net() -> ValueNet:
-    """The network shipped in the package (``gulbara/data/gb1.npz``), loaded once."""
-    if not os.path.exists(DEFAULT_NET_PATH):
-        raise InvalidNetworkError(f"the shipped network {DEFAULT_NET_PATH} is missing")
-    return ValueNet.load(DEFAULT_NET_PATH)
+def shipped_net_path(rules: Optional[Rules] = None) -> str:
+    """The file of the network shipped for ``rules`` (default RULES §1-7): rules without
+    escalation get the network trained under plain doubles (:data:`PLAIN_DOUBLES_NET_PATH`),
+    every other rule set the default rules' (:data:`DEFAULT_NET_PATH`).
+
+    >>> os.path.basename(shipped_net_path(Rules.preset("plain-doubles")))
+    'gb1-plain-doubles.npz'
+    >>> shipped_net_path() == shipped_net_path(Rules(remainder="lost")) == DEFAULT_NET_PATH
+    True
+    """
+    rules = checked_rules(rules, DEFAULT_RULES)
+    return DEFAULT_NET_PATH if rules.escalation else PLAIN_DOUBLES_NET_PATH
+
+
+def default_net(rules: Optional[Rules] = None) -> ValueNet:
+    """The network shipped in the package for ``rules`` (:func:`shipped_net_path`; the
+    default rules': ``gulbara/data/gb1.npz``), each file loaded once.
+
+    >>> default_net() is default_net(gulbara.Rules())
+    True
+    """
+    return _shipped(shipped_net_path(rules))
+
+
+@lru_cache(maxsize=4)
+def _shipped(path: str) -> ValueNet:
+    if not os.path.exists(path):
+        raise InvalidNetworkError(f"the shipped network {path} is missing")
+    return ValueNet.load(path)

@@ -43,7 +43,7 @@ from gulbara.bots import Bot
 from gulbara.chains import chain_ends, remainder_ends
 from gulbara.errors import EnumerationLimitError, checked_int
 from gulbara.game import decision_game
-from gulbara.net import ValueNet, load
+from gulbara.net import ValueNet, default_net, load
 from gulbara.play import Play
 
 __all__ = ["NetBot", "Net2Bot", "DEFAULT_CHAIN_BUDGET"]
@@ -58,7 +58,8 @@ MAX_TOP = 2**31 - 1
 class NetBot(Bot):
     """The network's best play, 1-ply, chains and remainders valued as a whole (module docstring).
 
-    ``net`` is ``"net"`` (the shipped network), a path to an ``.npz`` file or a
+    ``net`` is ``"net"`` or ``None`` (the shipped network for the rules of the game
+    played: :func:`gulbara.net.default_net`), a path to an ``.npz`` file or a
     :class:`ValueNet`. ``chain_budget`` (an int, at least 1) bounds the whole-chain
     enumerations. Deterministic.
     """
@@ -68,13 +69,20 @@ class NetBot(Bot):
     def __init__(self, net: Union[str, ValueNet, None] = None, *,
                  chain_budget: int = DEFAULT_CHAIN_BUDGET) -> None:
         self.net = load(net)
+        self._shipped = net is None or (isinstance(net, str) and net == "net")
         self.chain_budget = checked_int(chain_budget, "chain_budget", 1, MAX_CHAIN_BUDGET)
         self._plan: Optional[Tuple[str, List[Tuple[Tuple[int, int], ...]]]] = None
 
     # -- the rule --------------------------------------------------------
 
+    def _network_for(self, game) -> None:
+        """With the shipped network, take the one shipped for the game's rules."""
+        if self._shipped:
+            self.net = default_net(game.rules)
+
     def choose(self, game) -> Play:
         game = decision_game(game)
+        self._network_for(game)
         plays = game.legal_plays()
         if len(plays) == 1:
             return plays[0]
@@ -98,6 +106,7 @@ class NetBot(Bot):
 
     def stage_values(self, game) -> np.ndarray:
         """The 1-ply value of each end of a plain stage (native)."""
+        self._network_for(decision_game(game))
         return self.net.stage_values(game)
 
     def rank(self, game) -> List[Tuple[Play, float]]:
@@ -107,6 +116,7 @@ class NetBot(Bot):
         through each play (the stage-by-stage fallback beyond the budget).
         """
         game = decision_game(game)
+        self._network_for(game)
         plays = game.legal_plays()
         d = game.decision
         bearoff = bearoff_applies(game)
@@ -222,6 +232,7 @@ class Net2Bot(NetBot):
         self.top = checked_int(top, "top", 1, MAX_TOP)
 
     def stage_values(self, game) -> np.ndarray:
+        self._network_for(decision_game(game))
         one, two, searched = _net.search_values(self.net.native, decision_game(game), self.top)
         # only the searched ends compete: the others rank below them, by their 1-ply value
         if searched.any():

@@ -218,9 +218,9 @@ def _net_specs(codes, names) -> Tuple[Optional[str], Optional[str]]:
                  for code, name in zip(codes, names))
 
 
-def _networks(specs):
+def _networks(specs, rules: Rules):
     from gulbara.net import load
-    return tuple(load(spec).native if spec is not None else None for spec in specs)
+    return tuple(load(spec, rules).native if spec is not None else None for spec in specs)
 
 
 class _PythonPolicy:
@@ -238,7 +238,7 @@ class _PythonPolicy:
             return 0
         if _is_net_policy(self.name):
             from gulbara.net import load
-            scores = list(load(self.name).stage_values_python(game))
+            scores = list(load(self.name, game.rules).stage_values_python(game))
         elif self.name == "greedy":
             from gulbara.bots import GreedyBot
             bot = GreedyBot()
@@ -547,7 +547,7 @@ def _run_chunk(job: _Job, first: int, count: int) -> Tuple[np.ndarray, np.ndarra
     game = Game.from_state_code(job.state, job.rules)
     rows, hist, _ = _selfplay.play_games(game, job.seed, first, count, job.codes,
                                          job.evaluator, job.max_rolls,
-                                         networks=_networks(job.nets))
+                                         networks=_networks(job.nets, job.rules))
     return rows, hist
 
 
@@ -702,7 +702,8 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
 
     ``policy``: ``"random"`` (a uniformly random distinct end), ``"first"``
     (the first end in canonical order, RULES §3.8), ``"greedy"`` (the highest
-    :func:`gulbara.bots.greedy_score`, the first on a tie), ``"net"`` or the
+    :func:`gulbara.bots.greedy_score`, the first on a tie), ``"net"`` (the network
+    shipped for the rules, :func:`gulbara.net.default_net`) or the
     path of an ``.npz`` file (the best end by a gb1 value network,
     :mod:`gulbara.net`, natively), or a callable
     ``evaluate(features) -> scores``: ``features`` is a float32 array

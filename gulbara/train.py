@@ -20,6 +20,7 @@ to go on, to ``out``'s ``.last.npz`` twin (``resume=True`` picks it up).
 (40, 1)
 """
 
+import json
 import math
 import os
 import sys
@@ -35,10 +36,10 @@ from gulbara.conventions import mean_interval, wilson_interval
 from gulbara.errors import GulBaraError, checked_int
 from gulbara.game import Game
 from gulbara.net import MAX_HIDDEN, ValueNet, InvalidNetworkError
-from gulbara.rules import DEFAULT_RULES
+from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 
 __all__ = ["train", "TrainResult", "Checkpoint", "evaluate", "last_path", "plot_history",
-           "training_arguments", "TRAIN_DEFAULTS", "LATER_ARGUMENTS", "DEFAULT_EVAL_PAIRS"]
+           "training_arguments", "rules_text", "TRAIN_DEFAULTS", "LATER_ARGUMENTS", "DEFAULT_EVAL_PAIRS"]
 
 #: The training arguments that fix the weights, with their defaults.
 TRAIN_DEFAULTS = dict(hidden=64, batch=20, alpha=0.002, alpha_min=0.0001, halflife=500_000,
@@ -78,10 +79,11 @@ class TrainResult:
 
 
 def evaluate(net: ValueNet, pairs: int, seed: int = EVAL_SEED, opponent: str = "greedy",
-             workers: int = 1) -> dict:
-    """``net`` against a native policy over ``pairs`` duplicate pairs: win rate (draws
-    count half) with its Wilson interval, and points per game with its interval."""
-    rows = _match(net, opponent, pairs, seed, workers)
+             workers: int = 1, rules: Optional[Rules] = None) -> dict:
+    """``net`` against a native policy over ``pairs`` duplicate pairs under ``rules``
+    (default RULES §1-7): win rate (draws count half) with its Wilson interval, and
+    points per game with its interval."""
+    rows = _match(net, opponent, pairs, seed, workers, checked_rules(rules, DEFAULT_RULES))
     a_points = _a_points(rows)
     wins = int((a_points > 0).sum())
     draws = int((a_points == 0).sum())
@@ -99,11 +101,12 @@ def _a_points(rows: np.ndarray) -> np.ndarray:
     return sign * rows[:, 2]
 
 
-def _match(net: ValueNet, opponent: str, pairs: int, seed: int, workers: int) -> np.ndarray:
+def _match(net: ValueNet, opponent: str, pairs: int, seed: int, workers: int,
+           rules: Rules) -> np.ndarray:
     code = _net.POLICY_CODES[opponent]
     n = 2 * pairs
     chunks = _split(n, workers, even=True)
-    game = Game(auto_roll=False)
+    game = Game(auto_roll=False, rules=rules)
 
     def part(bounds):
         lo, hi = bounds
@@ -130,9 +133,18 @@ def last_path(out: str) -> str:
     return root + ".last.npz"
 
 
+def rules_text(rules: Rules) -> str:
+    """How a network's metadata records the rules it was trained under (JSON, keys sorted).
+
+    >>> Rules.from_dict(json.loads(rules_text(Rules(escalation=False)))).escalation
+    False
+    """
+    return json.dumps(rules.to_dict(), sort_keys=True)
+
+
 #: Training arguments added after networks were first saved, with what a file
 #: that does not record one was trained with.
-LATER_ARGUMENTS = dict(target="td")
+LATER_ARGUMENTS = dict(target="td", rules=rules_text(DEFAULT_RULES))
 
 
 def training_arguments(meta: dict) -> dict:
@@ -140,10 +152,11 @@ def training_arguments(meta: dict) -> dict:
     keys, the seed and, for a run from a network, ``init_sha256``), with
     :data:`LATER_ARGUMENTS` for a file older than them.
 
-    >>> training_arguments({"lam": 0.9, "seed": 1, "games": 10})
-    {'target': 'td', 'lam': 0.9, 'seed': 1}
+    >>> args = training_arguments({"lam": 0.9, "seed": 1, "games": 10})
+    >>> args["lam"], args["seed"], args["target"], args["rules"] == rules_text(DEFAULT_RULES)
+    (0.9, 1, 'td', True)
     """
-    keys = set(TRAIN_DEFAULTS) | {"seed", "init_sha256", "teacher_sha256"}
+    keys = set(TRAIN_DEFAULTS) | {"seed", "init_sha256", "teacher_sha256", "rules"}
     return dict(LATER_ARGUMENTS, **{k: v for k, v in meta.items() if k in keys})
 
 
@@ -174,7 +187,8 @@ def _history_from(meta: dict) -> List[Checkpoint]:
 def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int = 1,
           checkpoint: int = 100_000, eval_pairs: int = DEFAULT_EVAL_PAIRS, resume: bool = False,
           progress: Optional[TextIO] = sys.stderr, init: Optional[ValueNet] = None,
-          teacher: Optional[ValueNet] = None, **args) -> TrainResult:
+          teacher: Optional[ValueNet] = None, rules: Optional[Rules] = None,
+          **args) -> TrainResult:
     """Train a network by ``games`` games of TD(lambda) self-play (module docstring).
 
     ``args`` override :data:`TRAIN_DEFAULTS`. ``out`` (an ``.npz`` path) gets the
@@ -182,11 +196,14 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
     run from that twin (the same arguments are required). ``teacher`` (with
     ``target="teacher"``) is the network whose outputs the after-states are moved
     toward, for example :meth:`ValueNet.average` of several runs' networks.
+    ``rules`` (default RULES §1-7) are the rules of the training games and of the
+    checkpoint games; the files record them (``meta["rules"]``, :func:`rules_text`).
     """
     games = checked_int(games, "games", 1)
     seed = checked_int(seed, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
     workers = checked_int(workers, "workers", 1)
     eval_pairs = checked_int(eval_pairs, "eval_pairs", 1)
+    rules = checked_rules(rules, DEFAULT_RULES)
     unknown = set(args) - set(TRAIN_DEFAULTS)
     if unknown:
         raise TypeError(f"unknown training arguments: {', '.join(sorted(unknown))}")
@@ -209,7 +226,7 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
         raise GulBaraError("alpha, alpha_min and halflife must be positive")
     if (a["target"] == "teacher") != (teacher is not None):
         raise GulBaraError("a teacher network goes with target='teacher', and only with it")
-    identity = dict(a, seed=seed)
+    identity = dict(a, seed=seed, rules=rules_text(rules))
     if teacher is not None:
         if not isinstance(teacher, ValueNet):
             raise TypeError(f"teacher is a ValueNet, not {type(teacher).__name__}")
@@ -261,7 +278,7 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
             parts = [list(range(lo, hi)) for lo, hi in _split(slots, workers)]
 
             def run_part(slot_list, frozen=frozen, delta=delta, alpha=alpha, b=b):
-                return _train.train_slots(frozen, DEFAULT_RULES, seed, b, batch, slot_list, delta,
+                return _train.train_slots(frozen, rules, seed, b, batch, slot_list, delta,
                                         alpha, a["lam"], deeper=a["target"] == "deeper",
                                         teacher=taught)
 
@@ -283,7 +300,7 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
                 err_sum, states = 0.0, 0
             if done % checkpoint == 0 or done == games:
                 current = ValueNet.from_params(params, a["hidden"])
-                ev = evaluate(current, eval_pairs, workers=workers)
+                ev = evaluate(current, eval_pairs, workers=workers, rules=rules)
                 history.append(Checkpoint(done, ev["win_rate"], ev["low"], ev["high"],
                                           ev["points_per_game"], current.sha256()))
                 if ev["win_rate"] > best_rate:

@@ -1,12 +1,16 @@
 """TD(lambda) training: reproducible bytes whatever the workers, resumable, checkpoints."""
 
+import json
+
 import numpy as np
 import pytest
 
 from gulbara import cli
 from gulbara.errors import GulBaraError
 from gulbara.net import ValueNet
-from gulbara.train import DEFAULT_EVAL_PAIRS, evaluate, last_path, train
+from gulbara.rules import DEFAULT_RULES, Rules
+from gulbara.train import (DEFAULT_EVAL_PAIRS, evaluate, last_path, rules_text, train,
+                           training_arguments)
 
 TINY = dict(hidden=8, batch=10, checkpoint=40, eval_pairs=10, progress=None)
 
@@ -222,3 +226,54 @@ def test_regression_cli_checks_its_files_before_training(tmp_path, capsys):
         captured = capsys.readouterr()
         assert says in captured.err and "games/s" not in captured.err + captured.out
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+# -- the rules of the training games ---------------------------------------
+
+
+def test_training_under_other_rules_is_recorded_and_reproducible(tmp_path):
+    plain = Rules.preset("plain-doubles")
+    out = str(tmp_path / "plain.npz")
+    one = train(40, seed=4, out=out, rules=plain, **TINY)
+    default = train(40, seed=4, **TINY)
+    assert one.net.sha256() != default.net.sha256()      # other games, other weights
+    assert Rules.from_dict(json.loads(one.net.meta["rules"])) == plain
+    assert Rules.from_dict(json.loads(ValueNet.load(out).meta["rules"])) == plain
+    assert json.loads(default.net.meta["rules"]) == DEFAULT_RULES.to_dict()
+    two = train(40, seed=4, rules=plain, workers=2, **TINY)
+    assert two.net.sha256() == one.net.sha256()
+
+
+def test_resume_refuses_other_rules(tmp_path):
+    out = str(tmp_path / "best.npz")
+    train(40, seed=6, out=out, rules=Rules.preset("plain-doubles"), **TINY)
+    with pytest.raises(GulBaraError, match="rules"):
+        train(80, seed=6, out=out, resume=True, **TINY)
+    resumed = train(80, seed=6, out=out, resume=True, rules=Rules(escalation=False), **TINY)
+    assert resumed.games == 80
+
+
+def test_a_file_without_recorded_rules_was_trained_under_the_default_ones():
+    assert training_arguments({"seed": 1})["rules"] == rules_text(DEFAULT_RULES)
+
+
+def test_evaluation_plays_under_the_given_rules():
+    net = ValueNet.random(hidden=8, seed=2)
+    plain = evaluate(net, 30, rules=Rules.preset("plain-doubles"))
+    assert plain != evaluate(net, 30)
+    assert plain == evaluate(net, 30, rules=Rules(escalation=False), workers=2)
+    with pytest.raises(TypeError, match="Rules"):
+        evaluate(net, 30, rules="plain-doubles")
+    with pytest.raises(TypeError, match="Rules"):
+        train(20, rules="plain-doubles", progress=None)
+
+
+def test_cli_trains_under_a_preset_and_refuses_unknown_rules(tmp_path, capsys):
+    out = tmp_path / "w.npz"
+    args = ["train", "--games", "20", "--seed", "2", "--out", str(out), "--hidden", "8",
+            "--batch", "10", "--checkpoint", "20", "--eval-pairs", "5"]
+    assert cli.main(args + ["--rules", "plain-doubles"]) == 0
+    assert json.loads(ValueNet.load(str(out)).meta["rules"])["escalation"] is False
+    capsys.readouterr()
+    assert cli.main(args + ["--rules", "chess"]) == 2
+    assert "--rules" in capsys.readouterr().err

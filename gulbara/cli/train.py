@@ -4,9 +4,10 @@ network (:func:`gulbara.train.train`), checkpoints against greedy, the best kept
 import sys
 from typing import TextIO
 
-from gulbara.cli._args import check_output_path, check_plot_path
+from gulbara.cli._args import add_rules_argument, check_output_path, check_plot_path
 from gulbara.errors import GulBaraError
 from gulbara.net import ValueNet
+from gulbara.rules import Rules
 from gulbara.train import DEFAULT_EVAL_PAIRS, TRAIN_DEFAULTS, last_path, plot_history, train
 
 __all__ = ["add_arguments", "run"]
@@ -28,6 +29,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--teacher", nargs="+", metavar="NPZ",
                         help="with --target teacher: move each after-state toward this "
                              "network's outputs (several: their average, ValueNet.average)")
+    add_rules_argument(parser, "the rules of the training and checkpoint games")
     for key, value in TRAIN_DEFAULTS.items():
         parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=value,
                             help=f"(default {value})")
@@ -36,6 +38,7 @@ def add_arguments(parser) -> None:
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     options = {key: getattr(args, key) for key in TRAIN_DEFAULTS}
     try:
+        rules = Rules.from_text(args.rules)
         if args.plot:        # the files first: never fail after the training
             check_plot_path(args.plot)
         check_output_path(args.out, "--out")
@@ -47,7 +50,8 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
             teacher = nets[0] if len(nets) == 1 else ValueNet.average(nets)
         result = train(args.games, args.seed, args.out, workers=args.workers,
                        checkpoint=args.checkpoint, eval_pairs=args.eval_pairs,
-                       resume=args.resume, init=init, teacher=teacher, **options)
+                       resume=args.resume, init=init, teacher=teacher, rules=rules,
+                       **options)
     except (GulBaraError, OSError, ImportError) as exc:
         print(f"gulbara: {exc}", file=sys.stderr)
         return 2
