@@ -35,8 +35,9 @@ sums, the sums' sigmoids in one vector pass, outputs, their sigmoids).
 
 **Values.** A stage's end is valued by the state it leads to: the game's
 result when it ends the game (+points for the mover), else the network's
-equity ``2 P(win) - 1 + P(win mars) - P(lose mars)`` for whoever acts next,
-negated when that is the opponent. The state after an end carries what
+equity ``2 P(win) - 1 + P(win mars) - P(lose mars)`` for whoever acts next
+(``2 P(win) - 1`` under rules without the mars, RULES §8: a game is then worth
+1), negated when that is the opponent. The state after an end carries what
 follows in the turn: the rest of the mover's own chain (the mover acts
 again, its pending dice are inputs), a remainder handed to the opponent
 (the opponent acts, the remainder's dice are its pending inputs), or the
@@ -322,8 +323,11 @@ cdef void forward(const Net* net, const Sparse* x, float* h, float* out) noexcep
     outputs(net, h, out)
 
 
-cdef inline float equity(const float* out) noexcept nogil:
-    return 2.0 * out[0] - 1.0 + out[1] - out[2]
+cdef inline float equity(const float* out, bint mars) noexcept nogil:
+    """Equity in points of the outputs; without the mars (RULES §8) a game is worth 1."""
+    if mars:
+        return 2.0 * out[0] - 1.0 + out[1] - out[2]
+    return 2.0 * out[0] - 1.0
 
 
 cdef inline float result_value(const GameState* over, int mover) noexcept nogil:
@@ -343,7 +347,7 @@ cdef float after_value(const Net* net, const GameRules* r, const GameState* afte
         return result_value(after, mover)
     encode(r, after, x)
     forward(net, x, h, out)
-    e = equity(out)
+    e = equity(out, r.mars)
     return e if after.seat == mover else -e
 
 
@@ -563,7 +567,7 @@ cdef int net_choose(const Net* net, const GameRules* r, const GameState* s,
             if sign[t] == 0:
                 v = fixed[t]
             else:
-                v = sign[t] * equity(&z[N_OUT * u])
+                v = sign[t] * equity(&z[N_OUT * u], r.mars)
                 u += 1
             if values != NULL:
                 values[i] = v
@@ -982,7 +986,9 @@ cdef float reply_value(const Net* net, const GameRules* r, const GameState* afte
     if deeper_white(net, r, after, ends, y):
         failed[0] = 1
         return 0.0
-    e = 2.0 * y[0] - 1.0 + y[1] - y[2]              # White's equity
+    e = 2.0 * y[0] - 1.0                           # White's equity
+    if r.mars:
+        e = e + y[1] - y[2]
     return <float>(e if mover == 0 else -e)
 
 

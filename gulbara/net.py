@@ -3,7 +3,8 @@
 A :class:`ValueNet` maps a game state that waits for a roll, a chain stage or
 a remainder stage to three probabilities for its *side to act*: P(win),
 P(win with mars), P(lose with mars) (RULES §7.1). Its equity is
-``2 P(win) - 1 + P(win mars) - P(lose mars)`` points. Inference runs in
+``2 P(win) - 1 + P(win mars) - P(lose mars)`` points (``2 P(win) - 1`` under
+rules without the mars, RULES §8). Inference runs in
 native code (``gulbara._net``); :meth:`ValueNet.forward` and :func:`inputs`
 are the slow, obvious numpy and Python twins the tests check it against.
 The inputs (layout ``gb1``) are listed in docs/bots.md.
@@ -68,13 +69,18 @@ class InvalidNetworkError(GulBaraError):
     """A weights file or array that is not a gb1 network."""
 
 
-def equity(outputs: np.ndarray) -> np.ndarray:
-    """Equity in points of network outputs (``... x 3``): 2 P(win) - 1 + P(win mars) - P(lose mars).
+def equity(outputs: np.ndarray, mars: bool = True) -> np.ndarray:
+    """Equity in points of network outputs (``... x 3``): 2 P(win) - 1 + P(win mars) - P(lose mars),
+    or, for rules without the mars (``mars=False``, RULES §8: every game is worth 1), 2 P(win) - 1.
 
     >>> float(equity(np.array([0.5, 0.0, 0.0])))
     0.0
+    >>> float(equity(np.array([1.0, 1.0, 0.0]))), float(equity(np.array([1.0, 1.0, 0.0]), False))
+    (2.0, 1.0)
     """
     outputs = np.asarray(outputs, dtype=np.float64)
+    if not mars:
+        return 2.0 * outputs[..., 0] - 1.0
     return 2.0 * outputs[..., 0] - 1.0 + outputs[..., 1] - outputs[..., 2]
 
 
@@ -355,7 +361,7 @@ class ValueNet:
             out = self.native_forward(_net.encode_game(after)[None])[0]
         else:
             out = self.forward(inputs(after)[None])[0]
-        e = float(equity(out))
+        e = float(equity(out, after.rules.mars))
         return e if after.to_move == mover else -e
 
     def deeper_outputs(self, game) -> np.ndarray:

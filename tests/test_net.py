@@ -468,3 +468,29 @@ def test_regression_save_leaves_no_temporary_file(tmp_path):
     with pytest.raises(OSError):
         ValueNet.random(4).save(str(target))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_directory.npz"]
+
+
+def test_regression_without_the_mars_the_equity_is_worth_at_most_one_point(net):
+    """Under rules without the mars (RULES §8) the network's P(mars) outputs counted in every
+    equity, so the bots valued plays up to 2 points where a game is worth 1."""
+    from gulbara.netbot import Net2Bot, NetBot
+    rules = gulbara.Rules(mars=False)
+    rng = random.Random(8)
+    differ = compared = 0
+    for gi in range(6):
+        game = gulbara.Game(rules, seed=60 + gi)
+        while not game.is_over():
+            values = net.stage_values(game)
+            assert np.abs(values).max() <= 1.0
+            assert np.abs(values - net.stage_values_python(game)).max() < 1e-5
+            with_mars = net.stage_values(gulbara.Game.from_state_code(game.state_code()))
+            differ += int(np.abs(values - with_mars).max() > 1e-3)
+            compared += len(values)
+            plays = game.legal_plays()
+            game.play(plays[rng.randrange(len(plays))])
+    assert compared > 500 and differ > 10
+    game = gulbara.Game(rules, seed=3)
+    for bot in (NetBot(net), Net2Bot(net)):
+        assert all(abs(v) <= 1.0 for _, v in bot.rank(game))
+    chain = gulbara.chain_ends(gulbara.START_CODE, 0, 5, rules)
+    assert np.abs(net.outcome_values(chain, rolls=(4, 3))).max() <= 1.0
