@@ -225,7 +225,7 @@ def _net_bot(name: str, **options) -> Bot:
 
 
 # the value network's bots (gulbara.netbot), by default on the network shipped for the
-# game's rules (gulbara.net.default_net)
+# game's rules (gulbara.net.bot_net)
 BOTS["net"] = functools.partial(_net_bot, "net")
 BOTS["net2"] = functools.partial(_net_bot, "net2")
 

@@ -13,7 +13,10 @@ Weights are an ``.npz`` file with ``format_version``, ``layout``, ``w1``
 (inputs x hidden), ``b1``, ``w2`` (hidden x 3), ``b2`` and free-form
 metadata (how the network was trained). :func:`default_net` is the network
 shipped in the package for a rule set (the default rules' ``gb1.npz``, or one
-trained under plain doubles), loaded once on first use.
+trained under plain doubles), loaded once on first use; it is the native
+policy's (``policy="net"``). :func:`bot_net` is the ``net`` and ``net2`` bots':
+under the default rules the average of four shipped networks (stronger, four
+times the arithmetic).
 
 >>> net = ValueNet.random(hidden=8, seed=1)
 >>> game = gulbara.Game(seed=3)
@@ -45,8 +48,8 @@ from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 from gulbara.state_codes import MAX_STATE_COUNT, escalates
 
 __all__ = [
-    "ValueNet", "inputs", "equity", "default_net", "shipped_net_path", "load", "net_scores",
-    "DEFAULT_NET_PATH", "PLAIN_DOUBLES_NET_PATH",
+    "ValueNet", "inputs", "equity", "default_net", "bot_net", "shipped_net_path", "load",
+    "net_scores", "DEFAULT_NET_PATH", "PLAIN_DOUBLES_NET_PATH", "BOT_MEMBER_PATHS",
     "FORMAT_VERSION", "LAYOUT", "N_INPUTS", "InvalidNetworkError",
 ]
 
@@ -63,6 +66,12 @@ DEFAULT_NET_PATH = os.path.join(os.path.dirname(__file__), "data", "gb1.npz")
 #: The shipped network for rules without escalation (``Rules(escalation=False)``, the
 #: ``plain-doubles`` preset): a double is always four moves, so no chain or remainder.
 PLAIN_DOUBLES_NET_PATH = os.path.join(os.path.dirname(__file__), "data", "gb1-plain-doubles.npz")
+#: The networks the net bots average under escalating rules (:func:`bot_net`), in the
+#: order averaged: three runs of ``gulbara train --games 1000000 --seed S --lam 0.9``
+#: (S = 1, 2, 3; each file its run's best checkpoint) and :data:`DEFAULT_NET_PATH`.
+BOT_MEMBER_PATHS = tuple(
+    [os.path.join(os.path.dirname(__file__), "data", f"gb1-lam09-s{s}.npz") for s in (1, 2, 3)]
+    + [DEFAULT_NET_PATH])
 
 
 class InvalidNetworkError(GulBaraError):
@@ -568,7 +577,29 @@ def default_net(rules: Optional[Rules] = None) -> ValueNet:
     return _shipped(shipped_net_path(rules))
 
 
-@lru_cache(maxsize=4)
+def bot_net(rules: Optional[Rules] = None) -> ValueNet:
+    """The network the ``net`` and ``net2`` bots play by for ``rules`` (default RULES §1-7),
+    made once: under escalating rules :meth:`ValueNet.average` of the four networks of
+    :data:`BOT_MEMBER_PATHS` (256 hidden units), under rules without escalation the
+    plain-doubles network (:func:`default_net`). docs/bots.md, "The net bots' network".
+
+    >>> bot_net().hidden, bot_net() is bot_net(gulbara.Rules())
+    (256, True)
+    >>> bot_net(Rules.preset("plain-doubles")) is default_net(Rules.preset("plain-doubles"))
+    True
+    """
+    rules = checked_rules(rules, DEFAULT_RULES)
+    if not rules.escalation:
+        return default_net(rules)
+    return _averaged(BOT_MEMBER_PATHS)
+
+
+@lru_cache(maxsize=2)
+def _averaged(paths: Tuple[str, ...]) -> ValueNet:
+    return ValueNet.average([_shipped(path) for path in paths])
+
+
+@lru_cache(maxsize=8)
 def _shipped(path: str) -> ValueNet:
     if not os.path.exists(path):
         raise InvalidNetworkError(f"the shipped network {path} is missing")

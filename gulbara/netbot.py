@@ -1,4 +1,7 @@
-"""Bots that play by the gb1 value network: ``net`` (1-ply) and ``net2`` (two decisions deep).
+"""Bots that play by a gb1 value network: ``net`` (1-ply) and ``net2`` (two decisions deep).
+
+By default both play by :func:`gulbara.net.bot_net`: under the default rules the
+average of four shipped networks (docs/bots.md, "The net bots' network").
 
 **How a stage's ends are valued** (docs/bots.md, "The net bots"):
 
@@ -43,7 +46,7 @@ from gulbara.bots import Bot
 from gulbara.chains import chain_ends, remainder_ends
 from gulbara.errors import EnumerationLimitError, checked_int
 from gulbara.game import decision_game
-from gulbara.net import ValueNet, default_net, load
+from gulbara.net import ValueNet, bot_net, load
 from gulbara.play import Play
 
 __all__ = ["NetBot", "Net2Bot", "DEFAULT_CHAIN_BUDGET"]
@@ -58,8 +61,8 @@ MAX_TOP = 2**31 - 1
 class NetBot(Bot):
     """The network's best play, 1-ply, chains and remainders valued as a whole (module docstring).
 
-    ``net`` is ``"net"`` or ``None`` (the shipped network for the rules of the game
-    played: :func:`gulbara.net.default_net`), a path to an ``.npz`` file or a
+    ``net`` is ``"net"`` or ``None`` (the bots' shipped network for the rules of the
+    game played: :func:`gulbara.net.bot_net`), a path to an ``.npz`` file or a
     :class:`ValueNet`. ``chain_budget`` (an int, at least 1) bounds the whole-chain
     enumerations. Deterministic.
     """
@@ -68,8 +71,8 @@ class NetBot(Bot):
 
     def __init__(self, net: Union[str, ValueNet, None] = None, *,
                  chain_budget: int = DEFAULT_CHAIN_BUDGET) -> None:
-        self.net = load(net)
         self._shipped = net is None or (isinstance(net, str) and net == "net")
+        self.net = bot_net() if self._shipped else load(net)
         self.chain_budget = checked_int(chain_budget, "chain_budget", 1, MAX_CHAIN_BUDGET)
         self._plan: Optional[Tuple[str, List[Tuple[Tuple[int, int], ...]]]] = None
 
@@ -78,7 +81,7 @@ class NetBot(Bot):
     def _network_for(self, game) -> None:
         """With the shipped network, take the one shipped for the game's rules."""
         if self._shipped:
-            self.net = default_net(game.rules)
+            self.net = bot_net(game.rules)
 
     def choose(self, game) -> Play:
         game = decision_game(game)

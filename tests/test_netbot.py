@@ -269,10 +269,11 @@ def test_the_environments_play_against_the_net():
     assert reward in (-2.0, -1.0, 1.0, 2.0, 0.0)
 
 
-def test_shipped_net_is_the_default(net):
-    from gulbara.net import default_net
-    assert NetBot().net is default_net()
-    assert NetBot("net").net is default_net()
+def test_the_bots_network_is_the_default(net):
+    from gulbara.net import bot_net, default_net
+    for Bot in (NetBot, Net2Bot):
+        assert Bot().net is bot_net() and Bot("net").net is bot_net()
+        assert Bot().net is not default_net()       # the native policy's: one of the four
 
 
 def test_regression_bot_options_are_checked_when_the_bot_is_made(net):

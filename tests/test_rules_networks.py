@@ -7,8 +7,8 @@ import pytest
 
 import gulbara
 from gulbara.arena_workers import native_arena
-from gulbara.net import (DEFAULT_NET_PATH, PLAIN_DOUBLES_NET_PATH, ValueNet, default_net, load,
-                         shipped_net_path)
+from gulbara.net import (DEFAULT_NET_PATH, PLAIN_DOUBLES_NET_PATH, ValueNet, bot_net, default_net,
+                         load, shipped_net_path)
 from gulbara.netbot import Net2Bot, NetBot
 from gulbara.rules import DEFAULT_RULES, PRESETS, Rules
 from gulbara.selfplay import play_games, replay
@@ -53,9 +53,9 @@ def test_the_net_bots_take_the_network_of_the_games_rules():
                 if Bot is NetBot:
                     assert play == own.choose(game)
                 game.play(play)
-        assert shipped.net is default_net(PLAIN)
-        shipped.choose(gulbara.Game(seed=1))       # the default rules: the default network
-        assert shipped.net is default_net()
+        assert shipped.net is default_net(PLAIN) is bot_net(PLAIN)
+        shipped.choose(gulbara.Game(seed=1))       # the default rules: the bots' average
+        assert shipped.net is bot_net()
     given = NetBot(default_net())                   # a network given is kept whatever the rules
     given.choose(gulbara.Game(PLAIN, seed=1))
     assert given.net is default_net()

@@ -6,14 +6,18 @@ Each shipped file is the best checkpoint of ``gulbara train --games G --seed 1
 escalation; the README gives G and the runs). Its metadata records the SHA-256 of the run's
 weights after 100, 1,000 and 10,000 games and at every checkpoint; retraining the first
 1,000 games here must give those bytes (the weights depend only on the arguments), and the
-slow test retrains the first checkpoint (100,000 games).
+slow test retrains the first checkpoint (100,000 games). The net bots' network
+(:func:`gulbara.net.bot_net`) is the average of four of them, the other three runs of
+``gulbara train --games 1000000 --seed S --lam 0.9 --out FILE`` (S = 1, 2, 3), pinned and
+reproduced the same way.
 """
 
 import hashlib
 
 import pytest
 
-from gulbara.net import DEFAULT_NET_PATH, PLAIN_DOUBLES_NET_PATH, ValueNet, default_net
+from gulbara.net import (BOT_MEMBER_PATHS, DEFAULT_NET_PATH, PLAIN_DOUBLES_NET_PATH, ValueNet,
+                         bot_net, default_net)
 from gulbara.rules import DEFAULT_RULES, Rules
 from gulbara.train import TRAIN_DEFAULTS, rules_text, train, training_arguments
 
@@ -29,6 +33,23 @@ SHIPPED = [
                  "7323d91ecee21da0de6e23896599b1c3e263a556ecf12e7a3c9bbb272d693703",
                  id="gb1-plain-doubles"),
 ]
+
+
+#: The members of the net bots' network after gb1: file, seed, the SHA-256 of the file and
+#: of its float32 weights.
+MEMBERS = [
+    pytest.param(BOT_MEMBER_PATHS[0], 1,
+                 "2d77921393533f1e1085efd312ded9aac06173c40f22f7c9c355570db7660951",
+                 "033d1cacdb5ab70c33272f0dd1294b4d219ee20cf6eefda901a3737f33f51939", id="lam09-s1"),
+    pytest.param(BOT_MEMBER_PATHS[1], 2,
+                 "6825e346b46caa94510d552872e7347f59d517f9abefb20d3e2781edc5baeb4e",
+                 "dc8b0fdb4281244ee2440432e6c67e752b953f07d0cf3d8a72dc51ef8da45258", id="lam09-s2"),
+    pytest.param(BOT_MEMBER_PATHS[2], 3,
+                 "31434f364ebdb7d6376ce1195bada5b7d8a002b33fd220865c01cff3e4dc34dc",
+                 "5d536027d52e667809ee742b131006a5a522dc498c9512c3e1b20353df250c53", id="lam09-s3"),
+]
+#: The SHA-256 of the net bots' network's weights (the average, 256 hidden units).
+BOT_NET_SHA256 = "464acb47f8a717c8ee6261a9213dd489533f98f39c904685d40f8cddf73d6de0"
 
 
 @pytest.mark.parametrize("path, rules, file_sha256, weights_sha256", SHIPPED)
@@ -72,4 +93,55 @@ def test_the_command_reproduces_the_first_checkpoint(path, rules, file_sha256, w
     meta = default_net(rules).meta
     first = int(meta["history_games"][0])
     result = train(first, seed=1, checkpoint=first, eval_pairs=1, progress=None, rules=rules)
+    assert result.net.sha256() == str(meta["history_sha256"][0])
+
+
+# -- the net bots' network: the average of gb1 and three --lam 0.9 runs ------------------
+
+@pytest.mark.parametrize("path, seed, file_sha256, weights_sha256", MEMBERS)
+def test_each_member_is_pinned(path, seed, file_sha256, weights_sha256):
+    with open(path, "rb") as f:
+        assert hashlib.sha256(f.read()).hexdigest() == file_sha256
+    assert ValueNet.load(path).sha256() == weights_sha256
+
+
+def test_the_bots_network_is_the_average_of_its_members_in_order():
+    assert BOT_MEMBER_PATHS[-1] == DEFAULT_NET_PATH and len(BOT_MEMBER_PATHS) == 4
+    members = [ValueNet.load(path) for path in BOT_MEMBER_PATHS]
+    net = bot_net()
+    assert net.sha256() == BOT_NET_SHA256 and net.hidden == 4 * 64
+    assert net.sha256() == ValueNet.average(members).sha256()
+    assert net.meta["averaged_sha256"] == ",".join(m.sha256() for m in members)
+    assert bot_net() is net is bot_net(DEFAULT_RULES)
+
+
+@pytest.mark.parametrize("path, seed, file_sha256, weights_sha256", MEMBERS)
+def test_each_member_records_its_training_run(path, seed, file_sha256, weights_sha256):
+    meta = ValueNet.load(path).meta
+    recorded = training_arguments(meta)
+    for key, value in dict(TRAIN_DEFAULTS, lam=0.9).items():
+        assert recorded[key] == value, key
+    assert recorded["rules"] == rules_text(DEFAULT_RULES)
+    assert recorded["seed"] == seed and meta["layout_name"] == "gb1"
+    # the default --eval-pairs (5,000) and --checkpoint (100,000); best of 1,000,000 games
+    assert int(meta["eval_pairs"]) == 5000 and int(meta["checkpoint"]) == 100_000
+    assert [int(g) for g in meta["history_games"]][:3] == [100_000, 200_000, 300_000]
+    assert ValueNet.load(path).sha256() in list(meta["history_sha256"])
+    assert 100_000 <= int(meta["games"]) <= 1_000_000
+
+
+@pytest.mark.parametrize("path, seed, file_sha256, weights_sha256", MEMBERS)
+def test_each_members_command_reproduces_its_first_1000_games(path, seed, file_sha256,
+                                                            weights_sha256):
+    meta = ValueNet.load(path).meta
+    result = train(1000, seed=seed, checkpoint=1000, eval_pairs=1, progress=None, lam=0.9)
+    assert result.net.sha256() == meta["sha256_at_1000"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path, seed, file_sha256, weights_sha256", MEMBERS)
+def test_each_members_command_reproduces_its_first_checkpoint(path, seed, file_sha256,
+                                                              weights_sha256):
+    meta = ValueNet.load(path).meta
+    result = train(100_000, seed=seed, checkpoint=100_000, eval_pairs=1, progress=None, lam=0.9)
     assert result.net.sha256() == str(meta["history_sha256"][0])
