@@ -12,6 +12,10 @@ Groups:
   best value, records ns per outcome.
 * ``net-selfplay``: native self-play, ``net`` against itself and ``greedy``
   against itself on the same seed; asserts the games' decisions and rolls.
+* ``net-bots``: the ``net`` bot against ``greedy`` over 40 duplicate games of seed 1
+  (``gulbara.arena.arena``, one process), on the bots' network (the average of four,
+  ``gulbara.net.bot_net``) and on ``gb1`` alone; asserts the games won and the points,
+  records games a second.
 * ``net-train``: 1,000 games of TD(lambda) training by the shipped run's
   arguments; asserts the SHA-256 the shipped file records for that point.
 * ``bearoff``: the bear-off database built from nothing (``gulbara._bearoff.build``,
@@ -104,6 +108,26 @@ def test_native_selfplay(benchmark, policy, games, seed, decisions, rolls):
     got = benchmark.pedantic(_selfplay, (policy, games, seed), rounds=3, iterations=1)
     benchmark.extra_info["games"] = games
     finish(benchmark, got, (decisions, rolls), games, {"games_per_second_median": per_second})
+
+
+def _netbot_arena(network: str):
+    from gulbara.arena import arena
+    from gulbara.netbot import NetBot
+    bot = NetBot() if network == "average" else NetBot(default_net())
+    result = arena(bot, "greedy", NETBOT_GAMES, seed=1, duplicate=True)
+    return result.a_wins, sum(result.a_points)
+
+
+NETBOT_GAMES = 40
+#: (network, games won, points), from one run of this file.
+NETBOT_CASES = (("average", 26, 24), ("gb1", 27, 26))
+
+
+@pytest.mark.benchmark(group="net-bots")
+@pytest.mark.parametrize("network, won, points", NETBOT_CASES, ids=[c[0] for c in NETBOT_CASES])
+def test_net_bot_games(benchmark, network, won, points):
+    got = benchmark.pedantic(_netbot_arena, (network,), rounds=3, iterations=1)
+    finish(benchmark, got, (won, points), NETBOT_GAMES, {"games_per_second_median": per_second})
 
 
 def _train_1000():
