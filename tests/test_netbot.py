@@ -299,3 +299,36 @@ def test_default_chain_budget_is_the_documented_one(net):
     assert DEFAULT_CHAIN_BUDGET == 20_000
     assert NetBot(net).chain_budget == Net2Bot(net).chain_budget == DEFAULT_CHAIN_BUDGET
     assert DEFAULT_CHAIN_BUDGET * BYTES_PER_END <= 2_600_000
+
+
+def _chain_and_remainder_decisions(count, seeds):
+    """Chain and remainder stages with many ends, met in seeded greedy games."""
+    from gulbara.bots import GreedyBot
+    found = []
+    for seed in seeds:
+        game, bot = gulbara.Game(seed=seed), GreedyBot()
+        while not game.is_over() and len(found) < count:
+            d = game.decision
+            if (d.is_chain or d.is_remainder) and len(game.legal_plays()) >= 20:
+                found.append(game.copy(auto_roll=False))
+            game.play(bot.choose(game))
+    return found
+
+
+def test_stage_by_stage_values_of_real_chains_against_the_python_twin(net):
+    # the native continuation remembers the later stages it has played (ends whose
+    # continuations meet share the rest of the turn); the twin plays every one out
+    from gulbara import _net
+    decisions = _chain_and_remainder_decisions(10, range(40))
+    assert len(decisions) == 10
+    for game in decisions:
+        mover = game.decision.seat
+        expected = []
+        for play in game.legal_plays():
+            after = game.copy(auto_roll=False)
+            after.play(play)
+            while after.is_decision() and after.decision.seat == mover:
+                after.play(after.legal_plays()[int(np.argmax(net.stage_values(after)))])
+            expected.append(net.after_value(after, mover))
+        got = _net.continuation_values(net.native, game)
+        assert got == pytest.approx(expected, abs=1e-5), game.code()

@@ -31,6 +31,16 @@ def test_rules_without_escalation_get_the_plain_doubles_network():
         default_net({"escalation": False})
 
 
+def test_the_bots_network_follows_the_rules():
+    """The average under escalating rules, the plain-doubles network without escalation."""
+    for name, rules in PRESETS.items():
+        expected = bot_net() if rules.escalation else default_net(PLAIN)
+        assert bot_net(rules) is expected, name
+    assert bot_net().hidden == 256 and bot_net(Rules(remainder="lost")) is bot_net()
+    with pytest.raises(TypeError, match="Rules"):
+        bot_net("plain-doubles")
+
+
 def test_each_shipped_network_was_trained_under_its_rules():
     plain = default_net(PLAIN)
     assert plain is default_net(Rules(escalation=False)) is load("net", PLAIN)
