@@ -1095,6 +1095,7 @@ cdef void _continuations_into(const Net* net, const GameRules* r, const GameStat
     if memo == NULL:
         raise MemoryError("no memory for the continuations' memo")
     memset(memo, 0, capacity * sizeof(MemoEntry))
+    memset(&after, 0, sizeof(GameState))              # its padding bytes defined (the hash reads them)
     try:
         with nogil:
             for i in range(n_ends):
