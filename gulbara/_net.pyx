@@ -59,7 +59,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from gulbara._bits cimport bit_length, popcount
 from gulbara._masks cimport rotate12
 from gulbara._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE, STAGE_CAPACITY
-from gulbara._keys cimport pos_mover_key
+from gulbara._keys cimport key_hash, pos_mover_key
 from gulbara._movegen cimport Position
 from gulbara._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, escalates, play_end,
@@ -1041,10 +1041,11 @@ def continuation_values(Network network not None, game):
     return values
 
 
-# A continuation's memo: a later-stage state (its bytes) -> the value its turn ends in. The
-# rest of the turn from a state is fixed (the network's best end at each stage), so ends
-# whose continuations meet share it (about 40% of the later stages in real games). Equal
-# bytes are equal states; equal states with different padding bytes only miss the memo.
+# A continuation's memo: a later-stage state -> the value its turn ends in. The rest of the
+# turn from a state is fixed (the network's best end at each stage), so ends whose
+# continuations meet share it (about 40% of the later stages in real games). Hashed by the
+# mover's packed checkers and the stage; equal bytes are equal states (equal states whose
+# padding bytes differ would only miss the memo).
 cdef enum:
     MEMO_PATH = 32              # later stages remembered per end (a turn has fewer)
     MEMO_SLOTS_PER_END = 8      # the table's size: slots per end of the stage, a power of
@@ -1058,12 +1059,11 @@ ctypedef struct MemoEntry:
 
 
 cdef inline uint64_t _state_hash(const GameState* s) noexcept nogil:
-    cdef const uint8_t* b = <const uint8_t*>s
-    cdef uint64_t h = 1469598103934665603ULL        # FNV-1a over the bytes
-    cdef size_t k
-    for k in range(sizeof(GameState)):
-        h = (h ^ b[k]) * 1099511628211ULL
-    return h
+    """Within a turn only the mover's checkers and the stage change: their packed key."""
+    cdef Key96 key = pos_mover_key(&s.pos, s.seat)
+    return key_hash(key.lo, key.hi | (<uint64_t>s.high << 32) | (<uint64_t>s.low << 36)
+                    | (<uint64_t>s.count << 40) | (<uint64_t>s.kind << 48)
+                    | (<uint64_t>(s.index & 0xFF) << 56))
 
 
 cdef inline MemoEntry* _memo_slot(MemoEntry* memo, uint64_t mask, const GameState* s) noexcept nogil:
