@@ -47,7 +47,7 @@ from libc.string cimport memcpy, memset
 from gulbara._keys cimport mix64, key_hash, key_count, key_add_count
 from gulbara._tables cimport (Meter, Shared, KeySet, atomic_meter_take, meter_take, meter_sub,
                               atomic_add, atomic_next, run_threads, shared_fail, table_bytes,
-                              CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED,
+                              CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED, big_block,
                               N_PARTS, PART_SHIFT, sort_dense)
 from gulbara._interrupt cimport Interrupt, interrupted
 from gulbara._types cimport Pos, Key96, StageEnd, STAGE_CAPACITY
@@ -896,7 +896,7 @@ cdef int dd_write_outcomes(const Diagram* dd, const DDRoot* roots, const uint64_
             return -1
         shared_fail(sh, CHAIN_TOO_MANY)
         return CHAIN_TOO_MANY
-    result.dense = <uint64_t*>malloc(table_bytes(kept + 1))
+    result.dense = <uint64_t*>big_block(table_bytes(kept + 1))
     if result.dense == NULL:
         meter_sub(&sh.meter, table_bytes(kept + 1))
         shared_fail(sh, CHAIN_NO_MEMORY)

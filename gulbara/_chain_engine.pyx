@@ -19,7 +19,7 @@ from gulbara._interrupt cimport interrupted
 from gulbara._keys cimport (DELTA_LO, DELTA_HI, LANDS, key_count, key_outside, key_occupancy,
                             key_pop_step, die_rows, DieRows, key_hash, mix64, pos_mover_key,
                             pos_set_mover_key)
-from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED,
+from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED, big_block,
                               PART_BITS, N_PARTS, PART_SHIFT, EMPTY_K1, LOW32,
                               Meter, Shared, KeySet, PartSet, InsertQueue, LocalSet,
                               run_threads, localset_init, localset_free, localset_add,
@@ -834,7 +834,7 @@ cdef int collect_outcomes(Worker* workers, int n_workers, int threads, PartSet* 
     keyset_clear(result, &sh.meter)
     if meter_take(&sh.meter, table_bytes(n + 1)) != CHAIN_OK:
         return CHAIN_TOO_MANY
-    result.dense = <uint64_t*>malloc(table_bytes(n + 1))
+    result.dense = <uint64_t*>big_block(table_bytes(n + 1))
     if result.dense == NULL:
         meter_sub(&sh.meter, table_bytes(n + 1))
         return CHAIN_NO_MEMORY

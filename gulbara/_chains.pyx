@@ -16,7 +16,7 @@ from libc.string cimport memcpy, memset
 
 from gulbara._masks cimport point_in_other_frame
 from gulbara._interrupt cimport interrupt_init, interrupt_raise
-from gulbara._tables cimport (CHAIN_OK, CHAIN_TOO_MANY, CHAIN_NO_MEMORY, N_PARTS, MAX_THREADS, Shared, KeySet,
+from gulbara._tables cimport (CHAIN_OK, CHAIN_TOO_MANY, CHAIN_NO_MEMORY, N_PARTS, MAX_THREADS, Shared, KeySet, big_release,
                               meter_init,
                               table_bytes, keyset_clear, keyset_init, keyset_free)
 from gulbara._types cimport Pos, Step, Key96, MAX_STAGE_DICE
@@ -104,7 +104,7 @@ cdef class ChainResult(EndSet):
     cdef readonly int passes               # passes it took (1 unless memory ran short)
 
     def __dealloc__(self):
-        free(self.outcomes.dense)
+        big_release(self.outcomes.dense)
         self.outcomes.dense = NULL
 
     cdef Py_ssize_t count(self) noexcept:
@@ -472,3 +472,17 @@ def remainder_ends_raw(code_or_position, seat, stages, max_ends=None, threads=No
     """Every outcome of a remainder's stages (RULES §5.3); ``stages`` as (number, count) pairs."""
     return remainder_run_raw(code_or_position, seat, stages, max_ends, threads, memory)()
 
+
+
+def buffer_pool(max_bytes=None):
+    """The reuse of big outcome buffers (see ``gulbara.chains.buffer_pool``)."""
+    from gulbara import _tables
+    if max_bytes is not None:
+        _tables.buffer_pool_release(max_bytes)
+    return _tables.buffer_pool_stats()
+
+
+def release_buffers():
+    """Free the kept outcome buffers; the bytes freed."""
+    from gulbara import _tables
+    return _tables.buffer_pool_release(None)

@@ -810,3 +810,14 @@ def chain_ends_raw(code_or_position, seat, first, max_ends=None, threads=None, m
 def remainder_ends_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None):
     """Every outcome of a remainder's stages (RULES §5.3), given as (number, count) pairs."""
     return remainder_run_raw(code_or_position, seat, stages, max_ends)()
+
+
+def buffer_pool(max_bytes=None):
+    """The pure-Python reference keeps no buffers: nothing to reuse or free."""
+    return {"kept": 0, "kept_bytes": 0, "live": 0, "reused": 0,
+            "max_bytes": 0 if max_bytes is None else max_bytes, "from_bytes": 0}
+
+
+def release_buffers():
+    """Nothing is kept by the reference: 0 bytes freed."""
+    return 0

@@ -332,6 +332,8 @@ cdef inline void keyrun_clear(KeyRun* r, Meter* meter) noexcept nogil:
 
 
 # Implemented in _tables.pyx
+cdef void* big_block(size_t nbytes) noexcept nogil
+cdef void big_release(void* block) noexcept nogil
 cdef void* table_resize(Meter* m, void* block, size_t old_bytes, size_t new_bytes,
                        int* err) noexcept nogil
 cdef void keyrun_free(KeyRun* r) noexcept nogil

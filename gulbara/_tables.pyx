@@ -74,6 +74,175 @@ cdef extern from *:
     int c_run_threads "gulbara_run_threads"(int n, task_fn fn, void* arg) noexcept nogil
 
 
+cdef extern from *:
+    """
+    #include <pthread.h>
+    #include <string.h>
+    /* Buffers of outcomes (and the sort's scratch) are big, written once from end
+       to end and freed within the call or with the result: fresh memory costs a
+       page fault and the kernel's clearing of every page, on each call, and page
+       faults on two threads wait on each other. So a block of at least
+       GULBARA_POOL_FROM bytes made by gulbara_block_take is remembered (its
+       address and size: GULBARA_LIVE_MAX at a time, the rest are plain memory),
+       and gulbara_block_give keeps it, once freed, for the next call that needs
+       as much (at most gulbara_pool_max bytes, 512 MiB unless set, and
+       GULBARA_POOL_SLOTS blocks kept; past that the oldest are freed). Any
+       pointer may be given: one this does not know is freed. */
+    #define GULBARA_POOL_FROM ((size_t)4 << 20)
+    #define GULBARA_POOL_SLOTS 16
+    #define GULBARA_LIVE_MAX 64
+    typedef struct { void* p; size_t size; } gulbara_block;
+    static pthread_mutex_t gulbara_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+    static gulbara_block gulbara_live[GULBARA_LIVE_MAX];
+    static gulbara_block gulbara_kept[GULBARA_POOL_SLOTS];   /* oldest first */
+    static int gulbara_n_live = 0, gulbara_n_kept = 0;
+    static size_t gulbara_kept_bytes = 0;
+    static size_t gulbara_pool_reused = 0;
+    static size_t gulbara_pool_max = (size_t)512 << 20;
+
+    static void* gulbara_block_take(size_t size) {
+        void* p = NULL;
+        size_t got = size;
+        int i, best = -1;
+        if (size < GULBARA_POOL_FROM)
+            return malloc(size);
+        pthread_mutex_lock(&gulbara_pool_lock);
+        /* the smallest kept block that holds it, if not more than twice as big */
+        for (i = 0; i < gulbara_n_kept; i++)
+            if (gulbara_kept[i].size >= size && gulbara_kept[i].size <= 2 * size
+                    && (best < 0 || gulbara_kept[i].size < gulbara_kept[best].size))
+                best = i;
+        if (best >= 0 && gulbara_n_live < GULBARA_LIVE_MAX) {
+            p = gulbara_kept[best].p;
+            got = gulbara_kept[best].size;
+            gulbara_kept_bytes -= got;
+            memmove(&gulbara_kept[best], &gulbara_kept[best + 1],
+                    (size_t)(gulbara_n_kept - best - 1) * sizeof(gulbara_block));
+            gulbara_n_kept--;
+            gulbara_pool_reused++;
+        }
+        pthread_mutex_unlock(&gulbara_pool_lock);
+        if (p == NULL) {
+            /* rounded up to an eighth of its power of two: the sizes of one
+               enumeration's buffers differ a little, and one block serves them all */
+            size_t step = (size_t)1 << (63 - __builtin_clzll((unsigned long long)size) - 3);
+            got = (size + step - 1) & ~(step - 1);
+            p = malloc(got);
+            if (p == NULL)
+                return NULL;
+        }
+        pthread_mutex_lock(&gulbara_pool_lock);
+        if (gulbara_n_live < GULBARA_LIVE_MAX) {
+            gulbara_live[gulbara_n_live].p = p;
+            gulbara_live[gulbara_n_live].size = got;
+            gulbara_n_live++;
+        }
+        pthread_mutex_unlock(&gulbara_pool_lock);
+        return p;
+    }
+
+    static void gulbara_block_give(void* p) {
+        void* evicted[GULBARA_POOL_SLOTS + 1];
+        int n_evicted = 0, i, j;
+        size_t size = 0;
+        if (p == NULL)
+            return;
+        pthread_mutex_lock(&gulbara_pool_lock);
+        for (i = 0; i < gulbara_n_live; i++)
+            if (gulbara_live[i].p == p)
+                break;
+        if (i == gulbara_n_live || gulbara_live[i].size > gulbara_pool_max) {
+            if (i < gulbara_n_live)
+                gulbara_live[i] = gulbara_live[--gulbara_n_live];
+            pthread_mutex_unlock(&gulbara_pool_lock);
+            free(p);
+            return;
+        }
+        size = gulbara_live[i].size;
+        gulbara_live[i] = gulbara_live[--gulbara_n_live];
+        while (gulbara_n_kept == GULBARA_POOL_SLOTS
+                || gulbara_kept_bytes + size > gulbara_pool_max) {
+            evicted[n_evicted++] = gulbara_kept[0].p;
+            gulbara_kept_bytes -= gulbara_kept[0].size;
+            for (j = 1; j < gulbara_n_kept; j++)
+                gulbara_kept[j - 1] = gulbara_kept[j];
+            gulbara_n_kept--;
+        }
+        gulbara_kept[gulbara_n_kept].p = p;
+        gulbara_kept[gulbara_n_kept].size = size;
+        gulbara_n_kept++;
+        gulbara_kept_bytes += size;
+        pthread_mutex_unlock(&gulbara_pool_lock);
+        for (i = 0; i < n_evicted; i++)
+            free(evicted[i]);
+    }
+
+    /* Free every kept block (the bytes freed), and keep at most max_bytes from
+       now on (max_bytes: SIZE_MAX leaves the limit as it is). */
+    static size_t gulbara_pool_release(size_t max_bytes) {
+        gulbara_block kept[GULBARA_POOL_SLOTS];
+        int n, i;
+        size_t bytes;
+        pthread_mutex_lock(&gulbara_pool_lock);
+        n = gulbara_n_kept;
+        bytes = gulbara_kept_bytes;
+        memcpy(kept, gulbara_kept, (size_t)n * sizeof(gulbara_block));
+        gulbara_n_kept = 0;
+        gulbara_kept_bytes = 0;
+        if (max_bytes != (size_t)-1)
+            gulbara_pool_max = max_bytes;
+        pthread_mutex_unlock(&gulbara_pool_lock);
+        for (i = 0; i < n; i++)
+            free(kept[i].p);
+        return bytes;
+    }
+
+    static void gulbara_pool_stats(size_t* out) {
+        pthread_mutex_lock(&gulbara_pool_lock);
+        out[0] = (size_t)gulbara_n_kept;
+        out[1] = gulbara_kept_bytes;
+        out[2] = (size_t)gulbara_n_live;
+        out[3] = gulbara_pool_reused;
+        out[4] = gulbara_pool_max;
+        pthread_mutex_unlock(&gulbara_pool_lock);
+    }
+    """
+    void* block_take "gulbara_block_take"(size_t size) noexcept nogil
+    void block_give "gulbara_block_give"(void* p) noexcept nogil
+    size_t pool_release_all "gulbara_pool_release"(size_t max_bytes) noexcept nogil
+    void pool_stats "gulbara_pool_stats"(size_t* out) noexcept nogil
+    size_t POOL_FROM_BYTES "GULBARA_POOL_FROM"
+
+
+cdef void* big_block(size_t nbytes) noexcept nogil:
+    """``nbytes`` of memory for outcomes or a sort's scratch (not zeroed), to give
+    back with ``big_release``: from the blocks kept for reuse when one fits."""
+    return block_take(nbytes)
+
+
+cdef void big_release(void* block) noexcept nogil:
+    """Free ``block`` (any pointer of malloc or big_block, or NULL): a big block of
+    big_block is kept for reuse, up to the pool's limit in all."""
+    block_give(block)
+
+
+def buffer_pool_release(max_bytes=None):
+    """Free the kept blocks (the bytes freed); with ``max_bytes``, the new limit."""
+    cdef size_t limit = <size_t>-1 if max_bytes is None else <size_t>max_bytes
+    cdef size_t freed
+    with nogil:
+        freed = pool_release_all(limit)
+    return freed
+
+
+def buffer_pool_stats():
+    """The kept blocks, their bytes, the live big blocks, the reuses so far, the limit."""
+    cdef size_t out[5]
+    pool_stats(out)
+    return {"kept": out[0], "kept_bytes": out[1], "live": out[2], "reused": out[3],
+            "max_bytes": out[4], "from_bytes": POOL_FROM_BYTES}
+
+
 cdef int run_threads(int n, task_fn fn, void* arg) noexcept nogil:
     return c_run_threads(n, fn, arg)
 
@@ -194,7 +363,7 @@ cdef void keyset_free(KeySet* s) noexcept nogil:
     slots_free(s.slots, s.mask + 1, s.meter, s.pool)
     if s.dense != NULL:
         meter_sub(s.meter, table_bytes(s.size + 1))
-    free(s.dense)
+    big_release(s.dense)
     keyset_clear(s, s.meter)
 
 
@@ -620,10 +789,10 @@ cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) no
     nbytes = <size_t>n * 3 * sizeof(uint64_t) + <size_t>(n_top + n_low + 2) * sizeof(Py_ssize_t)
     if meter_take(meter, nbytes) != CHAIN_OK:
         return CHAIN_TOO_MANY
-    tmp = <uint64_t*>malloc(<size_t>n * 3 * sizeof(uint64_t))
+    tmp = <uint64_t*>big_block(<size_t>n * 3 * sizeof(uint64_t))
     counts = <Py_ssize_t*>malloc(<size_t>(n_top + n_low + 2) * sizeof(Py_ssize_t))
     if tmp == NULL or counts == NULL:
-        free(tmp)
+        big_release(tmp)
         free(counts)
         meter_sub(meter, nbytes)
         return CHAIN_NO_MEMORY
@@ -640,7 +809,7 @@ cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) no
         if sub_hashes == NULL:
             err = CHAIN_NO_MEMORY
     if err != CHAIN_OK:
-        free(tmp)
+        big_release(tmp)
         free(counts)
         meter_sub(meter, nbytes)
         return err
@@ -661,7 +830,7 @@ cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) no
                 sub = sub_counts[i]
         start = end
     free(sub_hashes)
-    free(tmp)
+    big_release(tmp)
     free(counts)
     meter_sub(meter, nbytes)
     return CHAIN_OK
@@ -711,7 +880,7 @@ def _py_sort_dense(keys, int threads=1):
         sort_dense(&result, threads, &sh)
     if n and sh.err == CHAIN_OK:
         memcpy(&out_view[0, 0], result.dense, table_bytes(n))
-    free(result.dense)
+    big_release(result.dense)
     if sh.err != CHAIN_OK:
         raise MemoryError(f"sort_dense failed ({sh.err})")
     return out
@@ -788,14 +957,14 @@ cdef void sort_dense(KeySet* result, int threads, Shared* sh) noexcept nogil:
     if meter_take(&sh.meter, nbytes) != CHAIN_OK:
         shared_fail(sh, CHAIN_TOO_MANY)
         return
-    keys = <uint64_t*>malloc(table_bytes(n + 1))
+    keys = <uint64_t*>big_block(table_bytes(n + 1))
     ps = <PartSort*>calloc(1, sizeof(PartSort))
     if ps != NULL:
-        ps.part = <uint8_t*>malloc(<size_t>n + 1)
+        ps.part = <uint8_t*>big_block(<size_t>n + 1)
     if keys == NULL or ps == NULL or ps.part == NULL:
-        free(keys)
+        big_release(keys)
         if ps != NULL:
-            free(ps.part)
+            big_release(ps.part)
         free(ps)
         meter_sub(&sh.meter, nbytes)
         shared_fail(sh, CHAIN_NO_MEMORY)
@@ -813,8 +982,8 @@ cdef void sort_dense(KeySet* result, int threads, Shared* sh) noexcept nogil:
             ps.counts[t][p], at = at, at + ps.counts[t][p]
     ps.start[N_PARTS] = at
     part_sort_phase(ps, 1)
-    free(ps.part)
-    free(result.dense)               # (the same bytes as keys: counted once)
+    big_release(ps.part)
+    big_release(result.dense)        # (the same bytes as keys: counted once)
     meter_sub(&sh.meter, <size_t>n + table_bytes(n + 1))
     result.dense = keys
     ps.next = 0

@@ -32,7 +32,7 @@ __all__ = [
     "chain_ends", "remainder_ends", "chain_ends_iter", "remainder_ends_iter", "chain_count",
     "chain_best", "greedy_scores", "ChainEnds", "ChainOutcome", "BestOutcome",
     "STOP_COMPLETE", "STOP_STALLED", "STOP_UNSTARTED", "STOP_GAME_OVER", "STOP_NAMES",
-    "BYTES_PER_END", "DEFAULT_MEMORY", "MAX_PASSES",
+    "BYTES_PER_END", "DEFAULT_MEMORY", "MAX_PASSES", "buffer_pool", "release_buffers",
 ]
 
 #: Every stage played in full (for a remainder: every stage played).
@@ -56,6 +56,39 @@ BYTES_PER_END = backend.CHAIN_BYTES_PER_END
 DEFAULT_MEMORY = backend.DEFAULT_CHAIN_MEMORY
 #: The most passes an enumeration takes (each repeats the stages, keeping 1/N of the outcomes).
 MAX_PASSES = backend.CHAIN_MAX_PASSES
+
+
+def buffer_pool(max_bytes: Optional[int] = None) -> dict:
+    """How big outcome buffers are kept for reuse; with ``max_bytes``, set the limit.
+
+    A big enumeration writes its outcomes (16 bytes each) and sorts them in
+    buffers of fresh memory, and fresh memory costs the kernel a page fault and
+    a clearing per 4 KiB page on every call (page faults on two threads wait on
+    each other). So a buffer of 4 MiB or more, once freed (with its
+    :class:`ChainEnds`, or the sort's scratch within the call), is kept for the
+    next enumeration that needs as much (at most twice its size): at most
+    ``max_bytes`` (512 MiB unless set; 0 keeps none) and sixteen buffers, the
+    oldest freed first. Setting the limit frees what is kept. Kept buffers are
+    outside an enumeration's ``memory`` budget. Returns ``kept`` (buffers),
+    ``kept_bytes``, ``max_bytes``, ``live`` (big buffers in use), ``reused``
+    (buffers handed out again so far) and ``from_bytes`` (the smallest kept).
+
+    >>> pool = buffer_pool()
+    >>> pool["max_bytes"] >= pool["kept_bytes"] >= 0
+    True
+    """
+    if max_bytes is not None:
+        max_bytes = gulbara_errors.checked_int(max_bytes, "max_bytes", 0, 1 << 62)
+    return dict(backend.buffer_pool(max_bytes))
+
+
+def release_buffers() -> int:
+    """Free the outcome buffers kept for reuse (:func:`buffer_pool`); the bytes freed.
+
+    >>> release_buffers() >= 0
+    True
+    """
+    return int(backend.release_buffers())
 
 
 def default_threads() -> int:
