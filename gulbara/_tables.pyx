@@ -100,12 +100,23 @@ cdef extern from *:
     static size_t gulbara_pool_reused = 0;
     static size_t gulbara_pool_max = (size_t)512 << 20;
 
+    /* A process forked while another thread holds the lock (a chain running on
+       a thread of a Ray or multiprocessing worker) gets the lock unheld. */
+    static void gulbara_pool_prepare(void) { pthread_mutex_lock(&gulbara_pool_lock); }
+    static void gulbara_pool_parent(void) { pthread_mutex_unlock(&gulbara_pool_lock); }
+    static void gulbara_pool_child(void) { pthread_mutex_unlock(&gulbara_pool_lock); }
+    static pthread_once_t gulbara_pool_once = PTHREAD_ONCE_INIT;
+    static void gulbara_pool_register(void) {
+        pthread_atfork(gulbara_pool_prepare, gulbara_pool_parent, gulbara_pool_child);
+    }
+
     static void* gulbara_block_take(size_t size) {
         void* p = NULL;
         size_t got = size;
         int i, best = -1;
         if (size < GULBARA_POOL_FROM)
             return malloc(size);
+        pthread_once(&gulbara_pool_once, gulbara_pool_register);
         pthread_mutex_lock(&gulbara_pool_lock);
         /* the smallest kept block that holds it, if not more than twice as big */
         for (i = 0; i < gulbara_n_kept; i++)

@@ -2,6 +2,7 @@
 outcomes with or without it, its limit kept, safe on several Python threads."""
 
 import hashlib
+import os
 import threading
 
 import numpy as np
@@ -112,3 +113,19 @@ def test_bad_limits_are_refused_and_change_nothing(bad, error):
     with pytest.raises(error, match="max_bytes"):
         buffer_pool(bad)
     assert buffer_pool()["max_bytes"] == before
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
+def test_a_forked_process_enumerates_with_the_kept_buffers():
+    expected = enumerate_chain(BIG)                  # buffers kept in the parent
+    assert buffer_pool()["kept"] >= 1
+    pid = os.fork()
+    if pid == 0:                                     # the child: the same outcomes, twice
+        ok = False
+        try:
+            ok = enumerate_chain(BIG, threads=2) == expected == enumerate_chain(BIG)
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert enumerate_chain(BIG) == expected
