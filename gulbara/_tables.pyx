@@ -101,7 +101,8 @@ cdef extern from *:
     static size_t gulbara_pool_max = (size_t)512 << 20;
 
     /* A process forked while another thread holds the lock (a chain running on
-       a thread of a Ray or multiprocessing worker) gets the lock unheld. */
+       a thread of a Ray or multiprocessing worker) gets the lock unheld: the
+       handlers are registered before the lock is first taken. */
     static void gulbara_pool_prepare(void) { pthread_mutex_lock(&gulbara_pool_lock); }
     static void gulbara_pool_parent(void) { pthread_mutex_unlock(&gulbara_pool_lock); }
     static void gulbara_pool_child(void) { pthread_mutex_unlock(&gulbara_pool_lock); }
@@ -158,6 +159,7 @@ cdef extern from *:
         size_t size = 0;
         if (p == NULL)
             return;
+        pthread_once(&gulbara_pool_once, gulbara_pool_register);
         pthread_mutex_lock(&gulbara_pool_lock);
         for (i = 0; i < gulbara_n_live; i++)
             if (gulbara_live[i].p == p)
@@ -194,6 +196,7 @@ cdef extern from *:
         gulbara_block kept[GULBARA_POOL_SLOTS];
         int n, i;
         size_t bytes;
+        pthread_once(&gulbara_pool_once, gulbara_pool_register);
         pthread_mutex_lock(&gulbara_pool_lock);
         n = gulbara_n_kept;
         bytes = gulbara_kept_bytes;
@@ -209,6 +212,7 @@ cdef extern from *:
     }
 
     static void gulbara_pool_stats(size_t* out) {
+        pthread_once(&gulbara_pool_once, gulbara_pool_register);
         pthread_mutex_lock(&gulbara_pool_lock);
         out[0] = (size_t)gulbara_n_kept;
         out[1] = gulbara_kept_bytes;
