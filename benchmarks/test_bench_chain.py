@@ -86,6 +86,23 @@ def test_chain_real_games_all(benchmark, threads):
                                 **summaries[-1])
 
 
+# The chains of more than 10,000 outcomes (the measure of ns per outcome and
+# of two threads against one), each enumerated once untimed first so that every
+# timed round finds the outcome buffers kept for its size (gulbara.chains.buffer_pool).
+REAL_BIG = [d for d in REAL_GAME_CHAINS if d.outcomes > 10_000]
+
+
+@pytest.mark.benchmark(group="chain-real-big")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_chain_real_games_big(benchmark, threads):
+    summaries = []
+    time_chain_decisions(REAL_BIG, threads)                       # untimed
+    assert benchmark.pedantic(run_real, (REAL_BIG, threads, summaries), rounds=3,
+                              iterations=1) == len(REAL_BIG)
+    best = min(summaries, key=lambda summary: summary["ns_per_outcome"])
+    benchmark.extra_info.update(positions=len(REAL_BIG), threads=threads, **best)
+
+
 # The stress chain (gulbara.suites.STRESS_CHAINS, 27,070,371 outcomes, default
 # threads): counted on its decision diagram, no outcome written; and listed in
 # full (``-m slow``: seconds and about 1 GB).
