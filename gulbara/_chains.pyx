@@ -30,6 +30,7 @@ import threading
 
 from gulbara.errors import checked_int, InvalidDiceError, EnumerationLimitError
 from gulbara._movegen import START_CODE
+from gulbara._tables import buffer_pool_release, buffer_pool_stats
 # tests set how the engine shares and orders its work
 from gulbara._chain_engine import (_py_set_threaded_frontier, _py_set_stage_plan,
                                    _py_stage_counts, _py_set_diagrams, _py_diagram_chains,
@@ -476,13 +477,11 @@ def remainder_ends_raw(code_or_position, seat, stages, max_ends=None, threads=No
 
 def buffer_pool(max_bytes=None):
     """The reuse of big outcome buffers (see ``gulbara.chains.buffer_pool``)."""
-    from gulbara import _tables
     if max_bytes is not None:
-        _tables.buffer_pool_release(max_bytes)
-    return _tables.buffer_pool_stats()
+        buffer_pool_release(max_bytes)
+    return buffer_pool_stats()
 
 
 def release_buffers():
     """Free the kept outcome buffers; the bytes freed."""
-    from gulbara import _tables
-    return _tables.buffer_pool_release(None)
+    return buffer_pool_release(None)

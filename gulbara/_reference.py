@@ -814,8 +814,7 @@ def remainder_ends_raw(code_or_position, seat, stages, max_ends=None, threads=No
 
 def buffer_pool(max_bytes=None):
     """The pure-Python reference keeps no buffers: nothing to reuse or free."""
-    return {"kept": 0, "kept_bytes": 0, "live": 0, "reused": 0,
-            "max_bytes": 0 if max_bytes is None else max_bytes, "from_bytes": 0}
+    return {"kept": 0, "kept_bytes": 0, "live": 0, "reused": 0, "max_bytes": 0, "from_bytes": 0}
 
 
 def release_buffers():
