@@ -68,6 +68,8 @@ extensions = [
               extra_compile_args=compile_args + thread_args, extra_link_args=thread_args),
     Extension("gulbara._buckets", ["gulbara/_buckets.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._chain_dd", ["gulbara/_chain_dd.pyx"], extra_compile_args=compile_args),
+    Extension("gulbara._chain_dd_out", ["gulbara/_chain_dd_out.pyx"],
+              extra_compile_args=compile_args),
     Extension("gulbara._chain_steps", ["gulbara/_chain_steps.pyx"], extra_compile_args=compile_args),
     Extension("gulbara._chain_engine", ["gulbara/_chain_engine.pyx"],
               extra_compile_args=compile_args + thread_args, extra_link_args=thread_args),

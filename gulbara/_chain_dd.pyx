@@ -26,8 +26,8 @@ plays that many (RULES §3.4), and:
 diagram, their results cached. Positions with fewer than four checkers
 outside (they may bear off) are listed, expanded one by one with the stage
 rules (``stage_generate``) and built back into the diagram. The outcomes are
-the paths of a few root diagrams (one per stage and dice played), written by
-``dd_write_range`` in any range of their ranks, so threads can share them.
+the paths of a few root diagrams (one per stage and dice played), counted and
+written by ``_chain_dd_out``.
 
 A remainder (RULES §5.3: stages of 1 to 4 dice, dice that cannot be played are
 lost) is the same with ``c`` dice a stage: the positions that play ``k < c``
@@ -38,32 +38,39 @@ A chain or remainder that starts near home, one with more than
 ``DD_MAX_RISKY`` positions that may bear off in a stage, or a diagram that
 grows past ``DD_MAX_NODES`` nodes, ``max_ends`` or the memory budget is not
 applicable (``DD_NOT_APPLICABLE``): the caller enumerates it stage by stage.
+
+On two or more threads the diagram is built by two (a team, DDTeam): the
+calling thread and a helper run the same stages on the same tables, the
+helper taking every node's children in reverse order, so that each mostly
+finds the other's results made rather than making them again (the work
+splits about evenly; the nodes one thread makes are read by the other from
+its cache, so the pair is about a third faster than one thread, not twice as
+fast). Nodes are added with atomic operations, each thread taking its ids 64
+at a time; only the calling thread grows the tables, the helper waiting at
+its next operation. The positions that may bear off are shared out by chunks
+(expand_shared). The diagram is the same set whoever made each node, so the
+outcomes and their order do not depend on the threads.
 """
 
-from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 
-from gulbara._keys cimport mix64, key_hash, key_count, key_add_count
-from gulbara._tables cimport (Meter, Shared, KeySet, atomic_meter_take, meter_take, meter_sub,
-                              atomic_add, atomic_next, run_threads, shared_fail, table_bytes,
-                              CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED, big_block,
-                              N_PARTS, PART_SHIFT, sort_dense)
+from gulbara._keys cimport mix64, key_count, key_add_count, pos_set_mover_key
+from gulbara._tables cimport Meter, atomic_meter_take, meter_sub, atomic_add, atomic_next
 from gulbara._interrupt cimport Interrupt, interrupted
 from gulbara._types cimport Pos, Key96, StageEnd, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate
-from gulbara._keys cimport pos_set_mover_key, pos_mover_key
-from gulbara._outcome_tags cimport (STOP_COMPLETE, STOP_STALLED, STOP_UNSTARTED, STOP_GAME_OVER,
-                                    make_tag, retag_game_over, game_over_k1)
+
+cdef extern from "<stdlib.h>" nogil:
+    void* aligned_alloc(size_t alignment, size_t size)
 
 cdef enum:
-    DD_LEVELS = 24
-    DD_EMPTY = 0
-    DD_ONE = 1                # the terminal
     DD_FIRST_NODES = 1 << 10
     DD_MAX_NODES = 1 << 20    # 1M nodes: about 100 MB with the tables; past it, stage by stage
-    DD_CACHE_PER_NODE = 1     # cached results per node of room (16 bytes each)
-    DD_MAX_CACHE_SLOTS = 1 << 20
+    DD_CACHE_PER_NODE = 2     # cached results per node of room (8 bytes each)
+    DD_MAX_CACHE_SLOTS = 1 << 21
+    DD_MAX_GENERATION = 1 << 14   # (a generation takes 14 bits of a cached split's key)
     DD_MAX_RISKY = 100000     # positions that may bear off, expanded one by one, in a stage
 
     OP_UNION = 1
@@ -82,18 +89,9 @@ for _p in range(25):
     OUTSIDE_HOME[_p] = _p >= 7
 
 
-cdef inline uint32_t point_of(int level) noexcept nogil:
-    return 24 - level
-
-
 cdef size_t node_bytes(uint32_t cap) noexcept nogil:
     """The bytes of room for ``cap`` nodes: the nodes, their levels, the unique table."""
     return <size_t>cap * (sizeof(DDNode) + sizeof(uint8_t)) + <size_t>2 * cap * sizeof(uint32_t)
-
-
-cdef size_t walk_bytes(uint32_t n) noexcept nogil:
-    """The bytes dd_count_paths adds for ``n`` nodes: paths, child masks and jumps."""
-    return <size_t>n * (sizeof(uint64_t) + sizeof(uint16_t) + sizeof(DDJump))
 
 
 cdef bint dd_hold(Diagram* dd, Py_ssize_t nodes) noexcept nogil:
@@ -118,8 +116,8 @@ cdef int dd_init(Diagram* dd, Meter* meter, Py_ssize_t* held,
                                            dd.nbytes) != 0:
         dd.nbytes = 0
         return DD_NOT_APPLICABLE
-    dd.nodes = <DDNode*>malloc(dd.cap * sizeof(DDNode))
-    dd.level = <uint8_t*>malloc(dd.cap * sizeof(uint8_t))
+    dd.nodes = <DDNode*>aligned_alloc(sizeof(DDNode), dd.cap * sizeof(DDNode))
+    dd.level = <uint8_t*>aligned_alloc(DD_BLOCK, dd.cap * sizeof(uint8_t))
     dd.unique = <uint32_t*>calloc(2 * dd.cap, sizeof(uint32_t))
     dd.unique_mask = 2 * dd.cap - 1
     dd.cache = <DDCacheEntry*>calloc(DD_CACHE_PER_NODE * dd.cap, sizeof(DDCacheEntry))
@@ -194,18 +192,24 @@ cdef int dd_grow(Diagram* dd) noexcept nogil:
         free(dd.cache)
         dd.cache = cache
         dd.cache_mask = slots - 1
-    nodes = <DDNode*>realloc(dd.nodes, cap * sizeof(DDNode))
+    nodes = <DDNode*>aligned_alloc(sizeof(DDNode), cap * sizeof(DDNode))   # (a node a line)
     if nodes == NULL:
         return DD_NO_MEMORY
+    memcpy(nodes, dd.nodes, dd.n * sizeof(DDNode))
+    free(dd.nodes)
     dd.nodes = nodes
-    level = <uint8_t*>realloc(dd.level, cap * sizeof(uint8_t))
+    level = <uint8_t*>aligned_alloc(DD_BLOCK, cap * sizeof(uint8_t))   # (see DD_BLOCK)
     if level == NULL:
         return DD_NO_MEMORY
+    memcpy(level, dd.level, dd.n * sizeof(uint8_t))
+    free(dd.level)
     dd.level = level
     unique = <uint32_t*>calloc(2 * cap, sizeof(uint32_t))
     if unique == NULL:
         return DD_NO_MEMORY
     for i in range(2, dd.n):
+        if dd.level[i] == DD_DEAD:
+            continue
         j = <uint32_t>(node_hash(dd.level[i], dd.nodes[i].child) & mask)
         while unique[j] != 0:
             j = (j + 1) & mask
@@ -215,6 +219,139 @@ cdef int dd_grow(Diagram* dd) noexcept nogil:
     dd.unique_mask = mask
     dd.cap = cap
     return DD_DONE
+
+
+cdef extern from *:
+    """
+    #include <pthread.h>
+    #include <time.h>
+    static inline uint32_t gulbara_load_id(const uint32_t* p) {
+        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    }
+    /* Put ``id`` in an empty slot of the unique table: 1, or 0 if it was taken. */
+    static inline int gulbara_claim_slot(uint32_t* p, uint32_t id) {
+        uint32_t empty = 0;
+        return __atomic_compare_exchange_n(p, &empty, id, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE);
+    }
+    static inline uint32_t gulbara_next_block(uint32_t* p) {
+        return __atomic_fetch_add(p, 64, __ATOMIC_RELAXED);
+    }
+    static inline int gulbara_load_flag(const int* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+    static inline void gulbara_store_flag(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+    static inline void gulbara_store_id(uint32_t* p, uint32_t v) {
+        __atomic_store_n(p, v, __ATOMIC_RELEASE);
+    }
+    static void gulbara_nap(void) { struct timespec t = {0, 20000}; nanosleep(&t, NULL); }
+    static inline void gulbara_spin_lock(int* p) {
+        int free_ = 0;
+        while (!__atomic_compare_exchange_n(p, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            free_ = 0;
+    #if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+    #endif
+        }
+    }
+    static inline void gulbara_spin_unlock(int* p) { __atomic_store_n(p, 0, __ATOMIC_RELEASE); }
+    typedef struct { pthread_t id; } gulbara_thread;
+    static int gulbara_start_thread(gulbara_thread* t, void* (*fn)(void*), void* arg) {
+        return pthread_create(&t->id, NULL, fn, arg) == 0;
+    }
+    static void gulbara_join_thread(gulbara_thread* t) { pthread_join(t->id, NULL); }
+    """
+    ctypedef struct Thread "gulbara_thread":
+        pass
+    uint32_t load_id "gulbara_load_id"(const uint32_t* p) noexcept nogil
+    bint claim_slot "gulbara_claim_slot"(uint32_t* p, uint32_t id) noexcept nogil
+    uint32_t next_block "gulbara_next_block"(uint32_t* p) noexcept nogil
+    int load_flag "gulbara_load_flag"(const int* p) noexcept nogil
+    void store_flag "gulbara_store_flag"(int* p, int v) noexcept nogil
+    void store_id "gulbara_store_id"(uint32_t* p, uint32_t v) noexcept nogil
+    void nap "gulbara_nap"() noexcept nogil
+    void spin_lock "gulbara_spin_lock"(int* p) noexcept nogil
+    void spin_unlock "gulbara_spin_unlock"(int* p) noexcept nogil
+    bint start_thread "gulbara_start_thread"(Thread* t, void* (*fn)(void*) noexcept nogil,
+                                             void* arg) noexcept nogil
+    void join_thread "gulbara_join_thread"(Thread* t) noexcept nogil
+
+
+cdef inline void team_lock(DDTeam* team) noexcept nogil:
+    spin_lock(&team.lock)
+
+
+cdef inline void team_unlock(DDTeam* team) noexcept nogil:
+    spin_unlock(&team.lock)
+
+
+cdef enum:
+    JOB_FREE = 0
+    JOB_LISTING = 1
+    JOB_OPEN = 2
+    JOB_JOINING = 3
+    JOB_DONE = 4
+    DD_EXPAND_CHUNK = 256     # positions a thread expands at a time
+
+cdef enum:
+    TEAM_RUN = 0
+    TEAM_PAUSE = 1
+    TEAM_STOP = 2
+    DD_BLOCK = 64             # ids a thread takes at a time (its nodes' levels on its own
+                              # cache line)
+
+
+cdef void view_refresh(Diagram* dd) noexcept nogil:
+    """The helper's view: the tables' addresses and sizes after they grew."""
+    cdef const Diagram* home = <const Diagram*>dd.team.home
+    dd.nodes = home.nodes
+    dd.level = home.level
+    dd.unique = home.unique
+    dd.unique_mask = home.unique_mask
+    dd.cache = home.cache
+    dd.cache_mask = home.cache_mask
+    dd.cap = home.cap
+
+
+cdef bint helper_hold(Diagram* dd) noexcept nogil:
+    """The helper, holding no address in the tables, told to pause or stop: stop
+    (True, ``dd.failed`` set), or wait out the pause (the tables growing) and take
+    their new addresses (False)."""
+    cdef DDTeam* team = dd.team
+    cdef int signal
+    while True:
+        signal = load_flag(&team.signal)
+        if signal == TEAM_STOP:
+            dd.failed = DD_STOPPED
+            return True
+        if signal == TEAM_RUN:
+            view_refresh(dd)
+            return False
+        store_flag(&team.acked, load_flag(&team.epoch))
+        nap()
+
+
+cdef inline bint dd_halted(Diagram* dd) noexcept nogil:
+    """Whether an operation is to return at once: a failure, or (the helper) told
+    to stop. The helper told to pause waits here for the tables to grow."""
+    if dd.failed:
+        return True
+    if dd.flip and load_flag(&dd.team.signal) != TEAM_RUN:
+        return helper_hold(dd)
+    return False
+
+
+cdef int team_grow(Diagram* dd) noexcept nogil:
+    """The calling thread's dd_grow while a helper shares the tables: the helper
+    paused first (at its next dd_halted), the nodes it could not add dropped."""
+    cdef DDTeam* team = dd.team
+    cdef int epoch = team.epoch + 1, err
+    store_flag(&team.epoch, epoch)
+    store_flag(&team.signal, TEAM_PAUSE)
+    while load_flag(&team.acked) != epoch and not load_flag(&team.finished):
+        nap()
+    dd.n = min(team.n, dd.cap)       # (ids past the room were never written)
+    err = dd_grow(dd)
+    store_id(&team.n, dd.n)
+    store_flag(&team.signal, TEAM_RUN if err == DD_DONE else TEAM_STOP)
+    return err
 
 
 cdef uint32_t dd_make(Diagram* dd, int level, const uint32_t* child) noexcept nogil:
@@ -227,11 +364,13 @@ cdef uint32_t dd_make(Diagram* dd, int level, const uint32_t* child) noexcept no
         if child[v] != DD_EMPTY:
             empty = False
             break
-    if empty or dd.failed:
+    if empty or dd_halted(dd):
         return DD_EMPTY
     if dd.intr != NULL and interrupted(dd.intr, 1):     # (every call: most find their node)
         dd.failed = DD_INTERRUPTED
         return DD_EMPTY
+    if dd.team != NULL:
+        return dd_make_shared(dd, level, child)
     j = <uint32_t>(node_hash(level, child) & dd.unique_mask)
     while True:
         id = dd.unique[j]
@@ -256,6 +395,62 @@ cdef uint32_t dd_make(Diagram* dd, int level, const uint32_t* child) noexcept no
     return id
 
 
+cdef inline bint is_node(const Diagram* dd, uint32_t id, int level,
+                         const uint32_t* child) noexcept nogil:
+    return dd.level[id] == level and memcmp_children(dd.nodes[id].child, child)
+
+
+cdef uint32_t dd_make_shared(Diagram* dd, int level, const uint32_t* child) noexcept nogil:
+    """dd_make while two threads add nodes: a new node's id taken from the shared
+    count, the node written, then put in its slot of the unique table with a
+    compare-and-swap; a thread that finds the slot taken by the same node (made at
+    the same moment by the other) uses that one and marks its own dead."""
+    cdef uint32_t j, id, mine
+    cdef int err
+    while True:
+        j = <uint32_t>(node_hash(level, child) & dd.unique_mask)
+        while True:
+            id = load_id(&dd.unique[j])
+            if id == 0:
+                break
+            if is_node(dd, id, level, child):
+                return id
+            j = (j + 1) & dd.unique_mask
+        if dd.block_next < dd.block_end:
+            break
+        mine = next_block(&dd.team.n)
+        if mine < dd.cap:            # (cap is a multiple of DD_BLOCK)
+            memset(&dd.level[mine], DD_DEAD, DD_BLOCK)
+            dd.block_next = mine
+            dd.block_end = mine + DD_BLOCK
+            break
+        if dd.flip:                   # the helper: wait for the calling thread to grow them
+            while load_flag(&dd.team.signal) == TEAM_RUN:
+                nap()
+            if helper_hold(dd):
+                return DD_EMPTY
+        else:
+            err = team_grow(dd)
+            if err != DD_DONE:
+                dd.failed = err
+                return DD_EMPTY
+    mine = dd.block_next
+    dd.block_next += 1
+    memcpy(dd.nodes[mine].child, child, sizeof(DDNode))
+    dd.level[mine] = <uint8_t>level
+    while True:
+        if claim_slot(&dd.unique[j], mine):
+            return mine
+        while True:                   # (taken: the node, or the next empty slot)
+            id = load_id(&dd.unique[j])
+            if is_node(dd, id, level, child):
+                dd.level[mine] = DD_DEAD
+                return id
+            j = (j + 1) & dd.unique_mask
+            if load_id(&dd.unique[j]) == 0:
+                break
+
+
 cdef inline bint memcmp_children(const uint32_t* a, const uint32_t* b) noexcept nogil:
     cdef int v
     for v in range(DD_VALUES):
@@ -264,28 +459,46 @@ cdef inline bint memcmp_children(const uint32_t* a, const uint32_t* b) noexcept 
     return True
 
 
-cdef inline DDCacheEntry* cache_slot(Diagram* dd, uint32_t op, uint32_t a,
-                                     uint32_t b) noexcept nogil:
-    cdef uint64_t key = (<uint64_t>a << 32) | b
-    return &dd.cache[mix64(key ^ (<uint64_t>op * <uint64_t>0xD6E8FEB86659FD93ULL))
-                     & dd.cache_mask]
+cdef extern from *:
+    """
+    static inline uint64_t gulbara_load_entry(const uint64_t* p) {
+        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    }
+    static inline void gulbara_store_entry(uint64_t* p, uint64_t v) {
+        __atomic_store_n(p, v, __ATOMIC_RELEASE);
+    }
+    """
+    uint64_t load_entry "gulbara_load_entry"(const uint64_t* p) noexcept nogil
+    void store_entry "gulbara_store_entry"(uint64_t* p, uint64_t v) noexcept nogil
+
+
+cdef inline uint64_t cache_key(uint32_t op, uint32_t a, uint32_t b) noexcept nogil:
+    """An operation's key: its kind (``op``'s low 3 bits, 1..5), ``a`` (a node: 20
+    bits) and ``b`` (a node, or a state or parameter with the generation above it:
+    21 bits)."""
+    return ((<uint64_t>(op & 7) << 41) | (<uint64_t>a << 21)
+            | ((<uint64_t>b | (<uint64_t>(op >> 3) << (3 if (op & 7) == OP_STEP else 7)))
+               & 0x1FFFFF))
+
+
+cdef inline DDCacheEntry* cache_slot(Diagram* dd, uint64_t key) noexcept nogil:
+    return &dd.cache[mix64(key) & dd.cache_mask]
 
 
 cdef inline bint cache_get(Diagram* dd, uint32_t op, uint32_t a, uint32_t b,
                            uint32_t* result) noexcept nogil:
-    cdef DDCacheEntry* e = cache_slot(dd, op, a, b)
-    if e.op == op and e.key == ((<uint64_t>a << 32) | b):
-        result[0] = e.result
+    cdef uint64_t key = cache_key(op, a, b)
+    cdef uint64_t e = load_entry(cache_slot(dd, key))
+    if (e >> 20) == key:
+        result[0] = <uint32_t>(e & 0xFFFFF)
         return True
     return False
 
 
 cdef inline void cache_put(Diagram* dd, uint32_t op, uint32_t a, uint32_t b,
                            uint32_t result) noexcept nogil:
-    cdef DDCacheEntry* e = cache_slot(dd, op, a, b)
-    e.op = op
-    e.key = (<uint64_t>a << 32) | b
-    e.result = result
+    cdef uint64_t key = cache_key(op, a, b)
+    store_entry(cache_slot(dd, key), (key << 20) | result)
 
 
 cdef inline uint32_t stage_op(const Diagram* dd, uint32_t op) noexcept nogil:
@@ -299,8 +512,8 @@ cdef uint32_t dd_union(Diagram* dd, uint32_t a, uint32_t b) noexcept nogil:
     cdef uint32_t ca[DD_VALUES]
     cdef uint32_t cb[DD_VALUES]
     cdef uint32_t out[DD_VALUES]
-    cdef int v
-    if dd.failed:
+    cdef int v, i
+    if dd_halted(dd):
         return DD_EMPTY               # (unwind at once: nothing is cached after a failure)
     if a == DD_EMPTY:
         return b
@@ -314,9 +527,15 @@ cdef uint32_t dd_union(Diagram* dd, uint32_t a, uint32_t b) noexcept nogil:
         return r
     memcpy(ca, dd.nodes[a].child, sizeof(DDNode))
     memcpy(cb, dd.nodes[b].child, sizeof(DDNode))
-    for v in range(DD_VALUES):
+    for i in range(DD_VALUES):
+        v = i ^ dd.flip
         out[v] = dd_union(dd, ca[v], cb[v])
-    r = dd_make(dd, dd.level[a], out)
+    if memcmp_children(out, ca):      # (b within a: no node to look up)
+        r = a
+    elif memcmp_children(out, cb):
+        r = b
+    else:
+        r = dd_make(dd, dd.level[a], out)
     if not dd.failed:
         cache_put(dd, OP_UNION, a, b, r)
     return r
@@ -330,9 +549,9 @@ cdef uint32_t dd_step(Diagram* dd, uint32_t n, uint32_t state) noexcept nogil:
     cdef uint32_t r, x, op
     cdef uint32_t c[DD_VALUES]
     cdef uint32_t out[DD_VALUES]
-    cdef int v, level
+    cdef int v, level, i
     cdef uint32_t p
-    if dd.failed:
+    if dd_halted(dd):
         return DD_EMPTY
     if state == STATE_DONE or n == DD_EMPTY:
         return n
@@ -345,7 +564,8 @@ cdef uint32_t dd_step(Diagram* dd, uint32_t n, uint32_t state) noexcept nogil:
     p = point_of(level)
     memcpy(c, dd.nodes[n].child, sizeof(DDNode))
     memset(out, 0, sizeof(out))
-    for v in range(DD_VALUES):
+    for i in range(DD_VALUES):
+        v = i ^ dd.flip
         if c[v] == DD_EMPTY:
             continue
         if state == STATE_SOURCE:
@@ -376,9 +596,9 @@ cdef uint32_t dd_split(Diagram* dd, uint32_t n, int acc, int lo, int hi, const u
     cdef uint32_t r
     cdef uint32_t c[DD_VALUES]
     cdef uint32_t out[DD_VALUES]
-    cdef int v, level, now
+    cdef int v, level, now, i
     cdef uint32_t p
-    if n == DD_EMPTY or acc > hi or dd.failed:
+    if n == DD_EMPTY or acc > hi or dd_halted(dd):
         return DD_EMPTY
     if acc == 4:
         return n                     # (hi is 4: the sum stays at its cap)
@@ -389,10 +609,11 @@ cdef uint32_t dd_split(Diagram* dd, uint32_t n, int acc, int lo, int hi, const u
     level = dd.level[n]
     p = point_of(level)
     memcpy(c, dd.nodes[n].child, sizeof(DDNode))
-    for v in range(DD_VALUES):
+    for i in range(DD_VALUES):
+        v = i ^ dd.flip
         now = acc + v * weight[p]
         out[v] = dd_split(dd, c[v], now if now < 4 else 4, lo, hi, weight, op)
-    r = dd_make(dd, level, out)
+    r = n if memcmp_children(out, c) else dd_make(dd, level, out)   # (all kept: n itself)
     if not dd.failed:
         cache_put(dd, op, n, <uint32_t>(acc * 25 + lo * 5 + hi), r)
     return r
@@ -404,6 +625,8 @@ cdef void dd_set_die(Diagram* dd, int die, uint32_t blocked) noexcept nogil:
     cdef int p, q, r
     dd.die = die
     dd.generation += 1
+    if dd.generation >= DD_MAX_GENERATION - 64:   # (a stage adds at most 11)
+        dd.failed = DD_NOT_APPLICABLE     # (never met: a chain has six stages)
     for p in range(1, 25):
         q = p
         r = 0
@@ -531,33 +754,21 @@ cdef uint32_t dd_build(Diagram* dd, uint64_t* keys, uint64_t* spare, Py_ssize_t 
     return dd_make(dd, level, child)
 
 
-cdef int dd_expand_one_by_one(Diagram* dd, uint32_t risky, const Pos* start, int seat,
-                              int number, int n_dice, StageEnd* ends, uint32_t* extra,
-                              int* game_over) noexcept nogil:
-    """Expand the positions of ``risky`` (they may bear off) one by one with the stage
-    rules (``stage_generate``: RULES §3) for ``n_dice`` dice of ``number``, into
-    ``extra[k]``, the ends of the ones that play k dice (``extra[n_dice]``: in full),
-    and ``game_over`` (1 when a play bears off the last checker). DD_DONE,
-    DD_NOT_APPLICABLE (too many) or DD_NO_MEMORY."""
-    cdef uint32_t n_risky = dd_count_capped(dd, risky, DD_MAX_RISKY)
-    cdef uint64_t* keys
-    cdef uint64_t* spare
-    cdef Py_ssize_t count = 0, i
-    cdef KeyList lists[5]
-    cdef Pos q
+cdef int expand_keys(Diagram* dd, const uint64_t* keys, Py_ssize_t first, Py_ssize_t last,
+                     const Pos* start, int seat, int number, int n_dice, StageEnd* ends,
+                     KeyList* lists, int* game_over) noexcept nogil:
+    """Expand the positions keys[first:last] ((lo, hi) pairs) with the stage rules
+    (``stage_generate``: RULES §3) for ``n_dice`` dice of ``number``: the ends of
+    the ones that play k dice appended to ``lists[k]`` (``lists[0]``: the positions
+    that cannot move), ``game_over`` set when a play bears off the last checker.
+    DD_DONE or DD_NO_MEMORY (or stopped: ``dd.failed``)."""
+    cdef Py_ssize_t i
+    cdef Pos q = start[0]
     cdef Key96 key
     cdef uint8_t dice[4]
-    cdef int n_ends, playable, j, k, err = DD_DONE
-    if n_risky > DD_MAX_RISKY:
-        return DD_NOT_APPLICABLE
-    keys = <uint64_t*>malloc(<size_t>n_risky * 2 * sizeof(uint64_t) + 16)
-    if keys == NULL:
-        return DD_NO_MEMORY
-    memset(lists, 0, sizeof(lists))
-    dd_list(dd, risky, 0, 0, 0, keys, &count)
+    cdef int n_ends, playable, j, err = DD_DONE
     dice[0] = dice[1] = dice[2] = dice[3] = <uint8_t>number
-    q = start[0]
-    for i in range(count):
+    for i in range(first, last):
         key.lo = keys[2 * i]
         key.hi = <uint32_t>keys[2 * i + 1]
         pos_set_mover_key(&q, seat, key)
@@ -573,53 +784,201 @@ cdef int dd_expand_one_by_one(Diagram* dd, uint32_t risky, const Pos* start, int
                 err = DD_NO_MEMORY
         if dd.intr != NULL and interrupted(dd.intr, n_ends):
             dd.failed = DD_INTERRUPTED
+        if err != DD_DONE or dd_halted(dd):
             break
-    free(keys)
+    return err
+
+
+cdef int build_lists(Diagram* dd, KeyList* lists, uint32_t* sets) noexcept nogil:
+    """Add the positions of ``lists[k]`` to ``sets[k]`` (k = 0..4) and free the
+    lists: DD_DONE or DD_NO_MEMORY (or failed: ``dd.failed``)."""
+    cdef uint64_t* spare
+    cdef int k, err = DD_DONE
     for k in range(5):
         if lists[k].n and err == DD_DONE and not dd.failed:
             spare = <uint64_t*>malloc(<size_t>lists[k].n * 2 * sizeof(uint64_t))
             if spare == NULL:
                 err = DD_NO_MEMORY
             else:
-                extra[k] = dd_union(dd, extra[k], dd_build(dd, lists[k].keys, spare,
-                                                           lists[k].n, 0))
+                sets[k] = dd_union(dd, sets[k], dd_build(dd, lists[k].keys, spare,
+                                                         lists[k].n, 0))
                 free(spare)
         free(lists[k].keys)
+        lists[k].keys = NULL
+        lists[k].n = lists[k].room = 0
     return err
 
 
-cdef int dd_chain(Diagram* dd, Meter* meter, Py_ssize_t* held, Py_ssize_t max_held,
-                  Interrupt* intr, const Pos* start, int seat, uint64_t start_lo,
-                  uint64_t start_hi, uint32_t blocked, const uint8_t* numbers,
-                  const uint8_t* counts, int n_stages, bint is_chain, DDRoot* roots,
-                  int* n_roots, int* game_over_stage) noexcept nogil:
-    """The outcomes of an escalating chain (``is_chain``: stages of four dice, RULES
-    §4.3-4.4) or a remainder (stages of 1 to 4 dice whose dice that cannot be
-    played are lost, RULES §5.3) from ``start`` (``seat`` to move; its packed key
-    start_lo, start_hi) as root diagrams (``roots``, ``n_roots``; a remainder's:
-    its last stage's), and the first stage in which a play bears off the last
-    checker (``game_over_stage``, -1: none). Positions that may bear
-    off are expanded one by one with the stage rules. DD_DONE, DD_NOT_APPLICABLE
-    (too many positions that may bear off, or the diagram outgrew its bound,
-    ``meter``'s budget or ``max_held``, its nodes of room counted in ``held``:
-    enumerate stage by stage), DD_NO_MEMORY or DD_INTERRUPTED (``intr``); ``dd`` is
-    to be freed by ``dd_free`` in every case."""
-    cdef uint32_t frontier, part, full, risky, lost
+cdef int list_risky(Diagram* dd, uint32_t risky, uint64_t** keys,
+                    Py_ssize_t* count) noexcept nogil:
+    """The positions of ``risky`` as (lo, hi) pairs (freed by the caller): DD_DONE,
+    DD_NOT_APPLICABLE (more than DD_MAX_RISKY) or DD_NO_MEMORY."""
+    cdef uint32_t n_risky = dd_count_capped(dd, risky, DD_MAX_RISKY)
+    count[0] = 0
+    keys[0] = NULL
+    if n_risky > DD_MAX_RISKY:
+        return DD_NOT_APPLICABLE
+    keys[0] = <uint64_t*>malloc(<size_t>n_risky * 2 * sizeof(uint64_t) + 16)
+    if keys[0] == NULL:
+        return DD_NO_MEMORY
+    dd_list(dd, risky, 0, 0, 0, keys[0], count)
+    return DD_DONE
+
+
+cdef int dd_expand_one_by_one(Diagram* dd, int stage, uint32_t risky, const Pos* start,
+                              int seat, int number, int n_dice, StageEnd* ends,
+                              uint32_t* extra, int* game_over) noexcept nogil:
+    """Expand the positions of ``risky`` (they may bear off) one by one with the stage
+    rules (expand_keys) for ``n_dice`` dice of ``number``, into ``extra[k]``, the
+    ends of the ones that play k dice (``extra[n_dice]``: in full), and
+    ``game_over`` (1 when a play bears off the last checker). With a team, the
+    threads share the positions (expand_shared). DD_DONE, DD_NOT_APPLICABLE (too
+    many) or DD_NO_MEMORY."""
+    cdef uint64_t* keys
+    cdef Py_ssize_t count
+    cdef KeyList lists[5]
+    cdef int err
+    if dd.team != NULL and stage < DD_TEAM_STAGES:
+        return expand_shared(dd, &dd.team.jobs[stage], risky, start, seat, number, n_dice,
+                             ends, extra, game_over)
+    err = list_risky(dd, risky, &keys, &count)
+    if err != DD_DONE:
+        return err
+    memset(lists, 0, sizeof(lists))
+    err = expand_keys(dd, keys, 0, count, start, seat, number, n_dice, ends, lists, game_over)
+    free(keys)
+    if err == DD_DONE:
+        return build_lists(dd, lists, extra)
+    free_lists(lists)
+    return err
+
+
+cdef void free_lists(KeyList* lists) noexcept nogil:
+    cdef int k
+    for k in range(5):
+        free(lists[k].keys)
+        lists[k].keys = NULL
+        lists[k].n = lists[k].room = 0
+
+
+cdef bint team_wait(Diagram* dd, const int* state, int until) noexcept nogil:
+    """Wait until ``state`` is not ``until`` (a job's): True, or False if this
+    thread must stop (the helper told to, or the calling thread failed). The
+    calling thread grows the tables meanwhile when the helper ran out of room;
+    the helper waits out pauses."""
+    cdef int err
+    while load_flag(state) == until:
+        if dd.flip:
+            if load_flag(&dd.team.signal) != TEAM_RUN and helper_hold(dd):
+                return False
+        else:
+            if dd.failed:
+                return False
+            if load_id(&dd.team.n) > dd.cap:
+                err = team_grow(dd)
+                if err != DD_DONE:
+                    dd.failed = err
+                    return False
+        nap()
+    return True
+
+
+cdef int expand_shared(Diagram* dd, ExpandJob* job, uint32_t risky, const Pos* start,
+                       int seat, int number, int n_dice, StageEnd* ends, uint32_t* extra,
+                       int* game_over) noexcept nogil:
+    """dd_expand_one_by_one shared by the team: the first thread to come lists the
+    positions, each thread there expands chunks of them (taken from a counter) and
+    builds its ends; the last to finish joins both threads' sets into the result
+    (``job.result``), which the other waits for."""
+    cdef KeyList lists[5]
+    cdef uint32_t mine[5]
+    cdef int k, t = 1 if dd.flip else 0, err = DD_DONE, over = 0, chunk
+    cdef bint creator = False, last
+    cdef Py_ssize_t n_chunks, first
+    team_lock(dd.team)
+    if job.state == JOB_FREE:
+        job.state = JOB_LISTING
+        creator = True
+    team_unlock(dd.team)
+    if creator:
+        err = list_risky(dd, risky, &job.keys, &job.count)
+        team_lock(dd.team)
+        job.err = err
+        job.state = JOB_OPEN if err == DD_DONE else JOB_DONE
+        team_unlock(dd.team)
+    elif not team_wait(dd, &job.state, JOB_LISTING):
+        return dd.failed
+    team_lock(dd.team)
+    if job.state != JOB_OPEN:       # (done, or being joined up by the other thread)
+        team_unlock(dd.team)
+        return take_result(dd, job, extra, game_over)
+    job.joined += 1
+    team_unlock(dd.team)
+    memset(lists, 0, sizeof(lists))
+    memset(mine, 0, sizeof(mine))
+    n_chunks = (job.count + DD_EXPAND_CHUNK - 1) // DD_EXPAND_CHUNK
+    while err == DD_DONE and not dd.failed:
+        chunk = atomic_next(&job.next)
+        if chunk >= n_chunks:
+            break
+        first = <Py_ssize_t>chunk * DD_EXPAND_CHUNK
+        err = expand_keys(dd, job.keys, first, min(job.count, first + DD_EXPAND_CHUNK), start,
+                          seat, number, n_dice, ends, lists, &over)
+    if err == DD_DONE and not dd.failed:
+        err = build_lists(dd, lists, mine)
+    else:
+        free_lists(lists)
+    if err == DD_DONE and dd.failed:
+        err = dd.failed
+    team_lock(dd.team)
+    job.finished += 1
+    job.game_over |= over
+    if err != DD_DONE and job.err == DD_DONE:
+        job.err = err
+    last = job.finished == job.joined
+    if last:
+        job.state = JOB_JOINING
+    else:
+        for k in range(5):
+            job.part[k] = mine[k]
+    team_unlock(dd.team)
+    if last:
+        if job.err == DD_DONE and not dd.failed:
+            for k in range(5):
+                job.result[k] = dd_union(dd, mine[k], job.part[k])
+            if dd.failed:
+                job.err = dd.failed
+        free(job.keys)
+        job.keys = NULL
+        store_flag(&job.state, JOB_DONE)
+    elif not team_wait(dd, &job.state, JOB_OPEN) or not team_wait(dd, &job.state, JOB_JOINING):
+        return dd.failed
+    return take_result(dd, job, extra, game_over)
+
+
+cdef int take_result(Diagram* dd, ExpandJob* job, uint32_t* extra,
+                     int* game_over) noexcept nogil:
+    """A done job's result added to ``extra``: DD_DONE or the job's failure."""
+    cdef int k
+    if not team_wait(dd, &job.state, JOB_JOINING):
+        return dd.failed
+    if job.err != DD_DONE:
+        return job.err
+    if job.game_over:
+        game_over[0] = 1
+    for k in range(5):
+        extra[k] = dd_union(dd, extra[k], job.result[k])
+    return DD_DONE
+
+
+cdef int dd_stages(Diagram* dd, uint32_t frontier, const Pos* start, int seat, uint32_t blocked,
+                   const uint8_t* numbers, const uint8_t* counts, int n_stages, bint is_chain,
+                   DDRoot* roots, int* n_roots, int* game_over_stage) noexcept nogil:
+    """dd_chain's stages from the start's set ``frontier``: DD_DONE or why not."""
+    cdef uint32_t part, full, risky, lost
     cdef uint32_t extra[5]
     cdef int stage, k, c, err, game_over
     cdef StageEnd* ends = NULL
-    n_roots[0] = 0
-    game_over_stage[0] = -1
-    err = dd_init(dd, meter, held, max_held)
-    if err != DD_DONE:
-        return err
-    dd.intr = intr
-    for stage in range(n_stages):
-        if is_chain and counts[stage] != 4:
-            return DD_NOT_APPLICABLE
-    frontier = dd_path(dd, start_lo, start_hi)
-    if dd_split(dd, frontier, 0, 0, 3, OUTSIDE_HOME, OP_SPLIT_OUTSIDE) != DD_EMPTY:
-        return DD_NOT_APPLICABLE     # (near home from the start: stage by stage is faster)
     for stage in range(n_stages):
         if frontier == DD_EMPTY or dd.failed:
             break
@@ -634,8 +993,8 @@ cdef int dd_chain(Diagram* dd, Meter* meter, Py_ssize_t* held, Py_ssize_t max_he
                     return DD_NO_MEMORY
             frontier = dd_split(dd, frontier, 0, 4, 4, OUTSIDE_HOME, OP_SPLIT_OUTSIDE)
             game_over = 0
-            err = dd_expand_one_by_one(dd, risky, start, seat, numbers[stage], counts[stage],
-                                       ends, extra, &game_over)
+            err = dd_expand_one_by_one(dd, stage, risky, start, seat, numbers[stage],
+                                       counts[stage], ends, extra, &game_over)
             if err != DD_DONE:
                 free(ends)
                 return err
@@ -661,356 +1020,117 @@ cdef int dd_chain(Diagram* dd, Meter* meter, Py_ssize_t* held, Py_ssize_t max_he
             roots[n_roots[0]] = DDRoot(root=frontier, stage=stage, played=c)
             n_roots[0] += 1
     free(ends)
-    if dd.failed:
-        return dd.failed
-    return dd_count_paths(dd)
+    return dd.failed
 
 
-cdef extern from *:
-    """
-    static inline int gulbara_lowest_bit(unsigned int x) { return __builtin_ctz(x); }
-    """
-    int lowest_bit "gulbara_lowest_bit"(unsigned int x) noexcept nogil
+# The helper's share of a chain (dd_chain with threads > 1): the same stages on
+# its view of the shared tables, its results dropped.
+ctypedef struct HelperJob:
+    Diagram view
+    uint32_t frontier
+    const Pos* start
+    int seat
+    uint32_t blocked
+    const uint8_t* numbers
+    const uint8_t* counts
+    int n_stages
+    bint is_chain
 
 
-cdef int dd_count_paths(Diagram* dd) noexcept nogil:
-    """Every node's number of paths and its non-empty children (children come
-    before their parents), their bytes counted in the meter: DD_DONE, or
-    DD_NOT_APPLICABLE past the budget, or DD_NO_MEMORY."""
-    cdef uint32_t i
-    cdef int v
-    cdef uint64_t total
-    cdef uint16_t bits
-    cdef uint32_t p, c
-    if dd.meter != NULL and atomic_meter_take(&dd.meter.held, &dd.meter.peak, dd.meter.budget,
-                                              walk_bytes(dd.n)) != 0:
-        return DD_NOT_APPLICABLE
-    dd.nbytes += walk_bytes(dd.n)
-    dd.paths = <uint64_t*>malloc(dd.n * sizeof(uint64_t))
-    dd.children = <uint16_t*>malloc(dd.n * sizeof(uint16_t))
-    dd.jump = <DDJump*>malloc(dd.n * sizeof(DDJump))
-    if dd.paths == NULL or dd.children == NULL or dd.jump == NULL:
-        return DD_NO_MEMORY
-    dd.paths[0] = 0
-    dd.paths[1] = 1
-    dd.children[0] = dd.children[1] = 0
-    dd.jump[1] = DDJump(lo=0, hi=0, node=DD_ONE, level=DD_LEVELS)
-    for i in range(2, dd.n):
-        total = 0
-        bits = 0
-        for v in range(DD_VALUES):
-            total += dd.paths[dd.nodes[i].child[v]]
-            if dd.nodes[i].child[v] != DD_EMPTY:
-                bits |= <uint16_t>(1 << v)
-        dd.paths[i] = total
-        dd.children[i] = bits
-        if bits & (bits - 1):
-            dd.jump[i] = DDJump(lo=0, hi=0, node=i, level=dd.level[i])
-        else:                        # one child: the run goes on below it
-            v = lowest_bit(bits)
-            c = dd.nodes[i].child[v]
-            p = point_of(dd.level[i])
-            dd.jump[i] = dd.jump[c]
-            key_add_count(&dd.jump[i].lo, &dd.jump[i].hi, p, v)
-    return DD_DONE
+cdef void* helper_main(void* arg) noexcept nogil:
+    cdef HelperJob* job = <HelperJob*>arg
+    cdef DDRoot roots[DD_MAX_ROOTS]
+    cdef int n_roots = 0, over = -1
+    if not dd_halted(&job.view):
+        dd_stages(&job.view, job.frontier, job.start, job.seat, job.blocked, job.numbers,
+                  job.counts, job.n_stages, job.is_chain, roots, &n_roots, &over)
+    store_flag(&job.view.team.finished, 1)
+    return NULL
 
 
-
-
-cdef Py_ssize_t dd_write_range(const Diagram* dd, uint32_t root, uint64_t skip, uint64_t take,
-                              uint64_t tag_k1, uint64_t* out) noexcept nogil:
-    """Write the packed positions of the paths of ``root`` of ranks ``skip <= rank
-    < skip + take`` (paths ranked by their counts, point 24 first), as (k0, k1)
-    pairs with ``tag_k1`` or'ed into k1, to ``out``; how many were written. Runs
-    of one-child nodes are passed in one jump (DDJump)."""
-    cdef uint32_t node[DD_LEVELS + 1]
-    cdef uint32_t left[DD_LEVELS + 1]      # the children still to visit, a bit each
-    cdef uint64_t lo[DD_LEVELS + 1]
-    cdef uint64_t hi[DD_LEVELS + 1]
-    cdef Py_ssize_t done = 0
-    cdef uint64_t below, klo, khi
-    cdef int depth = 0, v
-    cdef uint32_t p, c, bits
-    cdef const DDJump* j
-    if root == DD_EMPTY or take == 0:
-        return 0
-    j = &dd.jump[root]
-    if j.node == DD_ONE:
-        if skip == 0:
-            out[0] = j.lo
-            out[1] = j.hi | tag_k1
-            return 1
-        return 0
-    node[0] = j.node
-    left[0] = dd.children[j.node]
-    lo[0] = j.lo
-    hi[0] = j.hi | tag_k1
-    while depth >= 0:
-        bits = left[depth]
-        if bits == 0:
-            depth -= 1
-            continue
-        v = lowest_bit(bits)
-        left[depth] = bits & (bits - 1)
-        c = dd.nodes[node[depth]].child[v]
-        if skip:
-            below = dd.paths[c]
-            if skip >= below:
-                skip -= below
-                continue
-        p = point_of(dd.level[node[depth]])
-        j = &dd.jump[c]
-        klo = lo[depth] | j.lo
-        khi = hi[depth] | j.hi
-        key_add_count(&klo, &khi, p, v)
-        if j.node == DD_ONE:
-            out[2 * done] = klo
-            out[2 * done + 1] = khi
-            done += 1
-            if <uint64_t>done == take:
-                break
-            continue
-        depth += 1
-        node[depth] = j.node
-        left[depth] = dd.children[j.node]
-        lo[depth] = klo
-        hi[depth] = khi
-    return done
-
-
-cdef enum:
-    DD_CHUNK = 1 << 15        # outcomes written at a time
-
-
-# The outcomes of a chain's diagram, written by threads: each takes the next
-# DD_CHUNK ranks of the roots' paths (in order) and writes them at their ranks.
-ctypedef struct DiagramTask:
-    const Diagram* dd
-    const DDRoot* roots
-    const uint64_t* tags
-    const uint64_t* first     # the ranks before each root's paths (first[n_roots]: all)
-    int n_roots
-    int next                  # the next chunk (atomic)
-    uint64_t* out             # room for every outcome, at its rank
-    Shared* sh
-
-
-cdef Py_ssize_t diagram_write(const DiagramTask* task, uint64_t start, uint64_t end,
-                              uint64_t* out) noexcept nogil:
-    """Write the outcomes of ranks start <= rank < end to ``out``; how many."""
-    cdef int r
-    cdef uint64_t lo, hi
-    cdef Py_ssize_t n = 0
-    for r in range(task.n_roots):
-        lo = max(start, task.first[r])
-        hi = min(end, task.first[r + 1])
-        if lo < hi:
-            n += dd_write_range(task.dd, task.roots[r].root, lo - task.first[r], hi - lo,
-                                task.tags[r] << 32, out + 2 * n)
-    return n
-
-
-cdef void diagram_run(void* arg, int t) noexcept nogil:
-    """One thread's share of writing a diagram's outcomes at their ranks (DiagramTask)."""
-    cdef DiagramTask* task = <DiagramTask*>arg
-    cdef uint64_t start, total = task.first[task.n_roots]
-    cdef int chunk
-    while task.sh.err == CHAIN_OK:
-        chunk = atomic_next(&task.next)
-        start = <uint64_t>chunk * DD_CHUNK
-        if start >= total:
-            break
-        diagram_write(task, start, min(total, start + DD_CHUNK), task.out + 2 * start)
-        if t == 0 and interrupted(&task.sh.intr, DD_CHUNK):
-            shared_fail(task.sh, CHAIN_INTERRUPTED)
-
-
-cdef Py_ssize_t diagram_kept(DiagramTask* task, int keep_lo, int keep_hi,
-                             uint64_t* out) noexcept nogil:
-    """Write the outcomes of this pass's parts (keep_lo <= part < keep_hi) to
-    ``out`` (NULL: only count them), a chunk at a time; how many."""
-    cdef uint64_t start, total = task.first[task.n_roots]
-    cdef uint64_t* chunk = <uint64_t*>malloc(DD_CHUNK * 2 * sizeof(uint64_t))
-    cdef Py_ssize_t n, i, kept = 0
-    cdef int part
-    if chunk == NULL:
-        shared_fail(task.sh, CHAIN_NO_MEMORY)
-        return 0
-    start = 0
-    while start < total and task.sh.err == CHAIN_OK:
-        n = diagram_write(task, start, min(total, start + DD_CHUNK), chunk)
-        for i in range(n):
-            part = <int>(key_hash(chunk[2 * i], chunk[2 * i + 1]) >> PART_SHIFT)
-            if keep_lo <= part < keep_hi:
-                if out != NULL:
-                    out[2 * kept] = chunk[2 * i]
-                    out[2 * kept + 1] = chunk[2 * i + 1]
-                kept += 1
-        start += DD_CHUNK
-        if interrupted(&task.sh.intr, DD_CHUNK):
-            shared_fail(task.sh, CHAIN_INTERRUPTED)
-    free(chunk)
-    return kept
-
-
-cdef int dd_write_outcomes(const Diagram* dd, const DDRoot* roots, const uint64_t* tags,
-                           int n_roots, bint extra, uint64_t extra_k1, int threads,
-                           int keep_lo, int keep_hi, Shared* sh, KeySet* result) noexcept nogil:
-    """Write the paths of the roots (root ``r``'s with ``tags[r]``) and, with ``extra``,
-    the empty board with ``extra_k1``, the ones of parts keep_lo <= part < keep_hi,
-    into ``result.dense`` (unsorted), counted as held (``sh``) and in the meter.
-    CHAIN_OK; -1 when they do not fit beside the diagram but would without it (the
-    caller goes stage by stage); else a failure, also in ``sh.err`` (CHAIN_TOO_MANY
-    past max_held or the budget)."""
-    cdef DiagramTask task
-    cdef uint64_t first[DD_MAX_ROOTS + 1]
-    cdef Py_ssize_t kept
-    cdef int r
-    cdef bint every_part = keep_lo <= 0 and keep_hi >= N_PARTS
-    cdef bint extra_kept = extra and keep_lo <= <int>(key_hash(0, extra_k1) >> PART_SHIFT) < keep_hi
-    first[0] = 0
-    for r in range(n_roots):
-        first[r + 1] = first[r] + dd.paths[roots[r].root]
-    task.dd = dd
-    task.roots = roots
-    task.tags = tags
-    task.first = &first[0]
-    task.n_roots = n_roots
-    task.next = 0
-    task.out = NULL
-    task.sh = sh
-    kept = <Py_ssize_t>first[n_roots] if every_part else diagram_kept(&task, keep_lo, keep_hi,
-                                                                       NULL)
-    kept += extra_kept
-    if sh.err != CHAIN_OK:
-        return sh.err
-    if atomic_add(&sh.held, kept) > sh.max_held:
-        atomic_add(&sh.held, -kept)
-        if sh.held - dd.counted + kept <= sh.max_held:
-            return -1                 # (the diagram's nodes are held too)
-        shared_fail(sh, CHAIN_TOO_MANY)
-        return CHAIN_TOO_MANY
-    if meter_take(&sh.meter, table_bytes(kept + 1)) != CHAIN_OK:
-        atomic_add(&sh.held, -kept)
-        if sh.meter.held - dd.nbytes + table_bytes(kept + 1) <= sh.meter.budget:
-            return -1
-        shared_fail(sh, CHAIN_TOO_MANY)
-        return CHAIN_TOO_MANY
-    result.dense = <uint64_t*>big_block(table_bytes(kept + 1))
-    if result.dense == NULL:
-        meter_sub(&sh.meter, table_bytes(kept + 1))
-        shared_fail(sh, CHAIN_NO_MEMORY)
-        return CHAIN_NO_MEMORY
-    result.size = kept
-    task.out = result.dense
-    if not every_part:
-        diagram_kept(&task, keep_lo, keep_hi, result.dense)
-    elif threads > 1 and kept >= DD_CHUNK:
-        run_threads(threads, diagram_run, &task)
-    else:
-        diagram_run(&task, 0)
-    if extra_kept:
-        result.dense[2 * (kept - 1)] = 0
-        result.dense[2 * (kept - 1) + 1] = extra_k1
-    return sh.err
-
-
-# Tests: the last diagram's nodes, room, cache slots and bytes counted in the meter.
-cdef Py_ssize_t LAST_NODES = 0, LAST_ROOM = 0, LAST_SLOTS = 0
-cdef size_t LAST_BYTES = 0
-
-
-def _py_last_diagram():
-    """Tests: the last chain enumerated by diagram: its nodes, room for nodes, cache
-    slots and the bytes it counted in the meter, and the bytes of a node, of a
-    node of room and of a cache slot."""
-    return dict(nodes=LAST_NODES, room=LAST_ROOM, cache_slots=LAST_SLOTS, counted=LAST_BYTES,
-                walk_bytes=walk_bytes(1), room_bytes=node_bytes(1),
-                slot_bytes=sizeof(DDCacheEntry))
-
-
-cdef int chain_diagram(Diagram* dd, const Pos* start, int seat, const uint8_t* numbers,
-                       const uint8_t* counts, int n_stages, bint is_chain, uint32_t blocked,
-                       Shared* sh, DDRoot* roots, int* n_roots, int* over_stage) noexcept nogil:
-    """A chain's or remainder's diagram (dd_chain), its paths counted: CHAIN_OK (``dd`` to
-    be freed by the caller), -1 where the diagram does not apply (``dd`` freed), or a
-    failure, also in ``sh.err`` (``dd`` freed)."""
-    global LAST_NODES, LAST_ROOM, LAST_SLOTS, LAST_BYTES
-    cdef Key96 key = pos_mover_key(start, seat)
-    cdef int err = dd_chain(dd, &sh.meter, &sh.held, sh.max_held, &sh.intr, start, seat, key.lo,
-                            key.hi, blocked, numbers, counts, n_stages, is_chain, roots, n_roots,
-                            over_stage)
+cdef int dd_chain(Diagram* dd, Meter* meter, Py_ssize_t* held, Py_ssize_t max_held,
+                  Interrupt* intr, const Pos* start, int seat, uint64_t start_lo,
+                  uint64_t start_hi, uint32_t blocked, const uint8_t* numbers,
+                  const uint8_t* counts, int n_stages, bint is_chain, int threads,
+                  DDRoot* roots, int* n_roots, int* game_over_stage) noexcept nogil:
+    """The outcomes of an escalating chain (``is_chain``: stages of four dice, RULES
+    §4.3-4.4) or a remainder (stages of 1 to 4 dice whose dice that cannot be
+    played are lost, RULES §5.3) from ``start`` (``seat`` to move; its packed key
+    start_lo, start_hi) as root diagrams (``roots``, ``n_roots``; a remainder's:
+    its last stage's), and the first stage in which a play bears off the last
+    checker (``game_over_stage``, -1: none). Positions that may bear
+    off are expanded one by one with the stage rules. With ``threads`` > 1 a
+    helper thread builds the same diagram beside the calling thread (DDTeam).
+    DD_DONE, DD_NOT_APPLICABLE
+    (too many positions that may bear off, or the diagram outgrew its bound,
+    ``meter``'s budget or ``max_held``, its nodes of room counted in ``held``:
+    enumerate stage by stage), DD_NO_MEMORY or DD_INTERRUPTED (``intr``); ``dd`` is
+    to be freed by ``dd_free`` in every case."""
+    cdef uint32_t frontier
+    cdef int stage, err
+    cdef DDTeam* team = NULL         # (its own cache lines, away from either thread's stack)
+    cdef HelperJob* job = NULL
+    cdef Thread helper
+    n_roots[0] = 0
+    game_over_stage[0] = -1
+    err = dd_init(dd, meter, held, max_held)
     if err != DD_DONE:
-        dd_free(dd)
-        if err == DD_NO_MEMORY or err == DD_INTERRUPTED:
-            shared_fail(sh, CHAIN_NO_MEMORY if err == DD_NO_MEMORY else CHAIN_INTERRUPTED)
-            return sh.err
-        return -1
-    LAST_NODES = dd.n
-    LAST_ROOM = dd.cap
-    LAST_SLOTS = dd.cache_mask + 1
-    LAST_BYTES = dd.nbytes
-    return CHAIN_OK
-
-
-cdef int chain_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
-                          const uint8_t* counts, int n_stages, bint is_chain, uint32_t blocked,
-                          int threads, Py_ssize_t threaded_from, int keep_lo, int keep_hi,
-                          Shared* sh, KeySet* result) noexcept nogil:
-    """An escalating chain's outcomes by a decision diagram (_chain_dd.pyx), written
-    into ``result`` as chain_enumerate writes them (this pass's parts, sorted by
-    hash): CHAIN_OK or a failure code; -1 when the diagram does not apply (the
-    chain starts near home, too many of its positions may bear off, or it grew past
-    its bound): enumerate stage by stage. The final sort is shared between the
-    threads from ``threaded_from`` outcomes."""
-    cdef Diagram dd
-    cdef DDRoot roots[DD_MAX_ROOTS]
-    cdef uint64_t tags[DD_MAX_ROOTS]
-    cdef int n_roots = 0, r, err, stop, over_stage = -1
-    err = chain_diagram(&dd, start, seat, numbers, counts, n_stages, is_chain, blocked, sh,
-                        roots, &n_roots, &over_stage)
-    if err != CHAIN_OK:
         return err
-    for r in range(n_roots):
-        if roots[r].played == counts[roots[r].stage]:
-            stop = STOP_COMPLETE          # (only the last stage's: the others went on)
-        elif roots[r].stage == 0 and roots[r].played == 0:
-            stop = STOP_UNSTARTED         # RULES §5.2
-        else:
-            stop = STOP_STALLED           # RULES §4.4
-        tags[r] = make_tag(stop, numbers[roots[r].stage], roots[r].played)
-    # The one game-ending outcome (the mover's board empty) is placed and sorted
-    # by GAME_OVER_TAG, as collect_outcomes places it, then tagged by the first
-    # stage that can end the game (RULES §5.6).
-    err = dd_write_outcomes(&dd, roots, tags, n_roots, over_stage >= 0, game_over_k1(),
-                            threads, keep_lo, keep_hi, sh, result)
-    dd_free(&dd)
-    if err == -1:
-        return -1                     # (they fit without the diagram: stage by stage)
-    if sh.err == CHAIN_OK:
-        sort_dense(result, threads if result.size >= threaded_from else 1, sh)
-    if sh.err == CHAIN_OK and over_stage >= 0:
-        retag_game_over(result.dense, result.size,
-                        make_tag(STOP_GAME_OVER, numbers[over_stage], counts[over_stage]))
-    return sh.err
-
-
-cdef Py_ssize_t chain_count_by_diagram(const Pos* start, int seat, const uint8_t* numbers,
-                                       const uint8_t* counts, int n_stages, uint32_t blocked,
-                                       Shared* sh) noexcept nogil:
-    """How many outcomes an escalating chain has, counted on its diagram (each root's
-    paths, and the game-ending outcome), none written: -1 where the diagram does not
-    apply (as for chain_by_diagram), -2 on a failure (in ``sh.err``)."""
-    cdef Diagram dd
-    cdef DDRoot roots[DD_MAX_ROOTS]
-    cdef int n_roots = 0, r, err, over_stage = -1
-    cdef Py_ssize_t total
-    err = chain_diagram(&dd, start, seat, numbers, counts, n_stages, True, blocked, sh, roots,
-                        &n_roots, &over_stage)
-    if err != CHAIN_OK:
-        return -1 if err == -1 else -2
-    total = over_stage >= 0           # RULES §5.6: one game-ending outcome
-    for r in range(n_roots):
-        total += <Py_ssize_t>dd.paths[roots[r].root]   # (distinct tags: distinct outcomes)
-    dd_free(&dd)
-    return total
+    dd.intr = intr
+    for stage in range(n_stages):
+        if is_chain and counts[stage] != 4:
+            return DD_NOT_APPLICABLE
+    frontier = dd_path(dd, start_lo, start_hi)
+    if dd_split(dd, frontier, 0, 0, 3, OUTSIDE_HOME, OP_SPLIT_OUTSIDE) != DD_EMPTY:
+        return DD_NOT_APPLICABLE     # (near home from the start: stage by stage is faster)
+    if threads > 1 and not dd.failed:
+        job = <HelperJob*>malloc(sizeof(HelperJob))
+        team = <DDTeam*>aligned_alloc(64, (sizeof(DDTeam) + 63) // 64 * 64)
+        if job == NULL or team == NULL:
+            free(job)
+            free(team)
+            job = NULL
+            team = NULL
+    if job != NULL:
+        memset(team, 0, sizeof(DDTeam))
+        team.home = dd
+        team.n = (dd.n + DD_BLOCK - 1) // DD_BLOCK * DD_BLOCK     # (blocks on cache lines)
+        memset(&dd.level[dd.n], DD_DEAD, team.n - dd.n)
+        job.view = dd[0]
+        job.view.team = team
+        job.view.flip = DD_VALUES - 1
+        job.view.intr = NULL
+        job.view.meter = NULL
+        job.view.held = NULL
+        job.view.counted = 0
+        job.view.nbytes = 0
+        job.frontier = frontier
+        job.start = start
+        job.seat = seat
+        job.blocked = blocked
+        job.numbers = numbers
+        job.counts = counts
+        job.n_stages = n_stages
+        job.is_chain = is_chain
+        dd.team = team
+        dd.built_by_team = True
+        if not start_thread(&helper, helper_main, job):
+            dd.built_by_team = False
+            dd.team = NULL
+            free(job)
+            free(team)
+            job = NULL
+    err = dd_stages(dd, frontier, start, seat, blocked, numbers, counts, n_stages, is_chain,
+                    roots, n_roots, game_over_stage)
+    if job != NULL:
+        store_flag(&team.signal, TEAM_STOP)
+        join_thread(&helper)
+        free(job)
+        dd.team = NULL
+        dd.n = min(team.n, dd.cap)
+        for stage in range(DD_TEAM_STAGES):
+            free(team.jobs[stage].keys)       # (freed by the last thread of each job)
+        free(team)
+    if err != DD_DONE:
+        return err
+    return dd.failed

@@ -38,7 +38,7 @@ from gulbara._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_I
                               sort_dense)
 from gulbara._types cimport Pos, Step, Key96, StageEnd, MAX_STAGE_DICE, BOARD_BITS, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate, stage_playable
-from gulbara._chain_dd cimport chain_by_diagram, chain_count_by_diagram
+from gulbara._chain_dd_out cimport chain_by_diagram, chain_count_by_diagram
 from gulbara._buckets cimport (Buckets, BUCKET_BYTES, BUCKET_BLOCK, BUCKETS_PER_TAKE, buckets_init,
                                buckets_free, buckets_put, buckets_close, buckets_sort)
 
@@ -938,7 +938,7 @@ cdef Py_ssize_t chain_count_enumerate(const Pos* start, int seat, const uint8_t*
     if err != CHAIN_TOO_MANY:
         return -2
     n = chain_count_by_diagram(start, seat, numbers, counts, n_stages,
-                               rotate12(start.occ[1 - seat]), sh)
+                               rotate12(start.occ[1 - seat]), threads, sh)
     DIAGRAM_SEEN += n >= 0
     return n
 

@@ -921,18 +921,26 @@ cdef void part_sort_run(void* arg, int t) noexcept nogil:
     cdef PartSort* ps = <PartSort*>arg
     cdef int p, err
     cdef Py_ssize_t i, lo = ps.n * t // ps.threads, hi = ps.n * (t + 1) // ps.threads
-    cdef Py_ssize_t* at = ps.counts[t]
+    # (the counts and addresses in locals: a thread writing ``ps`` in the loop would
+    # take the cache line of the fields the other thread reads from it)
+    cdef Py_ssize_t at[N_PARTS]
+    cdef const uint64_t* src = ps.src
+    cdef uint64_t* keys = ps.keys
+    cdef uint8_t* part = ps.part
     if ps.phase == 0:
+        memset(at, 0, sizeof(at))
         for i in range(lo, hi):
-            p = <int>(key_hash(ps.src[2 * i], ps.src[2 * i + 1]) >> PART_SHIFT)
-            ps.part[i] = <uint8_t>p
+            p = <int>(key_hash(src[2 * i], src[2 * i + 1]) >> PART_SHIFT)
+            part[i] = <uint8_t>p
             at[p] += 1
+        memcpy(ps.counts[t], at, sizeof(at))
         return
     if ps.phase == 1:
+        memcpy(at, ps.counts[t], sizeof(at))
         for i in range(lo, hi):
-            p = ps.part[i]
-            ps.keys[2 * at[p]] = ps.src[2 * i]
-            ps.keys[2 * at[p] + 1] = ps.src[2 * i + 1]
+            p = part[i]
+            keys[2 * at[p]] = src[2 * i]
+            keys[2 * at[p] + 1] = src[2 * i + 1]
             at[p] += 1
         return
     while True:

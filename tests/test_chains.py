@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import gulbara
-from gulbara import _chain_dd, _chains, _movegen, _reference
+from gulbara import _chain_dd_out, _chains, _movegen, _reference
 from gulbara.chains import (BYTES_PER_END, STOP_COMPLETE, STOP_GAME_OVER, STOP_NAMES, STOP_STALLED,
                             STOP_UNSTARTED, chain_ends, remainder_ends)
 from gulbara.suites import MID_GAME_11, REAL_GAME_CHAINS
@@ -1016,6 +1016,63 @@ def test_chains_with_the_opponent_in_the_way_go_stage_by_stage():
         assert _chains._py_diagram_chains() == 1
 
 
+def test_a_team_of_two_threads_builds_the_same_diagram():
+    """On two or three threads a helper thread builds the diagram beside the calling
+    one, on the same tables: the same outcomes in the same order and the same counts
+    as on one thread, for real-game chains and chains that can bear off (their
+    positions that may bear off shared out between the threads), stall and end the
+    game. Where none may bear off, the same nodes (the live ones: ids a thread took
+    and did not use are dead): each set made once whichever thread made it."""
+    same_nodes = [(c.code, c.seat, c.first) for c in (REAL_GAME_CHAINS[20], REAL_GAME_CHAINS[43])]
+    cases = same_nodes + [(c.code, c.seat, c.first) for c in REAL_GAME_CHAINS
+                          if 50_000 < c.outcomes <= 70_000]
+    cases += [(code, 0, first) for code in near_home_positions(12, 21) for first in (1, 2)]
+    teams = 0
+    stops = Counter()
+    for code, seat, first in cases:
+        _chains._py_diagram_chains()
+        with diagrams(True):
+            want = outcome_rows(chain_ends(code, seat, first, threads=1))
+            one = _chain_dd_out._py_last_diagram()
+            assert not one["team"] and one["dead"] == 0
+            for threads in (2, 3):
+                assert outcome_rows(chain_ends(code, seat, first, threads=threads)) == want, \
+                    (code, seat, first, threads)
+                last = _chain_dd_out._py_last_diagram()
+                assert last["team"], last
+                if (code, seat, first) in same_nodes:
+                    assert last["nodes"] - last["dead"] == one["nodes"], last
+                assert gulbara.chain_count(code, seat, first, threads=threads) == len(want)
+        teams += _chains._py_diagram_chains() == 5
+        stops.update(row[1] for row in want)
+    assert teams == len(cases)
+    assert all(stops[s] > 0 for s in (STOP_COMPLETE, STOP_STALLED, STOP_GAME_OVER)), stops
+
+
+def test_a_team_whose_memory_runs_out_stops_both_threads():
+    """A memory take refused while the helper thread works (growing the tables, the
+    walk, the outcomes): the chain on two threads falls back, finishes in passes or
+    is refused, never hangs, and what it returns is the one-thread result."""
+    entry = REAL_GAME_CHAINS[20]                      # 33,069 outcomes
+    with diagrams(True):
+        want = outcome_rows(chain_ends(entry.code, entry.seat, entry.first, threads=1))
+        gulbara.chain_count(entry.code, entry.seat, entry.first, threads=2)
+        chain_ends(entry.code, entry.seat, entry.first, threads=2)
+        _, takes = _chains._py_refuse_meter_takes(0, 0)
+        assert takes > 10
+        finished = 0
+        for first in range(1, takes + 1, max(1, takes // 16)):
+            with meter_takes_refused(first, 3):
+                try:
+                    chain = chain_ends(entry.code, entry.seat, entry.first, threads=2)
+                    count = gulbara.chain_count(entry.code, entry.seat, entry.first, threads=2)
+                except gulbara.EnumerationLimitError:
+                    continue
+            assert outcome_rows(chain) == want and count == len(want), first
+            finished += 1
+    assert finished > 0
+
+
 def test_regression_the_diagrams_walk_arrays_are_counted_in_the_meter():
     """The paths, child masks and jumps the outcomes are written from (dd_count_paths:
     34 bytes a node) were allocated outside the memory meter: the bytes a diagram
@@ -1024,7 +1081,7 @@ def test_regression_the_diagrams_walk_arrays_are_counted_in_the_meter():
     entry = REAL_GAME_CHAINS[20]                      # 33,069 outcomes
     with diagrams(True):
         chain = chain_ends(entry.code, entry.seat, entry.first, threads=1)
-    last = _chain_dd._py_last_diagram()
+    last = _chain_dd_out._py_last_diagram()
     assert last["nodes"] > 1_000 and last["walk_bytes"] >= 34
     assert last["counted"] == (last["room"] * last["room_bytes"] + last["nodes"] * last["walk_bytes"]
                                + last["cache_slots"] * last["slot_bytes"])
@@ -1076,7 +1133,7 @@ def test_chain_count_of_a_big_chain_needs_no_passes():
         assert gulbara.chain_count(entry.code, entry.seat, entry.first, threads=2,
                                    memory=memory) == entry.outcomes
         assert _chains._py_diagram_chains() == 1
-        assert _chain_dd._py_last_diagram()["counted"] < memory
+        assert _chain_dd_out._py_last_diagram()["counted"] < memory
         _, takes = _chains._py_refuse_meter_takes(0, 0)
         assert takes > 10
         for first in range(1, takes + 1, max(1, takes // 12)):

@@ -173,15 +173,18 @@ def test_fault04_ctrl_c_stops_long_calls(name):
     assert play_games(10, "first", seed=1, workers=1).games == 10
 
 
-def test_regression_a_diagram_stopped_part_way_unwinds_at_once():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_regression_a_diagram_stopped_part_way_unwinds_at_once(threads):
     """After a failure inside a diagram operation (Ctrl-C, the node bound, the memory
     budget) the recursive operations went on walking the diagram, nothing cached,
     before they returned: Ctrl-C took up to 1 s to stop chain_count of the stress
-    chain. Each now returns at once: signals at several points stop it within 0.2 s."""
+    chain. Each now returns at once: signals at several points stop it within 0.2 s,
+    on two threads too (the helper thread building the diagram stopped and joined)."""
     seconds = []
     for delay in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6):
         try:
-            seconds.append(interrupt(lambda: [gulbara.chain_count(STRESS_CHAIN, 0, 1, threads=1)
+            seconds.append(interrupt(lambda: [gulbara.chain_count(STRESS_CHAIN, 0, 1,
+                                                                  threads=threads)
                                               for _ in range(40)], delay))
         except pytest.fail.Exception:           # (the count finished before the signal)
             break
