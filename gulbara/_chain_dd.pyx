@@ -1026,6 +1026,7 @@ cdef int dd_stages(Diagram* dd, uint32_t frontier, const Pos* start, int seat, u
 # The helper's share of a chain (dd_chain with threads > 1): the same stages on
 # its view of the shared tables, its results dropped.
 ctypedef struct HelperJob:
+    Thread thread
     Diagram view
     uint32_t frontier
     const Pos* start
@@ -1048,6 +1049,64 @@ cdef void* helper_main(void* arg) noexcept nogil:
     return NULL
 
 
+cdef HelperJob* team_start(Diagram* dd, uint32_t frontier, const Pos* start, int seat,
+                           uint32_t blocked, const uint8_t* numbers, const uint8_t* counts,
+                           int n_stages, bint is_chain) noexcept nogil:
+    """A helper thread started on dd_chain's stages from ``frontier``, sharing ``dd``'s
+    tables (DDTeam): its job, for team_stop; NULL if it could not be started (the
+    calling thread goes on alone)."""
+    cdef HelperJob* job = <HelperJob*>malloc(sizeof(HelperJob))
+    # (the team's counts on cache lines of their own, away from either thread's stack)
+    cdef DDTeam* team = <DDTeam*>aligned_alloc(64, (sizeof(DDTeam) + 63) // 64 * 64)
+    if job == NULL or team == NULL:
+        free(job)
+        free(team)
+        return NULL
+    memset(team, 0, sizeof(DDTeam))
+    team.home = dd
+    team.n = (dd.n + DD_BLOCK - 1) // DD_BLOCK * DD_BLOCK     # (blocks on cache lines)
+    memset(&dd.level[dd.n], DD_DEAD, team.n - dd.n)
+    job.view = dd[0]
+    job.view.team = team
+    job.view.flip = DD_VALUES - 1
+    job.view.intr = NULL
+    job.view.meter = NULL
+    job.view.held = NULL
+    job.view.counted = 0
+    job.view.nbytes = 0
+    job.frontier = frontier
+    job.start = start
+    job.seat = seat
+    job.blocked = blocked
+    job.numbers = numbers
+    job.counts = counts
+    job.n_stages = n_stages
+    job.is_chain = is_chain
+    dd.team = team
+    if not start_thread(&job.thread, helper_main, job):
+        dd.team = NULL
+        free(job)
+        free(team)
+        return NULL
+    dd.built_by_team = True
+    return job
+
+
+cdef void team_stop(Diagram* dd, HelperJob* job) noexcept nogil:
+    """Stop and join the helper of team_start, and free the team (``dd`` keeps the
+    nodes both made)."""
+    cdef DDTeam* team = dd.team
+    cdef int stage
+    store_flag(&team.signal, TEAM_STOP)
+    join_thread(&job.thread)
+    free(job)
+    dd.team = NULL
+    dd.n = min(team.n, dd.cap)
+    for stage in range(DD_TEAM_STAGES):
+        free(team.jobs[stage].keys)       # (freed by the last thread of each job)
+    free(team)
+
+
 cdef int dd_chain(Diagram* dd, Meter* meter, Py_ssize_t* held, Py_ssize_t max_held,
                   Interrupt* intr, const Pos* start, int seat, uint64_t start_lo,
                   uint64_t start_hi, uint32_t blocked, const uint8_t* numbers,
@@ -1068,9 +1127,7 @@ cdef int dd_chain(Diagram* dd, Meter* meter, Py_ssize_t* held, Py_ssize_t max_he
     to be freed by ``dd_free`` in every case."""
     cdef uint32_t frontier
     cdef int stage, err
-    cdef DDTeam* team = NULL         # (its own cache lines, away from either thread's stack)
     cdef HelperJob* job = NULL
-    cdef Thread helper
     n_roots[0] = 0
     game_over_stage[0] = -1
     err = dd_init(dd, meter, held, max_held)
@@ -1084,53 +1141,12 @@ cdef int dd_chain(Diagram* dd, Meter* meter, Py_ssize_t* held, Py_ssize_t max_he
     if dd_split(dd, frontier, 0, 0, 3, OUTSIDE_HOME, OP_SPLIT_OUTSIDE) != DD_EMPTY:
         return DD_NOT_APPLICABLE     # (near home from the start: stage by stage is faster)
     if threads > 1 and not dd.failed:
-        job = <HelperJob*>malloc(sizeof(HelperJob))
-        team = <DDTeam*>aligned_alloc(64, (sizeof(DDTeam) + 63) // 64 * 64)
-        if job == NULL or team == NULL:
-            free(job)
-            free(team)
-            job = NULL
-            team = NULL
-    if job != NULL:
-        memset(team, 0, sizeof(DDTeam))
-        team.home = dd
-        team.n = (dd.n + DD_BLOCK - 1) // DD_BLOCK * DD_BLOCK     # (blocks on cache lines)
-        memset(&dd.level[dd.n], DD_DEAD, team.n - dd.n)
-        job.view = dd[0]
-        job.view.team = team
-        job.view.flip = DD_VALUES - 1
-        job.view.intr = NULL
-        job.view.meter = NULL
-        job.view.held = NULL
-        job.view.counted = 0
-        job.view.nbytes = 0
-        job.frontier = frontier
-        job.start = start
-        job.seat = seat
-        job.blocked = blocked
-        job.numbers = numbers
-        job.counts = counts
-        job.n_stages = n_stages
-        job.is_chain = is_chain
-        dd.team = team
-        dd.built_by_team = True
-        if not start_thread(&helper, helper_main, job):
-            dd.built_by_team = False
-            dd.team = NULL
-            free(job)
-            free(team)
-            job = NULL
+        job = team_start(dd, frontier, start, seat, blocked, numbers, counts, n_stages,
+                         is_chain)
     err = dd_stages(dd, frontier, start, seat, blocked, numbers, counts, n_stages, is_chain,
                     roots, n_roots, game_over_stage)
     if job != NULL:
-        store_flag(&team.signal, TEAM_STOP)
-        join_thread(&helper)
-        free(job)
-        dd.team = NULL
-        dd.n = min(team.n, dd.cap)
-        for stage in range(DD_TEAM_STAGES):
-            free(team.jobs[stage].keys)       # (freed by the last thread of each job)
-        free(team)
+        team_stop(dd, job)
     if err != DD_DONE:
         return err
     return dd.failed
