@@ -42,18 +42,87 @@ cdef extern from *:
     int lowest_bit "gulbara_lowest_bit"(unsigned int x) noexcept nogil
 
 
-cdef int dd_count_paths(Diagram* dd) noexcept nogil:
+cdef inline void count_node(Diagram* dd, uint32_t i) noexcept nogil:
+    """Node ``i``'s paths, non-empty children and jump, from its children's."""
+    cdef uint64_t total = 0
+    cdef uint16_t bits = 0
+    cdef uint32_t p, c
+    cdef int v
+    if dd.level[i] == DD_DEAD:       # (never a child of a node)
+        dd.paths[i] = 0
+        dd.children[i] = 0
+        return
+    for v in range(DD_VALUES):
+        total += dd.paths[dd.nodes[i].child[v]]
+        if dd.nodes[i].child[v] != DD_EMPTY:
+            bits |= <uint16_t>(1 << v)
+    dd.paths[i] = total
+    dd.children[i] = bits
+    if bits & (bits - 1):
+        dd.jump[i] = DDJump(lo=0, hi=0, node=i, level=dd.level[i])
+    else:                            # one child: the run goes on below it
+        v = lowest_bit(bits)
+        c = dd.nodes[i].child[v]
+        p = point_of(dd.level[i])
+        dd.jump[i] = dd.jump[c]
+        key_add_count(&dd.jump[i].lo, &dd.jump[i].hi, p, v)
+
+
+cdef enum:
+    PATHS_CHUNK = 2048               # nodes a thread counts at a time
+    PATHS_THREADED = 1 << 16         # nodes from which two threads count them
+
+
+# The nodes' paths counted by threads, a level at a time (the deepest first): each
+# takes chunks of the level's nodes from its counter, and waits for the level's
+# last chunk to be done before the level above.
+ctypedef struct PathsTask:
+    Diagram* dd
+    const uint32_t* order            # the nodes, bucket by bucket
+    uint32_t first[DD_DEAD + 2]      # bucket b: order[first[b]:first[b + 1]]
+    int next[DD_DEAD + 1]            # the next chunk of each bucket (atomic)
+    int done[DD_DEAD + 1]            # the chunks of each bucket counted (atomic)
+
+
+cdef extern from *:
+    """
+    static inline int gulbara_count_done(int* p) { return __atomic_add_fetch(p, 1, __ATOMIC_RELEASE); }
+    static inline int gulbara_done_now(const int* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+    """
+    int count_done "gulbara_count_done"(int* p) noexcept nogil
+    int done_now "gulbara_done_now"(const int* p) noexcept nogil
+
+
+cdef void paths_run(void* arg, int t) noexcept nogil:
+    cdef PathsTask* task = <PathsTask*>arg
+    cdef int b, chunk, chunks
+    cdef uint32_t k, lo, hi
+    for b in range(DD_DEAD + 1):
+        lo = task.first[b]
+        hi = task.first[b + 1]
+        chunks = <int>((hi - lo + PATHS_CHUNK - 1) // PATHS_CHUNK)
+        while True:
+            chunk = atomic_next(&task.next[b])
+            if chunk >= chunks:
+                break
+            for k in range(lo + <uint32_t>chunk * PATHS_CHUNK,
+                           min(hi, lo + <uint32_t>(chunk + 1) * PATHS_CHUNK)):
+                count_node(task.dd, task.order[k])
+            count_done(&task.done[b])
+        while done_now(&task.done[b]) < chunks:   # (the other thread's last chunk)
+            pass
+
+
+cdef int dd_count_paths(Diagram* dd, int threads) noexcept nogil:
     """Every node's number of paths and its non-empty children, the deepest
     level first (a node's children are below it; with a team, not always
-    made before it), their bytes counted in the meter: DD_DONE, or
-    DD_NOT_APPLICABLE past the budget, or DD_NO_MEMORY."""
-    cdef uint32_t i, k
+    made before it; on ``threads`` threads for a big diagram), their bytes
+    counted in the meter: DD_DONE, or DD_NOT_APPLICABLE past the budget, or
+    DD_NO_MEMORY."""
+    cdef uint32_t i, b
     cdef uint32_t* order
-    cdef uint32_t start[DD_DEAD + 2]
-    cdef int v, level
-    cdef uint64_t total
-    cdef uint16_t bits
-    cdef uint32_t p, c
+    cdef uint32_t at[DD_DEAD + 1]
+    cdef PathsTask task
     if dd.meter != NULL and atomic_meter_take(&dd.meter.held, &dd.meter.peak, dd.meter.budget,
                                               walk_bytes(dd.n)) != 0:
         return DD_NOT_APPLICABLE
@@ -72,40 +141,25 @@ cdef int dd_count_paths(Diagram* dd) noexcept nogil:
         return DD_NO_MEMORY
     # the nodes by level, the deepest first (bucket DD_DEAD - level: the dead ones, 0,
     # then levels 23 down to 0)
-    memset(start, 0, sizeof(start))
+    memset(&task, 0, sizeof(task))
     for i in range(2, dd.n):
-        start[DD_DEAD - dd.level[i] + 1] += 1
-    for level in range(DD_DEAD + 1):
-        start[level + 1] += start[level]
+        task.first[DD_DEAD - dd.level[i] + 1] += 1
+    task.first[0] = 2
+    for b in range(DD_DEAD + 1):
+        task.first[b + 1] += task.first[b]
+        at[b] = task.first[b]
     for i in range(2, dd.n):
-        order[start[DD_DEAD - dd.level[i]]] = i
-        start[DD_DEAD - dd.level[i]] += 1
-    for k in range(dd.n - 2):
-        i = order[k]
-        if dd.level[i] == DD_DEAD:   # (never a child of a node)
-            dd.paths[i] = 0
-            dd.children[i] = 0
-        else:
-            total = 0
-            bits = 0
-            for v in range(DD_VALUES):
-                total += dd.paths[dd.nodes[i].child[v]]
-                if dd.nodes[i].child[v] != DD_EMPTY:
-                    bits |= <uint16_t>(1 << v)
-            dd.paths[i] = total
-            dd.children[i] = bits
-            if bits & (bits - 1):
-                dd.jump[i] = DDJump(lo=0, hi=0, node=i, level=dd.level[i])
-            else:                        # one child: the run goes on below it
-                v = lowest_bit(bits)
-                c = dd.nodes[i].child[v]
-                p = point_of(dd.level[i])
-                dd.jump[i] = dd.jump[c]
-                key_add_count(&dd.jump[i].lo, &dd.jump[i].hi, p, v)
+        b = DD_DEAD - dd.level[i]
+        order[at[b]] = i
+        at[b] += 1
+    task.dd = dd
+    task.order = order
+    if threads > 1 and dd.n >= PATHS_THREADED:
+        run_threads(2, paths_run, &task)
+    else:
+        paths_run(&task, 0)
     free(order)
     return DD_DONE
-
-
 
 
 cdef Py_ssize_t dd_write_range(const Diagram* dd, uint32_t root, uint64_t skip, uint64_t take,
@@ -337,7 +391,7 @@ cdef int chain_diagram(Diagram* dd, const Pos* start, int seat, const uint8_t* n
                             key.hi, blocked, numbers, counts, n_stages, is_chain, threads, roots,
                             n_roots, over_stage)
     if err == DD_DONE:
-        err = dd_count_paths(dd)
+        err = dd_count_paths(dd, threads)
     if err != DD_DONE:
         dd_free(dd)
         if err == DD_NO_MEMORY or err == DD_INTERRUPTED:
