@@ -57,7 +57,8 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 
 from gulbara._keys cimport mix64, key_count, key_add_count, pos_set_mover_key
-from gulbara._tables cimport Meter, atomic_meter_take, meter_sub, atomic_add, atomic_next
+from gulbara._tables cimport (Meter, atomic_meter_take, meter_sub, atomic_add, atomic_next,
+                              load_acquire, store_release)
 from gulbara._interrupt cimport Interrupt, interrupted
 from gulbara._types cimport Pos, Key96, StageEnd, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate
@@ -236,8 +237,6 @@ cdef extern from *:
     static inline uint32_t gulbara_next_block(uint32_t* p) {
         return __atomic_fetch_add(p, 64, __ATOMIC_RELAXED);
     }
-    static inline int gulbara_load_flag(const int* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-    static inline void gulbara_store_flag(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
     static inline void gulbara_store_id(uint32_t* p, uint32_t v) {
         __atomic_store_n(p, v, __ATOMIC_RELEASE);
     }
@@ -263,8 +262,6 @@ cdef extern from *:
     uint32_t load_id "gulbara_load_id"(const uint32_t* p) noexcept nogil
     bint claim_slot "gulbara_claim_slot"(uint32_t* p, uint32_t id) noexcept nogil
     uint32_t next_block "gulbara_next_block"(uint32_t* p) noexcept nogil
-    int load_flag "gulbara_load_flag"(const int* p) noexcept nogil
-    void store_flag "gulbara_store_flag"(int* p, int v) noexcept nogil
     void store_id "gulbara_store_id"(uint32_t* p, uint32_t v) noexcept nogil
     void nap "gulbara_nap"() noexcept nogil
     void spin_lock "gulbara_spin_lock"(int* p) noexcept nogil
@@ -317,14 +314,14 @@ cdef bint helper_hold(Diagram* dd) noexcept nogil:
     cdef DDTeam* team = dd.team
     cdef int signal
     while True:
-        signal = load_flag(&team.signal)
+        signal = load_acquire(&team.signal)
         if signal == TEAM_STOP:
             dd.failed = DD_STOPPED
             return True
         if signal == TEAM_RUN:
             view_refresh(dd)
             return False
-        store_flag(&team.acked, load_flag(&team.epoch))
+        store_release(&team.acked, load_acquire(&team.epoch))
         nap()
 
 
@@ -333,7 +330,7 @@ cdef inline bint dd_halted(Diagram* dd) noexcept nogil:
     to stop. The helper told to pause waits here for the tables to grow."""
     if dd.failed:
         return True
-    if dd.flip and load_flag(&dd.team.signal) != TEAM_RUN:
+    if dd.flip and load_acquire(&dd.team.signal) != TEAM_RUN:
         return helper_hold(dd)
     return False
 
@@ -343,14 +340,14 @@ cdef int team_grow(Diagram* dd) noexcept nogil:
     paused first (at its next dd_halted), the nodes it could not add dropped."""
     cdef DDTeam* team = dd.team
     cdef int epoch = team.epoch + 1, err
-    store_flag(&team.epoch, epoch)
-    store_flag(&team.signal, TEAM_PAUSE)
-    while load_flag(&team.acked) != epoch and not load_flag(&team.finished):
+    store_release(&team.epoch, epoch)
+    store_release(&team.signal, TEAM_PAUSE)
+    while load_acquire(&team.acked) != epoch and not load_acquire(&team.finished):
         nap()
     dd.n = min(team.n, dd.cap)       # (ids past the room were never written)
     err = dd_grow(dd)
     store_id(&team.n, dd.n)
-    store_flag(&team.signal, TEAM_RUN if err == DD_DONE else TEAM_STOP)
+    store_release(&team.signal, TEAM_RUN if err == DD_DONE else TEAM_STOP)
     return err
 
 
@@ -371,14 +368,9 @@ cdef uint32_t dd_make(Diagram* dd, int level, const uint32_t* child) noexcept no
         return DD_EMPTY
     if dd.team != NULL:
         return dd_make_shared(dd, level, child)
-    j = <uint32_t>(node_hash(level, child) & dd.unique_mask)
-    while True:
-        id = dd.unique[j]
-        if id == 0:
-            break
-        if dd.level[id] == level and memcmp_children(dd.nodes[id].child, child):
-            return id
-        j = (j + 1) & dd.unique_mask
+    id = find_node(dd, level, child, &j)
+    if id:
+        return id
     if dd.n == dd.cap:
         err = dd_grow(dd)
         if err != DD_DONE:
@@ -400,6 +392,23 @@ cdef inline bint is_node(const Diagram* dd, uint32_t id, int level,
     return dd.level[id] == level and memcmp_children(dd.nodes[id].child, child)
 
 
+cdef inline uint32_t find_node(const Diagram* dd, int level, const uint32_t* child,
+                               uint32_t* slot) noexcept nogil:
+    """The node of ``level`` with these children, or 0 and (``slot``) the free slot of
+    the unique table where it would go. (Its slots read with acquire loads, which
+    cost nothing on one thread: a node the other thread of a team put there is
+    seen whole.)"""
+    cdef uint32_t id, j = <uint32_t>(node_hash(level, child) & dd.unique_mask)
+    while True:
+        id = load_id(&dd.unique[j])
+        if id == 0:
+            slot[0] = j
+            return 0
+        if is_node(dd, id, level, child):
+            return id
+        j = (j + 1) & dd.unique_mask
+
+
 cdef uint32_t dd_make_shared(Diagram* dd, int level, const uint32_t* child) noexcept nogil:
     """dd_make while two threads add nodes: a new node's id taken from the shared
     count, the node written, then put in its slot of the unique table with a
@@ -408,14 +417,9 @@ cdef uint32_t dd_make_shared(Diagram* dd, int level, const uint32_t* child) noex
     cdef uint32_t j, id, mine
     cdef int err
     while True:
-        j = <uint32_t>(node_hash(level, child) & dd.unique_mask)
-        while True:
-            id = load_id(&dd.unique[j])
-            if id == 0:
-                break
-            if is_node(dd, id, level, child):
-                return id
-            j = (j + 1) & dd.unique_mask
+        id = find_node(dd, level, child, &j)
+        if id:
+            return id
         if dd.block_next < dd.block_end:
             break
         mine = next_block(&dd.team.n)
@@ -425,7 +429,7 @@ cdef uint32_t dd_make_shared(Diagram* dd, int level, const uint32_t* child) noex
             dd.block_end = mine + DD_BLOCK
             break
         if dd.flip:                   # the helper: wait for the calling thread to grow them
-            while load_flag(&dd.team.signal) == TEAM_RUN:
+            while load_acquire(&dd.team.signal) == TEAM_RUN:
                 nap()
             if helper_hold(dd):
                 return DD_EMPTY
@@ -530,12 +534,7 @@ cdef uint32_t dd_union(Diagram* dd, uint32_t a, uint32_t b) noexcept nogil:
     for i in range(DD_VALUES):
         v = i ^ dd.flip
         out[v] = dd_union(dd, ca[v], cb[v])
-    if memcmp_children(out, ca):      # (b within a: no node to look up)
-        r = a
-    elif memcmp_children(out, cb):
-        r = b
-    else:
-        r = dd_make(dd, dd.level[a], out)
+    r = dd_make(dd, dd.level[a], out)
     if not dd.failed:
         cache_put(dd, OP_UNION, a, b, r)
     return r
@@ -613,7 +612,7 @@ cdef uint32_t dd_split(Diagram* dd, uint32_t n, int acc, int lo, int hi, const u
         v = i ^ dd.flip
         now = acc + v * weight[p]
         out[v] = dd_split(dd, c[v], now if now < 4 else 4, lo, hi, weight, op)
-    r = n if memcmp_children(out, c) else dd_make(dd, level, out)   # (all kept: n itself)
+    r = dd_make(dd, level, out)
     if not dd.failed:
         cache_put(dd, op, n, <uint32_t>(acc * 25 + lo * 5 + hi), r)
     return r
@@ -867,9 +866,9 @@ cdef bint team_wait(Diagram* dd, const int* state, int until) noexcept nogil:
     calling thread grows the tables meanwhile when the helper ran out of room;
     the helper waits out pauses."""
     cdef int err
-    while load_flag(state) == until:
+    while load_acquire(state) == until:
         if dd.flip:
-            if load_flag(&dd.team.signal) != TEAM_RUN and helper_hold(dd):
+            if load_acquire(&dd.team.signal) != TEAM_RUN and helper_hold(dd):
                 return False
         else:
             if dd.failed:
@@ -950,7 +949,7 @@ cdef int expand_shared(Diagram* dd, ExpandJob* job, uint32_t risky, const Pos* s
                 job.err = dd.failed
         free(job.keys)
         job.keys = NULL
-        store_flag(&job.state, JOB_DONE)
+        store_release(&job.state, JOB_DONE)
     elif not team_wait(dd, &job.state, JOB_OPEN) or not team_wait(dd, &job.state, JOB_JOINING):
         return dd.failed
     return take_result(dd, job, extra, game_over)
@@ -1045,7 +1044,7 @@ cdef void* helper_main(void* arg) noexcept nogil:
     if not dd_halted(&job.view):
         dd_stages(&job.view, job.frontier, job.start, job.seat, job.blocked, job.numbers,
                   job.counts, job.n_stages, job.is_chain, roots, &n_roots, &over)
-    store_flag(&job.view.team.finished, 1)
+    store_release(&job.view.team.finished, 1)
     return NULL
 
 
@@ -1097,7 +1096,7 @@ cdef void team_stop(Diagram* dd, HelperJob* job) noexcept nogil:
     nodes both made)."""
     cdef DDTeam* team = dd.team
     cdef int stage
-    store_flag(&team.signal, TEAM_STOP)
+    store_release(&team.signal, TEAM_STOP)
     join_thread(&job.thread)
     free(job)
     dd.team = NULL

@@ -22,7 +22,7 @@ from gulbara._keys cimport key_hash, key_add_count, pos_mover_key
 from gulbara._tables cimport (Shared, KeySet, atomic_meter_take, meter_take, meter_sub,
                               atomic_add, atomic_next, run_threads, shared_fail, table_bytes,
                               CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED, big_block,
-                              N_PARTS, PART_SHIFT, sort_dense)
+                              N_PARTS, PART_SHIFT, sort_dense, load_acquire, add_release)
 from gulbara._interrupt cimport interrupted
 from gulbara._types cimport Pos, Key96
 from gulbara._outcome_tags cimport (STOP_COMPLETE, STOP_STALLED, STOP_UNSTARTED, STOP_GAME_OVER,
@@ -84,15 +84,6 @@ ctypedef struct PathsTask:
     int done[DD_DEAD + 1]            # the chunks of each bucket counted (atomic)
 
 
-cdef extern from *:
-    """
-    static inline int gulbara_count_done(int* p) { return __atomic_add_fetch(p, 1, __ATOMIC_RELEASE); }
-    static inline int gulbara_done_now(const int* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-    """
-    int count_done "gulbara_count_done"(int* p) noexcept nogil
-    int done_now "gulbara_done_now"(const int* p) noexcept nogil
-
-
 cdef void paths_run(void* arg, int t) noexcept nogil:
     cdef PathsTask* task = <PathsTask*>arg
     cdef int b, chunk, chunks
@@ -108,8 +99,8 @@ cdef void paths_run(void* arg, int t) noexcept nogil:
             for k in range(lo + <uint32_t>chunk * PATHS_CHUNK,
                            min(hi, lo + <uint32_t>(chunk + 1) * PATHS_CHUNK)):
                 count_node(task.dd, task.order[k])
-            count_done(&task.done[b])
-        while done_now(&task.done[b]) < chunks:   # (the other thread's last chunk)
+            add_release(&task.done[b], 1)
+        while load_acquire(&task.done[b]) < chunks:   # (the other thread's last chunk)
             pass
 
 

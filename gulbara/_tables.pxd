@@ -71,11 +71,25 @@ cdef extern from *:
     static inline void gulbara_meter_sub(size_t* held, size_t n) {
         __atomic_sub_fetch(held, n, __ATOMIC_RELAXED);
     }
+    /* Flags and counts one thread sets for another: what the setter wrote before
+       the store (or the add) is seen by the thread whose load sees it. */
+    static inline int gulbara_load_acquire(const int* p) {
+        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    }
+    static inline void gulbara_store_release(int* p, int v) {
+        __atomic_store_n(p, v, __ATOMIC_RELEASE);
+    }
+    static inline int gulbara_add_release(int* p, int v) {
+        return __atomic_add_fetch(p, v, __ATOMIC_RELEASE);
+    }
     #endif
     """
     Py_ssize_t atomic_add "gulbara_atomic_add"(Py_ssize_t* p, Py_ssize_t v) noexcept nogil
     int atomic_load "gulbara_atomic_load"(int* p) noexcept nogil
     int atomic_next "gulbara_atomic_next"(int* p) noexcept nogil
+    int load_acquire "gulbara_load_acquire"(const int* p) noexcept nogil
+    void store_release "gulbara_store_release"(int* p, int v) noexcept nogil
+    int add_release "gulbara_add_release"(int* p, int v) noexcept nogil
     void first_error "gulbara_first_error"(int* p, int v) noexcept nogil
     int atomic_meter_take "gulbara_meter_take"(size_t* held, size_t* peak, size_t budget,
                                                size_t n) noexcept nogil
