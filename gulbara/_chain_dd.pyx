@@ -58,7 +58,8 @@ from libc.string cimport memcpy, memset
 
 from gulbara._keys cimport mix64, key_count, key_add_count, pos_set_mover_key
 from gulbara._tables cimport (Meter, atomic_meter_take, meter_sub, atomic_add, atomic_next,
-                              load_acquire, store_release, prefetch)
+                              load_acquire, store_release, prefetch, Thread, start_thread,
+                              join_thread)
 from gulbara._interrupt cimport Interrupt, interrupted
 from gulbara._types cimport Pos, Key96, StageEnd, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate
@@ -252,14 +253,7 @@ cdef extern from *:
         }
     }
     static inline void gulbara_spin_unlock(int* p) { __atomic_store_n(p, 0, __ATOMIC_RELEASE); }
-    typedef struct { pthread_t id; } gulbara_thread;
-    static int gulbara_start_thread(gulbara_thread* t, void* (*fn)(void*), void* arg) {
-        return pthread_create(&t->id, NULL, fn, arg) == 0;
-    }
-    static void gulbara_join_thread(gulbara_thread* t) { pthread_join(t->id, NULL); }
     """
-    ctypedef struct Thread "gulbara_thread":
-        pass
     uint32_t load_id "gulbara_load_id"(const uint32_t* p) noexcept nogil
     bint claim_slot "gulbara_claim_slot"(uint32_t* p, uint32_t id) noexcept nogil
     uint32_t next_block "gulbara_next_block"(uint32_t* p) noexcept nogil
@@ -268,9 +262,6 @@ cdef extern from *:
     void prefetch_read "gulbara_prefetch_read"(const void* p) noexcept nogil
     void spin_lock "gulbara_spin_lock"(int* p) noexcept nogil
     void spin_unlock "gulbara_spin_unlock"(int* p) noexcept nogil
-    bint start_thread "gulbara_start_thread"(Thread* t, void* (*fn)(void*) noexcept nogil,
-                                             void* arg) noexcept nogil
-    void join_thread "gulbara_join_thread"(Thread* t) noexcept nogil
 
 
 cdef inline void team_lock(DDTeam* team) noexcept nogil:
@@ -1047,7 +1038,7 @@ ctypedef struct HelperJob:
     bint is_chain
 
 
-cdef void* helper_main(void* arg) noexcept nogil:
+cdef void helper_main(void* arg, int t) noexcept nogil:
     cdef HelperJob* job = <HelperJob*>arg
     cdef DDRoot roots[DD_MAX_ROOTS]
     cdef int n_roots = 0, over = -1
@@ -1055,7 +1046,6 @@ cdef void* helper_main(void* arg) noexcept nogil:
         dd_stages(&job.view, job.frontier, job.start, job.seat, job.blocked, job.numbers,
                   job.counts, job.n_stages, job.is_chain, roots, &n_roots, &over)
     store_release(&job.view.team.finished, 1)
-    return NULL
 
 
 cdef HelperJob* team_start(Diagram* dd, uint32_t frontier, const Pos* start, int seat,
@@ -1092,7 +1082,7 @@ cdef HelperJob* team_start(Diagram* dd, uint32_t frontier, const Pos* start, int
     job.n_stages = n_stages
     job.is_chain = is_chain
     dd.team = team
-    if not start_thread(&job.thread, helper_main, job):
+    if not start_thread(&job.thread, helper_main, job, 1):
         dd.team = NULL
         free(job)
         free(team)

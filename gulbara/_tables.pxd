@@ -82,6 +82,14 @@ cdef extern from *:
     static inline int gulbara_add_release(int* p, int v) {
         return __atomic_add_fetch(p, v, __ATOMIC_RELEASE);
     }
+    #include <pthread.h>
+    /* A thread running fn(arg, t) (start_thread, join_thread). */
+    typedef struct {
+        pthread_t id;
+        void (*fn)(void*, int);
+        void* arg;
+        int t;
+    } gulbara_thread;
     #endif
     """
     Py_ssize_t atomic_add "gulbara_atomic_add"(Py_ssize_t* p, Py_ssize_t v) noexcept nogil
@@ -90,6 +98,8 @@ cdef extern from *:
     int load_acquire "gulbara_load_acquire"(const int* p) noexcept nogil
     void store_release "gulbara_store_release"(int* p, int v) noexcept nogil
     int add_release "gulbara_add_release"(int* p, int v) noexcept nogil
+    ctypedef struct Thread "gulbara_thread":
+        pass
     void first_error "gulbara_first_error"(int* p, int v) noexcept nogil
     int atomic_meter_take "gulbara_meter_take"(size_t* held, size_t* peak, size_t budget,
                                                size_t n) noexcept nogil
@@ -117,9 +127,13 @@ cdef enum:
 # run_threads(n, fn, arg): fn(arg, t) on n threads, t = 0 on the calling
 # thread, 1..n-1 on threads started for the call and joined before it
 # returns; a thread that cannot be started leaves its share to the others.
-# Returns the threads that ran.
+# Returns the threads that ran. start_thread(thread, fn, arg, t): fn(arg, t)
+# on a new thread while the caller goes on (False if it could not be started),
+# joined by join_thread(thread).
 ctypedef void (*task_fn)(void*, int) noexcept nogil
 cdef int run_threads(int n, task_fn fn, void* arg) noexcept nogil
+cdef bint start_thread(Thread* thread, task_fn fn, void* arg, int t) noexcept nogil
+cdef void join_thread(Thread* thread) noexcept nogil
 
 # The memory an enumeration's tables hold, its peak, and its budget; the
 # takes counted, and (for tests of the paths that meet a full budget) the

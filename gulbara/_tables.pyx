@@ -42,36 +42,23 @@ cdef extern from *:
 
 cdef extern from *:
     """
-    /* Run fn(arg, t) on n threads: t = 0 on the calling thread, 1..n-1 on
-       threads started for the call and joined before it returns. A thread
-       that cannot be started leaves its share to the others (the tasks take
-       their work from a shared counter). Returns the threads that ran. */
-    #include <pthread.h>
-    typedef void (*gulbara_task)(void*, int);
-    typedef struct { gulbara_task fn; void* arg; int t; } gulbara_thread_arg;
     static void* gulbara_thread_main(void* p) {
-        gulbara_thread_arg* a = (gulbara_thread_arg*)p;
-        a->fn(a->arg, a->t);
+        gulbara_thread* thread = (gulbara_thread*)p;
+        thread->fn(thread->arg, thread->t);
         return NULL;
     }
-    static int gulbara_run_threads(int n, gulbara_task fn, void* arg) {
-        pthread_t ids[64];
-        gulbara_thread_arg args[64];
-        int started = 0, t;
-        if (n > 64) n = 64;
-        for (t = 1; t < n; t++) {
-            args[t].fn = fn; args[t].arg = arg; args[t].t = t;
-            if (pthread_create(&ids[started + 1], NULL, gulbara_thread_main, &args[t]) != 0)
-                break;
-            started++;
-        }
-        fn(arg, 0);
-        for (t = 1; t <= started; t++)
-            pthread_join(ids[t], NULL);
-        return started + 1;
+    static int gulbara_start_thread(gulbara_thread* thread, void (*fn)(void*, int), void* arg,
+                                    int t) {
+        thread->fn = fn;
+        thread->arg = arg;
+        thread->t = t;
+        return pthread_create(&thread->id, NULL, gulbara_thread_main, thread) == 0;
     }
+    static void gulbara_join_thread(gulbara_thread* thread) { pthread_join(thread->id, NULL); }
     """
-    int c_run_threads "gulbara_run_threads"(int n, task_fn fn, void* arg) noexcept nogil
+    bint c_start_thread "gulbara_start_thread"(Thread* thread, task_fn fn, void* arg,
+                                               int t) noexcept nogil
+    void c_join_thread "gulbara_join_thread"(Thread* thread) noexcept nogil
 
 
 cdef extern from *:
@@ -258,8 +245,25 @@ def buffer_pool_stats():
             "max_bytes": out[4], "from_bytes": POOL_FROM_BYTES}
 
 
+cdef bint start_thread(Thread* thread, task_fn fn, void* arg, int t) noexcept nogil:
+    return c_start_thread(thread, fn, arg, t)
+
+
+cdef void join_thread(Thread* thread) noexcept nogil:
+    c_join_thread(thread)
+
+
 cdef int run_threads(int n, task_fn fn, void* arg) noexcept nogil:
-    return c_run_threads(n, fn, arg)
+    cdef Thread threads[MAX_THREADS]
+    cdef int started = 0, t
+    for t in range(1, min(n, MAX_THREADS)):
+        if not c_start_thread(&threads[started], fn, arg, t):
+            break                    # (the tasks take their work from shared counters)
+        started += 1
+    fn(arg, 0)
+    for t in range(started):
+        c_join_thread(&threads[t])
+    return started + 1
 
 
 cdef inline int pool_class(Py_ssize_t slots) noexcept nogil:
