@@ -476,8 +476,8 @@ cdef extern from *:
 
 cdef inline uint64_t cache_key(uint32_t op, uint32_t a, uint32_t b) noexcept nogil:
     """An operation's key: its kind (``op``'s low 3 bits, 1..5), ``a`` (a node: 20
-    bits) and ``b`` (a node, or a state or parameter with the generation above it:
-    21 bits)."""
+    bits) and ``b`` (21 bits: a node; a step's state with the die above it; or a
+    split's parameter with the stage's generation above it)."""
     return ((<uint64_t>(op & 7) << 41) | (<uint64_t>a << 21)
             | ((<uint64_t>b | (<uint64_t>(op >> 3) << (3 if (op & 7) == OP_STEP else 7)))
                & 0x1FFFFF))
@@ -556,7 +556,10 @@ cdef uint32_t dd_step(Diagram* dd, uint32_t n, uint32_t state) noexcept nogil:
         return n
     if n == DD_ONE:
         return DD_EMPTY              # (no checker moved, or it would land below point 1)
-    op = stage_op(dd, OP_STEP)
+    # (keyed by the die, not the stage: a step's result depends on nothing else
+    # while the opponent's points stay put, so the results of a stage's earlier
+    # steps are found again by its later ones, which share most of their nodes)
+    op = OP_STEP | (<uint32_t>dd.die << 3)
     prefetch_read(&dd.nodes[n])       # (read while the cache is looked at)
     if cache_get(dd, op, n, state, &r):
         return r
@@ -625,7 +628,7 @@ cdef void dd_set_die(Diagram* dd, int die, uint32_t blocked) noexcept nogil:
     cdef int p, q, r
     dd.die = die
     dd.generation += 1
-    if dd.generation >= DD_MAX_GENERATION - 64:   # (a stage adds at most 11)
+    if dd.generation >= DD_MAX_GENERATION - 64:   # (a stage adds one)
         dd.failed = DD_NOT_APPLICABLE     # (never met: a chain has six stages)
     for p in range(1, 25):
         q = p
@@ -642,7 +645,6 @@ cdef void dd_set_die(Diagram* dd, int die, uint32_t blocked) noexcept nogil:
 cdef uint32_t dd_steps(Diagram* dd, uint32_t n, int steps) noexcept nogil:
     cdef int i
     for i in range(steps):
-        dd.generation += 1            # (the results of the step before are no longer wanted)
         n = dd_step(dd, n, STATE_SOURCE)
     return n
 
