@@ -90,7 +90,6 @@ ctypedef struct Diagram:
     uint32_t unique_mask
     DDCacheEntry* cache       # the operations' results, direct mapped (a miss recomputes)
     uint32_t cache_mask
-    uint32_t generation       # tells the results of the current stage's splits
     Meter* meter
     size_t nbytes             # counted in the meter
     Py_ssize_t* held          # the positions held by the enumeration: a node of room counts

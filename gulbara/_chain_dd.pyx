@@ -58,8 +58,8 @@ from libc.string cimport memcpy, memset
 
 from gulbara._keys cimport mix64, key_count, key_add_count, pos_set_mover_key
 from gulbara._tables cimport (Meter, atomic_meter_take, meter_sub, atomic_add, atomic_next,
-                              load_acquire, store_release, prefetch, Thread, start_thread,
-                              join_thread)
+                              load_acquire, store_release, prefetch, prefetch_read, Thread,
+                              start_thread, join_thread)
 from gulbara._interrupt cimport Interrupt, interrupted
 from gulbara._types cimport Pos, Key96, StageEnd, STAGE_CAPACITY
 from gulbara._movegen cimport stage_generate
@@ -72,7 +72,6 @@ cdef enum:
     DD_MAX_NODES = 1 << 20    # 1M nodes: about 100 MB with the tables; past it, stage by stage
     DD_CACHE_PER_NODE = 2     # cached results per node of room (8 bytes each)
     DD_MAX_CACHE_SLOTS = 1 << 21
-    DD_MAX_GENERATION = 1 << 14   # (a generation takes 14 bits of a cached split's key)
     DD_MAX_RISKY = 100000     # positions that may bear off, expanded one by one, in a stage
 
     OP_UNION = 1
@@ -131,7 +130,6 @@ cdef int dd_init(Diagram* dd, Meter* meter, Py_ssize_t* held,
     dd.level[0] = DD_LEVELS + 1
     dd.level[1] = DD_LEVELS
     dd.n = 2
-    dd.generation = 1
     return DD_DONE
 
 
@@ -225,7 +223,6 @@ cdef int dd_grow(Diagram* dd) noexcept nogil:
 
 cdef extern from *:
     """
-    #include <pthread.h>
     #include <time.h>
     static inline uint32_t gulbara_load_id(const uint32_t* p) {
         return __atomic_load_n(p, __ATOMIC_ACQUIRE);
@@ -241,7 +238,6 @@ cdef extern from *:
     static inline void gulbara_store_id(uint32_t* p, uint32_t v) {
         __atomic_store_n(p, v, __ATOMIC_RELEASE);
     }
-    static inline void gulbara_prefetch_read(const void* p) { __builtin_prefetch(p, 0, 3); }
     static void gulbara_nap(void) { struct timespec t = {0, 20000}; nanosleep(&t, NULL); }
     static inline void gulbara_spin_lock(int* p) {
         int free_ = 0;
@@ -259,7 +255,6 @@ cdef extern from *:
     uint32_t next_block "gulbara_next_block"(uint32_t* p) noexcept nogil
     void store_id "gulbara_store_id"(uint32_t* p, uint32_t v) noexcept nogil
     void nap "gulbara_nap"() noexcept nogil
-    void prefetch_read "gulbara_prefetch_read"(const void* p) noexcept nogil
     void spin_lock "gulbara_spin_lock"(int* p) noexcept nogil
     void spin_unlock "gulbara_spin_unlock"(int* p) noexcept nogil
 
@@ -476,8 +471,8 @@ cdef extern from *:
 
 cdef inline uint64_t cache_key(uint32_t op, uint32_t a, uint32_t b) noexcept nogil:
     """An operation's key: its kind (``op``'s low 3 bits, 1..5), ``a`` (a node: 20
-    bits) and ``b`` (21 bits: a node; a step's state with the die above it; or a
-    split's parameter with the stage's generation above it)."""
+    bits) and ``b`` (21 bits: a node, or a step's state or a split's parameter with
+    the stage's die above it)."""
     return ((<uint64_t>(op & 7) << 41) | (<uint64_t>a << 21)
             | ((<uint64_t>b | (<uint64_t>(op >> 3) << (3 if (op & 7) == OP_STEP else 7)))
                & 0x1FFFFF))
@@ -503,9 +498,12 @@ cdef inline void cache_put(Diagram* dd, uint32_t op, uint32_t a, uint32_t b,
     store_entry(cache_slot(dd, key), (key << 20) | result)
 
 
-cdef inline uint32_t stage_op(const Diagram* dd, uint32_t op) noexcept nogil:
-    """An operation code that holds for the current stage only (its die's runs)."""
-    return op | (dd.generation << 3)
+cdef inline uint32_t die_op(const Diagram* dd, uint32_t op) noexcept nogil:
+    """An operation code for the stage's die: a step's or a split's result by the
+    die's runs depends on nothing else while the opponent's points stay put (all
+    the chain), so it holds for every stage of that die, and a stage's later steps
+    find the results of its earlier ones, which share most of their nodes."""
+    return op | (<uint32_t>dd.die << 3)
 
 
 cdef uint32_t dd_union(Diagram* dd, uint32_t a, uint32_t b) noexcept nogil:
@@ -556,10 +554,7 @@ cdef uint32_t dd_step(Diagram* dd, uint32_t n, uint32_t state) noexcept nogil:
         return n
     if n == DD_ONE:
         return DD_EMPTY              # (no checker moved, or it would land below point 1)
-    # (keyed by the die, not the stage: a step's result depends on nothing else
-    # while the opponent's points stay put, so the results of a stage's earlier
-    # steps are found again by its later ones, which share most of their nodes)
-    op = OP_STEP | (<uint32_t>dd.die << 3)
+    op = die_op(dd, OP_STEP)
     prefetch_read(&dd.nodes[n])       # (read while the cache is looked at)
     if cache_get(dd, op, n, state, &r):
         return r
@@ -627,9 +622,6 @@ cdef void dd_set_die(Diagram* dd, int die, uint32_t blocked) noexcept nogil:
     (``blocked``: bit p - 1 for the mover's point p held by the opponent)."""
     cdef int p, q, r
     dd.die = die
-    dd.generation += 1
-    if dd.generation >= DD_MAX_GENERATION - 64:   # (a stage adds one)
-        dd.failed = DD_NOT_APPLICABLE     # (never met: a chain has six stages)
     for p in range(1, 25):
         q = p
         r = 0
@@ -894,7 +886,7 @@ cdef int expand_shared(Diagram* dd, ExpandJob* job, uint32_t risky, const Pos* s
     (``job.result``), which the other waits for."""
     cdef KeyList lists[5]
     cdef uint32_t mine[5]
-    cdef int k, t = 1 if dd.flip else 0, err = DD_DONE, over = 0, chunk
+    cdef int k, err = DD_DONE, over = 0, chunk
     cdef bint creator = False, last
     cdef Py_ssize_t n_chunks, first
     team_lock(dd.team)
@@ -1005,7 +997,7 @@ cdef int dd_stages(Diagram* dd, uint32_t frontier, const Pos* start, int seat, u
         c = counts[stage]
         lost = DD_EMPTY
         for k in range(c):           # the positions that play k < c dice of the stage:
-            part = dd_split(dd, frontier, 0, k, k, dd.run, stage_op(dd, OP_SPLIT))
+            part = dd_split(dd, frontier, 0, k, k, dd.run, die_op(dd, OP_SPLIT))
             if part != DD_EMPTY:
                 part = dd_steps(dd, part, k)
             part = dd_union(dd, part, extra[k])
@@ -1016,7 +1008,7 @@ cdef int dd_stages(Diagram* dd, uint32_t frontier, const Pos* start, int seat, u
                 n_roots[0] += 1
             else:                    # the dice left are lost, play goes on (RULES §5.3)
                 lost = dd_union(dd, lost, part)
-        full = dd_split(dd, frontier, 0, c, 4, dd.run, stage_op(dd, OP_SPLIT))
+        full = dd_split(dd, frontier, 0, c, 4, dd.run, die_op(dd, OP_SPLIT))
         frontier = dd_union(dd, dd_union(dd, dd_steps(dd, full, c), extra[c]), lost)
         if stage == n_stages - 1 and frontier != DD_EMPTY:
             roots[n_roots[0]] = DDRoot(root=frontier, stage=stage, played=c)
