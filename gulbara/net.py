@@ -67,11 +67,15 @@ DEFAULT_NET_PATH = os.path.join(os.path.dirname(__file__), "data", "gb1.npz")
 #: ``plain-doubles`` preset): a double is always four moves, so no chain or remainder.
 PLAIN_DOUBLES_NET_PATH = os.path.join(os.path.dirname(__file__), "data", "gb1-plain-doubles.npz")
 #: The networks the net bots average under escalating rules (:func:`bot_net`), in the
-#: order averaged: three runs of ``gulbara train --games 1000000 --seed S --lam 0.9``
-#: (S = 1, 2, 3; each file its run's best checkpoint) and :data:`DEFAULT_NET_PATH`.
+#: order averaged. Each is made in three runs of ``gulbara train``: ``--games 1000000 --seed S
+#: --lam 0.9`` (S = 1, 2, 3; the fourth is :data:`DEFAULT_NET_PATH`), then 2,000,000 more games
+#: from that file (``--init``, a step of 0.0005 halving every 500,000 games: the ``-long``
+#: files), then 600,000 more at a step falling from 0.0001 to 0.00001 (``-long-fine``, the
+#: members); each file is its run's best checkpoint (docs/bots.md, "The net bots' network").
 BOT_MEMBER_PATHS = tuple(
-    [os.path.join(os.path.dirname(__file__), "data", f"gb1-lam09-s{s}.npz") for s in (1, 2, 3)]
-    + [DEFAULT_NET_PATH])
+    os.path.join(os.path.dirname(__file__), "data", name)
+    for name in ("gb1-lam09-s1-long-fine.npz", "gb1-lam09-s2-long-fine.npz",
+                 "gb1-lam09-s3-long-fine.npz", "gb1-long-fine.npz"))
 
 
 class InvalidNetworkError(GulBaraError):
