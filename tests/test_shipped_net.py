@@ -30,6 +30,13 @@ def data_path(name):
     return os.path.join(os.path.dirname(DEFAULT_NET_PATH), name)
 
 
+def assert_pinned(path, file_sha256, weights_sha256):
+    """The file at ``path`` hashes to ``file_sha256``, its float32 weights to ``weights_sha256``."""
+    with open(path, "rb") as f:
+        assert hashlib.sha256(f.read()).hexdigest() == file_sha256
+    assert ValueNet.load(path).sha256() == weights_sha256
+
+
 #: Each shipped network: its file, the rules it was trained under, the SHA-256 of the
 #: file and of its float32 weights.
 SHIPPED = [
@@ -148,9 +155,7 @@ def test_the_command_reproduces_the_first_checkpoint(path, rules, file_sha256, w
 
 @pytest.mark.parametrize("path, seed, file_sha256, weights_sha256", FIRST_RUNS)
 def test_each_first_run_is_pinned(path, seed, file_sha256, weights_sha256):
-    with open(path, "rb") as f:
-        assert hashlib.sha256(f.read()).hexdigest() == file_sha256
-    assert ValueNet.load(path).sha256() == weights_sha256
+    assert_pinned(path, file_sha256, weights_sha256)
 
 
 @pytest.mark.parametrize("path, seed, file_sha256, weights_sha256", FIRST_RUNS)
@@ -189,10 +194,8 @@ def test_each_first_runs_command_reproduces_its_first_checkpoint(path, seed, fil
                          LATER_RUNS)
 def test_each_later_run_is_pinned_and_records_its_start(name, start, seed, steps, checkpoint,
                                                        file_sha256, weights_sha256):
-    with open(data_path(name), "rb") as f:
-        assert hashlib.sha256(f.read()).hexdigest() == file_sha256
+    assert_pinned(data_path(name), file_sha256, weights_sha256)
     net = ValueNet.load(data_path(name))
-    assert net.sha256() == weights_sha256
     recorded = training_arguments(net.meta)
     for key, value in dict(TRAIN_DEFAULTS, **steps).items():
         assert recorded[key] == value, key
