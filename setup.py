@@ -62,31 +62,41 @@ if USE_LZCNT:
 # Whole chains share each stage's work between POSIX threads.
 thread_args = [] if sys.platform.startswith("win") else ["-pthread"]
 
-extensions = [
-    Extension("gulbara._movegen", ["gulbara/_movegen.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._tables", ["gulbara/_tables.pyx"],
-              extra_compile_args=compile_args + thread_args, extra_link_args=thread_args),
-    Extension("gulbara._buckets", ["gulbara/_buckets.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._chain_dd", ["gulbara/_chain_dd.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._chain_dd_out", ["gulbara/_chain_dd_out.pyx"],
-              extra_compile_args=compile_args),
-    Extension("gulbara._chain_steps", ["gulbara/_chain_steps.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._chain_engine", ["gulbara/_chain_engine.pyx"],
-              extra_compile_args=compile_args + thread_args, extra_link_args=thread_args),
-    Extension("gulbara._chains", ["gulbara/_chains.pyx"],
-              extra_compile_args=compile_args + thread_args, extra_link_args=thread_args),
-    Extension("gulbara._batch", ["gulbara/_batch.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._perft", ["gulbara/_perft.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._state", ["gulbara/_state.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._encode", ["gulbara/_encode.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._selfplay", ["gulbara/_selfplay.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._vector", ["gulbara/_vector.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._net", ["gulbara/_net.pyx"], depends=["gulbara/_net_math.h"],
-              extra_compile_args=compile_args),
-    Extension("gulbara._train", ["gulbara/_train.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._lockstep", ["gulbara/_lockstep.pyx"], extra_compile_args=compile_args),
-    Extension("gulbara._bearoff", ["gulbara/_bearoff.pyx"], extra_compile_args=compile_args),
+# Every compiled module: (dotted name, needs threads). Each .pyx sits beside its Python
+# front end in its layer's subpackage.
+MODULES = [
+    ("gulbara.core._movegen", False),
+    ("gulbara.core._batch", False),
+    ("gulbara.game._state", False),
+    ("gulbara.game._perft", False),
+    ("gulbara.encoding._encode", False),
+    ("gulbara.eval._greedy", False),
+    ("gulbara.eval._bearoff", False),
+    ("gulbara.chains._tables", True),
+    ("gulbara.chains._buckets", False),
+    ("gulbara.chains._chain_dd", False),
+    ("gulbara.chains._chain_dd_out", False),
+    ("gulbara.chains._chain_steps", False),
+    ("gulbara.chains._chain_engine", True),
+    ("gulbara.chains._chains", True),
+    ("gulbara.net._net", False),
+    ("gulbara.net._train", False),
+    ("gulbara.selfplay._selfplay", False),
+    ("gulbara.selfplay._lockstep", False),
+    ("gulbara.envs._vector", False),
 ]
+
+
+def extension(name, threads):
+    path = name.replace(".", "/")
+    folder = os.path.dirname(path)
+    headers = [os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".h")]
+    return Extension(name, [path + ".pyx"], depends=headers,
+                     extra_compile_args=compile_args + (thread_args if threads else []),
+                     extra_link_args=thread_args if threads else [])
+
+
+extensions = [extension(name, threads) for name, threads in MODULES]
 
 setup(
     ext_modules=cythonize(extensions, compiler_directives=directives, annotate=False),

@@ -1,3 +1,3 @@
-"""The chain suite: see :mod:`gulbara.suites`."""
+"""The chain suite: see :mod:`gulbara.tools.suites`."""
 
-from gulbara.suites import ChainEntry, MID_GAME_11  # noqa: F401
+from gulbara.tools.suites import ChainEntry, MID_GAME_11  # noqa: F401

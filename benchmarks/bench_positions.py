@@ -1,4 +1,4 @@
-"""The stage suite: see :mod:`gulbara.suites`."""
+"""The stage suite: see :mod:`gulbara.tools.suites`."""
 
-from gulbara.suites import *  # noqa: F401,F403
-from gulbara.suites import __all__  # noqa: F401
+from gulbara.tools.suites import *  # noqa: F401,F403
+from gulbara.tools.suites import __all__  # noqa: F401

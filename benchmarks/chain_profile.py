@@ -2,7 +2,7 @@
 
     python3 benchmarks/chain_profile.py [NAME ...] [--first N]
 
-For each chain of ``gulbara.suites.MID_GAME_11`` (or the NAMEs given), from
+For each chain of ``gulbara.tools.suites.MID_GAME_11`` (or the NAMEs given), from
 number ``--first`` (1 by default), the chain is expanded stage by stage
 (RULES §4.3-4.4), independently of :func:`gulbara.chain_ends`: every distinct
 position of a stage's frontier is expanded by :func:`gulbara.stage_ends_batch`
@@ -28,10 +28,10 @@ import argparse
 import numpy as np
 
 import gulbara
-from gulbara.batch import boards_from_codes, stage_ends_batch
-from gulbara.chains import STOP_COMPLETE
-from gulbara.suites import MID_GAME_11
-from gulbara.timing import time_call
+from gulbara.core.batch import boards_from_codes, stage_ends_batch
+from gulbara.chains.enumeration import STOP_COMPLETE
+from gulbara.tools.suites import MID_GAME_11
+from gulbara.tools.timing import time_call
 
 N_DICE = 4
 

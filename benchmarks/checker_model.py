@@ -8,7 +8,7 @@ checker: a layer holds the distinct partial multisets of ends of the checkers pl
 with the set of dice-use vectors (one digit 0..4 per number, held as a bitset) that reach it and
 that the remaining checkers can still complete to four of every number.
 
-It counts, for every chain of `gulbara.suites.REAL_GAME_CHAINS` in the outcome range asked for
+It counts, for every chain of `gulbara.tools.suites.REAL_GAME_CHAINS` in the outcome range asked for
 whose mover cannot bear off within the chain (more pips to bring home than the chain can move),
 the complete outcomes (checked against `chain_ends`), the largest layer, and the work a native
 version would do: (partial multiset, dice-use vector) pairs read, additions of a checker's
@@ -27,9 +27,9 @@ import time
 import numpy as np
 
 import gulbara
-from gulbara import suites
-from gulbara._composition import checker_paths, composable, mover_points
-from gulbara.chains import STOP_COMPLETE
+from gulbara.tools import suites
+from composition import checker_paths, composable, mover_points
+from gulbara.chains.enumeration import STOP_COMPLETE
 
 
 def mover_counts(code, seat):
@@ -41,7 +41,7 @@ def mover_counts(code, seat):
 
 def checker_options(start, numbers, blocked):
     """{pips moved: [dice-use vectors]} of one checker's paths that never bear off
-    (gulbara._composition.checker_paths, its packed vectors as tuples)."""
+    (composition.checker_paths, its packed vectors as tuples)."""
     options = {}
     for used, end in checker_paths(start, frozenset(blocked), numbers):
         options.setdefault(start - end, []).append(

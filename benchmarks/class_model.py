@@ -21,7 +21,7 @@ of at most 200 positions with `remainder_ends` of each of its positions.
 
     python benchmarks/class_model.py --chain 7:37 --before 2,3,4 --die 5 --buckets 2
 
-``--chain SEED:PLY`` names a chain of `gulbara.suites.REAL_GAME_CHAINS`; ``--before`` the stages
+``--chain SEED:PLY`` names a chain of `gulbara.tools.suites.REAL_GAME_CHAINS`; ``--before`` the stages
 played before the one modelled. It is a model for deciding on a design, in pure Python (slow).
 """
 
@@ -34,8 +34,8 @@ from collections import defaultdict
 import numpy as np
 
 import gulbara
-from gulbara import suites
-from gulbara.chains import STOP_COMPLETE
+from gulbara.tools import suites
+from gulbara.chains.enumeration import STOP_COMPLETE
 from gulbara.conventions import OTHER_POINT
 
 N_DICE = 4
@@ -223,7 +223,7 @@ def check_bucket(stage, code, seat, most=200):
 
 def _code(counts, blocked, code, seat):
     """A state code with the mover's checkers ``counts`` and the opponent as in ``code``."""
-    from gulbara._backend import Position
+    from gulbara.core._backend import Position
     points = list(Position.from_code(code).points())
     sign = 1 if seat == 0 else -1
     for own in range(1, 25):

@@ -8,12 +8,12 @@ Each DIR is a source tree with its extensions built in place (for example a
 --inplace``). The builds take turns, each in a fresh process that imports
 gulbara from its DIR and enumerates the chains of the suite ``--runs`` times,
 checking every outcome count: ``mid`` (the default), the eight chains of
-``gulbara.suites.MID_GAME_11`` from 1 (default threads); ``real``, the chains
-of ``gulbara.suites.REAL_GAME_CHAINS`` with more than 10,000 outcomes, on
+``gulbara.tools.suites.MID_GAME_11`` from 1 (default threads); ``real``, the chains
+of ``gulbara.tools.suites.REAL_GAME_CHAINS`` with more than 10,000 outcomes, on
 ``--threads`` threads (1 by default). A chain's time is its best over all runs and alternations
 (the machine's noise only ever adds time); the table gives each build's mean
 over the eight chains and each chain's time, in milliseconds. Every build is
-timed by the same loop, this checkout's ``gulbara/timing.py``, loaded by path
+timed by the same loop, this checkout's ``gulbara/tools/timing.py``, loaded by path
 (it needs only the standard library), so builds older than it are timed alike.
 """
 
@@ -24,7 +24,7 @@ import statistics
 import subprocess
 import sys
 
-TIMING = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "gulbara",
+TIMING = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "gulbara", "tools",
                       "timing.py")
 
 CHILD = r"""
@@ -33,7 +33,10 @@ spec = importlib.util.spec_from_file_location("shared_timing", sys.argv[2])
 timing = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(timing)
 import gulbara
-from gulbara import suites
+try:
+    from gulbara.tools import suites
+except ImportError:             # a build from before the subpackages (one flat gulbara/)
+    from gulbara import suites
 runs, suite, threads = int(sys.argv[1]), sys.argv[3], int(sys.argv[4])
 best = {}
 if suite == "mid":

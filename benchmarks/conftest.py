@@ -12,6 +12,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
+# the test oracles the benchmarks share with the tests (tests/composition.py)
+if str(HERE.parent / "tests") not in sys.path:
+    sys.path.insert(1, str(HERE.parent / "tests"))
 if importlib.util.find_spec("gulbara") is None:
     # Not installed: use the checkout (built with ``setup.py build_ext --inplace``).
     sys.path.insert(1, str(HERE.parent))

@@ -2,14 +2,14 @@
 
     python3 benchmarks/real_chains.py [--stage-by-stage]
 
-Every chain of ``gulbara.suites.REAL_GAME_CHAINS`` is enumerated once untimed
+Every chain of ``gulbara.tools.suites.REAL_GAME_CHAINS`` is enumerated once untimed
 and then timed with ``threads=1`` and ``threads=2`` (the runs of a chain back
 to back, so the machine's load touches both alike), each count checked. The
 untimed run leaves buffers of the chain's size kept for reuse
-(``gulbara.chains.buffer_pool``), so both timed runs find the same memory
+(``gulbara.chains.enumeration.buffer_pool``), so both timed runs find the same memory
 rather than the first paying for fresh pages and the second not. Prints a line per
 chain (outcomes, seconds on 1 and 2 threads), then for each the summary of
-``gulbara.bench.chain_time_summary`` (mean, median and worst ms, ns per outcome
+``gulbara.tools.bench.chain_time_summary`` (mean, median and worst ms, ns per outcome
 over the chains of more than 10,000 outcomes), the speed-up over those, and
 how many chains took more than 2 s. ``--stage-by-stage`` turns the decision
 diagrams off (every chain enumerated stage by stage, as before them).
@@ -18,9 +18,9 @@ diagrams off (every chain enumerated stage by stage, as before them).
 import json
 import sys
 
-from gulbara import _chains
-from gulbara.bench import chain_time_summary, time_chain_decisions
-from gulbara.suites import REAL_GAME_CHAINS
+from gulbara.chains import _chains
+from gulbara.tools.bench import chain_time_summary, time_chain_decisions
+from gulbara.tools.suites import REAL_GAME_CHAINS
 
 
 def main():

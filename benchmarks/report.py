@@ -8,13 +8,13 @@ returns the hard-coded totals, then times, round by round and side by side:
 
 * core (public API): ``gulbara.stage_ends(code, seat, dice)``;
 * core (Board): ``Board.stage_ends(dice)`` on boards parsed beforehand;
-* core (raw): ``gulbara._movegen.stage_ends(code, seat, dice)``;
-* reference: ``gulbara._reference.stage_ends(code, seat, dice)``.
+* core (raw): ``gulbara.core._movegen.stage_ends(code, seat, dice)``;
+* reference: ``gulbara.core._reference.stage_ends(code, seat, dice)``.
 
 Each figure is the median over the rounds of (pass time / stage calls per
 pass), in microseconds per call, including the loop and ``len()``. The
 ratio is reference / core (public API). Absolute times move with the machine;
-the ratios are the signal (docs/performance.md).
+the ratios are the signal (docs/dev/performance.md).
 """
 
 import argparse
@@ -33,8 +33,9 @@ if importlib.util.find_spec("gulbara") is None:
     sys.path.insert(1, str(HERE.parent))
 
 import gulbara  # noqa: E402
-from gulbara import _movegen, _reference  # noqa: E402
-from gulbara.timing import calibrate, time_call  # noqa: E402
+from gulbara.core import _movegen
+from gulbara.core import _reference  # noqa: E402
+from gulbara.tools.timing import calibrate, time_call  # noqa: E402
 from bench_chains import MID_GAME_11  # noqa: E402
 from bench_positions import (count_boards, count_with, DOUBLE_JOBS, DOUBLE_STAGES, DOUBLE_TOTAL,  # noqa: E402
                        NONDOUBLE_JOBS, NONDOUBLE_ROLLS, NONDOUBLE_TOTAL, SUITE)
@@ -145,7 +146,7 @@ def report_chains(rounds):
         print(f"| {first}-{first} | {n / len(MID_GAME_11):,.0f} | "
               f"{seconds / len(MID_GAME_11) * 1e3:.2f} | {seconds / n * 1e9:.0f} |")
     print()
-    print("Speed-up over the stage-by-stage Python expansion (gulbara._reference.chain_outcomes):")
+    print("Speed-up over the stage-by-stage Python expansion (gulbara.core._reference.chain_outcomes):")
     print()
     print("| case | outcomes | core ms | expansion over core stages, ms | ratio "
           "| expansion over reference stages, ms | ratio |")

@@ -1,4 +1,4 @@
-"""Sample whole-chain decisions the way real games reach them, for ``gulbara.suites``.
+"""Sample whole-chain decisions the way real games reach them, for ``gulbara.tools.suites``.
 
     python3 benchmarks/sample_chains.py [--seeds 0:12] [--count]
 
@@ -7,16 +7,16 @@ Plays seeded greedy-against-greedy games (``gulbara.Game(seed=s)``, both sides
 stage of every escalating 1-1, 2-2 and 3-3 (a side's 4th roll or later, RULES
 §4.2): the position, the side to play and the first number. ``--count`` also
 enumerates each chain (``gulbara.chain_count``) and prints the entries as
-``gulbara.suites.ChainDecision`` literals with their outcome counts and the
-time taken. ``gulbara.suites.REAL_GAME_CHAINS`` was made by
+``gulbara.tools.suites.ChainDecision`` literals with their outcome counts and the
+time taken. ``gulbara.tools.suites.REAL_GAME_CHAINS`` was made by
 ``python3 benchmarks/sample_chains.py --seeds 0:12 --count``.
 """
 
 import argparse
 
 import gulbara
-from gulbara.suites import chain_decisions
-from gulbara.timing import time_call
+from gulbara.tools.suites import chain_decisions
+from gulbara.tools.timing import time_call
 
 
 def main(argv=None):

@@ -1,4 +1,4 @@
-"""Batch stage enumeration (``gulbara.batch.stage_ends_batch``) over the fixed suite (STYLE §7).
+"""Batch stage enumeration (``gulbara.core.batch.stage_ends_batch``) over the fixed suite (STYLE §7).
 
 One benchmark call is one batch of about 10,000 requests: the suite of
 ``bench_positions.py`` (12 positions x the 15 non-double rolls, or x the 6
@@ -10,7 +10,7 @@ the median time of a batch, one thread, arrays in and arrays out; building the
 input arrays from codes is outside the timing).
 
 For comparison, ``test_*_single_calls`` times the same requests as a Python
-loop over ``gulbara._movegen.stage_ends``.
+loop over ``gulbara.core._movegen.stage_ends``.
 
     python3 -m pytest benchmarks/test_bench_batch.py                  # timed
     python3 -m pytest benchmarks/test_bench_batch.py --benchmark-disable
@@ -18,8 +18,8 @@ loop over ``gulbara._movegen.stage_ends``.
 
 import pytest
 
-from gulbara import _movegen
-from gulbara.batch import arrays_from_requests, stage_ends_batch
+from gulbara.core import _movegen
+from gulbara.core.batch import arrays_from_requests, stage_ends_batch
 from bench_timing import finish, per_second
 from bench_positions import DOUBLE_JOBS, DOUBLE_TOTAL, NONDOUBLE_JOBS, NONDOUBLE_TOTAL
 
@@ -49,7 +49,7 @@ def single_calls(jobs):
 
 def _run(benchmark, name, steps):
     jobs, expected = BATCHES[name]
-    benchmark.extra_info.update(api="gulbara.batch.stage_ends_batch", steps=steps,
+    benchmark.extra_info.update(api="gulbara.core.batch.stage_ends_batch", steps=steps,
                                 stages=len(jobs), ends=expected)
     result = benchmark(total_ends, ARRAYS[name], steps)
     _finish(benchmark, result, expected)
@@ -74,7 +74,7 @@ def test_nondouble_batch_afterstates(benchmark):
 @pytest.mark.benchmark(group="batch-nondouble")
 def test_nondouble_single_calls(benchmark):
     jobs, expected = BATCHES["nondouble"]
-    benchmark.extra_info.update(api="gulbara._movegen.stage_ends loop", stages=len(jobs),
+    benchmark.extra_info.update(api="gulbara.core._movegen.stage_ends loop", stages=len(jobs),
                                 ends=expected)
     result = benchmark(single_calls, jobs)
     _finish(benchmark, result, expected)
@@ -93,7 +93,7 @@ def test_double_batch_afterstates(benchmark):
 @pytest.mark.benchmark(group="batch-double")
 def test_double_single_calls(benchmark):
     jobs, expected = BATCHES["double"]
-    benchmark.extra_info.update(api="gulbara._movegen.stage_ends loop", stages=len(jobs),
+    benchmark.extra_info.update(api="gulbara.core._movegen.stage_ends loop", stages=len(jobs),
                                 ends=expected)
     result = benchmark(single_calls, jobs)
     _finish(benchmark, result, expected)

@@ -9,7 +9,8 @@ speed-up.
 import pytest
 
 import gulbara
-from gulbara import _movegen, _reference
+from gulbara.core import _movegen
+from gulbara.core import _reference
 from bench_chains import MID_GAME_11
 
 
@@ -50,12 +51,12 @@ def test_chain_small_stage_by_stage_expansion(benchmark):
     assert counts == tuple(e.outcomes[first - 1] for e, first in SMALL)
 
 
-# Chain decisions met in play (gulbara.suites.REAL_GAME_CHAINS): the quick
+# Chain decisions met in play (gulbara.tools.suites.REAL_GAME_CHAINS): the quick
 # ones in every run, all of them (minutes) with ``-m slow``. extra_info has
 # the mean, median and worst time and the ns per outcome over the chains of
-# more than 10,000 outcomes (gulbara.bench.chain_time_summary).
-from gulbara.bench import chain_time_summary, time_chain_decisions  # noqa: E402
-from gulbara.suites import REAL_GAME_CHAINS  # noqa: E402
+# more than 10,000 outcomes (gulbara.tools.bench.chain_time_summary).
+from gulbara.tools.bench import chain_time_summary, time_chain_decisions  # noqa: E402
+from gulbara.tools.suites import REAL_GAME_CHAINS  # noqa: E402
 
 REAL_QUICK = [d for d in REAL_GAME_CHAINS if d.outcomes <= 200_000]
 
@@ -88,7 +89,7 @@ def test_chain_real_games_all(benchmark, threads):
 
 # The chains of more than 10,000 outcomes (the measure of ns per outcome and
 # of two threads against one), each enumerated once untimed first so that every
-# timed round finds the outcome buffers kept for its size (gulbara.chains.buffer_pool).
+# timed round finds the outcome buffers kept for its size (gulbara.chains.enumeration.buffer_pool).
 REAL_BIG = [d for d in REAL_GAME_CHAINS if d.outcomes > 10_000]
 
 
@@ -103,10 +104,10 @@ def test_chain_real_games_big(benchmark, threads):
     benchmark.extra_info.update(positions=len(REAL_BIG), threads=threads, **best)
 
 
-# The stress chain (gulbara.suites.STRESS_CHAINS, 27,070,371 outcomes, default
+# The stress chain (gulbara.tools.suites.STRESS_CHAINS, 27,070,371 outcomes, default
 # threads): counted on its decision diagram, no outcome written; and listed in
 # full (``-m slow``: seconds and about 1 GB).
-from gulbara.suites import STRESS_CHAINS  # noqa: E402
+from gulbara.tools.suites import STRESS_CHAINS  # noqa: E402
 
 
 @pytest.mark.benchmark(group="chain-stress")

@@ -13,12 +13,12 @@ Groups:
 * ``net-selfplay``: native self-play, ``net`` against itself and ``greedy``
   against itself on the same seed; asserts the games' decisions and rolls.
 * ``net-bots``: the ``net`` bot against ``greedy`` over 40 duplicate games of seed 1
-  (``gulbara.arena.arena``, one process), on the bots' network (the average of four,
-  ``gulbara.net.bot_net``) and on ``gb1`` alone; asserts the games won and the points,
+  (``gulbara.selfplay.arena.arena``, one process), on the bots' network (the average of four,
+  ``gulbara.net.model.bot_net``) and on ``gb1`` alone; asserts the games won and the points,
   records games a second.
 * ``net-train``: 1,000 games of TD(lambda) training by the shipped run's
   arguments; asserts the SHA-256 the shipped file records for that point.
-* ``bearoff``: the bear-off database built from nothing (``gulbara._bearoff.build``,
+* ``bearoff``: the bear-off database built from nothing (``gulbara.eval._bearoff.build``,
   what ``bearoff_table()`` does on first use); asserts the positions and the
   expected rolls of fifteen checkers on the 6-point, records positions a second.
 * ``lockstep``: a 196-128-1 numpy MLP as the user's evaluator, per decision
@@ -32,13 +32,13 @@ import numpy as np
 import pytest
 
 import gulbara
-from gulbara.net import default_net
+from gulbara.net.model import default_net
 from bench_timing import finish, per_second
 
 
 def _decisions(n_games=12, seed=2026):
     """Decisions of greedy self-play games through the Python Game (a fixed suite)."""
-    from gulbara.bots import GreedyBot
+    from gulbara.bots.simple import GreedyBot
     games = []
     for i in range(n_games):
         game = gulbara.Game(seed=seed + i)
@@ -53,7 +53,7 @@ DECISIONS = _decisions()
 
 
 def _all_values(net, games):
-    from gulbara import _net
+    from gulbara.net import _net
     return _net.time_values(net.native, games, 20)[0]
 
 
@@ -75,7 +75,7 @@ def _best_outcome_value(net, chain):
 
 @pytest.mark.benchmark(group="net-chain")
 def test_net_values_every_chain_outcome(benchmark):
-    from gulbara.suites import MID_GAME_11
+    from gulbara.tools.suites import MID_GAME_11
     net = default_net()
     entry = MID_GAME_11[0]
     chain = gulbara.chain_ends(entry.code, entry.seat, 1)
@@ -87,7 +87,7 @@ def test_net_values_every_chain_outcome(benchmark):
 
 
 def _selfplay(policy, games, seed):
-    from gulbara.selfplay import play_games
+    from gulbara.selfplay.games import play_games
     result = play_games(games, policy, seed=seed, workers=1)
     if result.unfinished:
         raise AssertionError("unfinished games")
@@ -111,8 +111,8 @@ def test_native_selfplay(benchmark, policy, games, seed, decisions, rolls):
 
 
 def _netbot_arena(network: str):
-    from gulbara.arena import arena
-    from gulbara.netbot import NetBot
+    from gulbara.selfplay.arena import arena
+    from gulbara.bots.netbot import NetBot
     bot = NetBot() if network == "average" else NetBot(default_net())
     result = arena(bot, "greedy", NETBOT_GAMES, seed=1, duplicate=True)
     return result.a_wins, sum(result.a_points)
@@ -131,7 +131,7 @@ def test_net_bot_games(benchmark, network, won, points):
 
 
 def _train_1000():
-    from gulbara.train import train
+    from gulbara.net.train import train
     return train(1000, seed=1, checkpoint=1000, eval_pairs=1, progress=None).net.sha256()
 
 
@@ -143,8 +143,8 @@ def test_training_speed(benchmark):
 
 
 def _bearoff_build():
-    from gulbara import _bearoff
-    from gulbara.bearoff import MAX_ROLLS, BearoffTable
+    from gulbara.eval import _bearoff
+    from gulbara.eval.bearoff import MAX_ROLLS, BearoffTable
     counts, mean, dist, first_mean, first_dist = _bearoff.build(MAX_ROLLS)
     return len(counts), round(float(mean[BearoffTable.rank([0, 0, 0, 0, 0, 15])]), 6)
 
@@ -166,13 +166,13 @@ def mlp(features):
 
 
 def _per_decision(games):
-    from gulbara.selfplay import play_games
+    from gulbara.selfplay.games import play_games
     result = play_games(games, mlp, seed=5, workers=1)
     return result.games - result.unfinished
 
 
 def _lockstep(games):
-    from gulbara.lockstep import play_games_batched
+    from gulbara.selfplay.lockstep import play_games_batched
     result = play_games_batched(games, mlp, seed=5, lockstep=games)
     return int((result.column("winner") >= -1).sum() - (result.column("rolls") >= 10_000).sum())
 

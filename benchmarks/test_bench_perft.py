@@ -14,7 +14,7 @@ at depth 2 to track the speed-up.
 import pytest
 
 from gulbara import Game, Rules
-from gulbara.perft_count import NATIVE, perft, perft_python
+from gulbara.game.perft import NATIVE, perft, perft_python
 from bench_timing import finish, per_second
 
 assert NATIVE, "the native perft is part of every build"

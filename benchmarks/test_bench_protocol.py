@@ -4,7 +4,7 @@ through its answer function in process (STYLE §7).
 One benchmark call is one pass over the 252 requests of the stage suite (12 positions x
 21 rolls), one request at a time; each asserts the suite's total of 4,492 ends.
 ``extra_info["requests_per_second"]`` is recorded when timed. ``gulbara bench --engine``
-(gulbara.engine_bench) puts another engine next to the pipe figure.
+(gulbara.tools.engine_bench) puts another engine next to the pipe figure.
 """
 
 import json
@@ -14,8 +14,8 @@ import pytest
 
 import gulbara
 from gulbara.cli import answer_request
-from gulbara.engine_bench import GULBARA_ENDS
-from gulbara.protocol import EngineProcess, stage_request
+from gulbara.tools.engine_bench import GULBARA_ENDS
+from gulbara.tools.protocol import EngineProcess, stage_request
 from bench_timing import finish, per_second
 from bench_positions import DOUBLE_JOBS, DOUBLE_TOTAL, NONDOUBLE_JOBS, NONDOUBLE_TOTAL
 

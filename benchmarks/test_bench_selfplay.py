@@ -1,6 +1,6 @@
 """Self-play benchmarks (groups "selfplay" and "selfplay-parallel"): the native game loop.
 
-Each benchmark plays the suite's games (``gulbara.suites.SELFPLAY_SUITE``) and
+Each benchmark plays the suite's games (``gulbara.tools.suites.SELFPLAY_SUITE``) and
 asserts their total decisions and rolls; ``extra_info`` holds the games per
 second of the median round. The parallel group plays the same random games on
 one and on two worker processes (the scaling of the local path),
@@ -12,7 +12,7 @@ linear evaluator (one numpy call per decision, on a fresh features array).
 
 import pytest
 
-from gulbara.suites import SELFPLAY_PARALLEL, SELFPLAY_SUITE, selfplay_totals
+from gulbara.tools.suites import SELFPLAY_PARALLEL, SELFPLAY_SUITE, selfplay_totals
 from bench_timing import finish, per_second
 
 
@@ -41,7 +41,7 @@ def test_selfplay_random_workers(benchmark, workers):
 def _linear_evaluator():
     """A fixed linear evaluator: the cost of one numpy call per decision."""
     import numpy as np
-    from gulbara.encoding import BOARD_FEATURES
+    from gulbara.encoding.features import BOARD_FEATURES
     weights = np.random.default_rng(0).standard_normal(BOARD_FEATURES).astype(np.float32)
 
     def linear(features):
@@ -56,7 +56,7 @@ EVALUATOR_TOTALS = (13_443, 9_864)
 
 @pytest.mark.benchmark(group="selfplay")
 def test_selfplay_evaluator(benchmark):
-    from gulbara.selfplay import play_games
+    from gulbara.selfplay.games import play_games
     games, seed = EVALUATOR_SUITE
     evaluate = _linear_evaluator()
 

@@ -14,7 +14,8 @@ timed). Every benchmark asserts the hard-coded total number of ends.
 import pytest
 
 import gulbara
-from gulbara import _movegen, _reference
+from gulbara.core import _movegen
+from gulbara.core import _reference
 from bench_timing import finish
 from bench_positions import (count_boards, count_with, DOUBLE_JOBS, DOUBLE_STAGES, DOUBLE_TOTAL, NONDOUBLE_JOBS,
                        NONDOUBLE_ROLLS, NONDOUBLE_TOTAL, SUITE)
@@ -74,7 +75,7 @@ def test_nondouble_board(benchmark):
 
 @pytest.mark.benchmark(group="stage-nondouble")
 def test_nondouble_raw_core(benchmark):
-    _record(benchmark, "gulbara._movegen.stage_ends", len(NONDOUBLE_JOBS), NONDOUBLE_TOTAL)
+    _record(benchmark, "gulbara.core._movegen.stage_ends", len(NONDOUBLE_JOBS), NONDOUBLE_TOTAL)
     result = benchmark(count_with, _movegen.stage_ends, NONDOUBLE_JOBS)
     _finish(benchmark, result, NONDOUBLE_TOTAL)
 
@@ -97,7 +98,7 @@ def test_double_board(benchmark):
 
 @pytest.mark.benchmark(group="stage-double")
 def test_double_raw_core(benchmark):
-    _record(benchmark, "gulbara._movegen.stage_ends", len(DOUBLE_JOBS), DOUBLE_TOTAL)
+    _record(benchmark, "gulbara.core._movegen.stage_ends", len(DOUBLE_JOBS), DOUBLE_TOTAL)
     result = benchmark(count_with, _movegen.stage_ends, DOUBLE_JOBS)
     _finish(benchmark, result, DOUBLE_TOTAL)
 
@@ -106,7 +107,7 @@ def test_double_raw_core(benchmark):
 
 @pytest.mark.benchmark(group="stage-reference")
 def test_nondouble_reference(benchmark):
-    _record(benchmark, "gulbara._reference.stage_ends", len(NONDOUBLE_JOBS), NONDOUBLE_TOTAL)
+    _record(benchmark, "gulbara.core._reference.stage_ends", len(NONDOUBLE_JOBS), NONDOUBLE_TOTAL)
     result = benchmark.pedantic(count_with, args=(_reference.stage_ends, NONDOUBLE_JOBS),
                                 rounds=3, iterations=1)
     _finish(benchmark, result, NONDOUBLE_TOTAL)
@@ -114,7 +115,7 @@ def test_nondouble_reference(benchmark):
 
 @pytest.mark.benchmark(group="stage-reference")
 def test_double_reference(benchmark):
-    _record(benchmark, "gulbara._reference.stage_ends", len(DOUBLE_JOBS), DOUBLE_TOTAL)
+    _record(benchmark, "gulbara.core._reference.stage_ends", len(DOUBLE_JOBS), DOUBLE_TOTAL)
     result = benchmark.pedantic(count_with, args=(_reference.stage_ends, DOUBLE_JOBS),
                                 rounds=3, iterations=1)
     _finish(benchmark, result, DOUBLE_TOTAL)

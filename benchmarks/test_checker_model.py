@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import gulbara
-from gulbara import suites
-from gulbara.chains import STOP_COMPLETE
+from gulbara.tools import suites
+from gulbara.chains.enumeration import STOP_COMPLETE
 
 import checker_model
 

@@ -5,7 +5,7 @@ The model is a design study, not a generator; these checks keep its counts hones
 
 import pytest
 
-from gulbara import suites
+from gulbara.tools import suites
 
 import class_model
 

@@ -7,37 +7,35 @@
 """
 
 try:
-    from gulbara._backend import BACKEND_NAME, START_CODE, Position
+    from gulbara.core._backend import BACKEND_NAME, START_CODE, Position
 except ImportError as _error:  # the source tree, unbuilt: say so (gulbara/_unbuilt.py)
     from gulbara._unbuilt import unbuilt_error
     raise unbuilt_error(__path__[0], _error) from None
-from gulbara.batch import BatchEnds, stage_ends_batch
+from gulbara.core.batch import BatchEnds, stage_ends_batch
 from gulbara.conventions import ROLLS
-from gulbara.board import Board
-from gulbara.chains import (ChainEnds, ChainOutcome, chain_best, chain_count, chain_ends,
+from gulbara.core.board import Board
+from gulbara.chains.enumeration import (ChainEnds, ChainOutcome, chain_best, chain_count, chain_ends,
                             chain_ends_iter, remainder_ends, remainder_ends_iter)
 from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError,
                             InvalidDiceError, InvalidNotationError,
                             InvalidPositionError, InvalidRulesError,
                             InvalidSeatError, RecordError,
                             EnumerationLimitError, InvalidPolicyError, OutputBufferError)
-from gulbara.game import Decision, DiceStream, Game, GameResult, Match, MatchResult
-from gulbara.play import (BLACK, WHITE, Play, StageEnds, format_steps,
+from gulbara.game.driver import Decision, DiceStream, Game, GameResult, Match, MatchResult
+from gulbara.core.play import (BLACK, WHITE, Play, StageEnds, format_steps,
                           parse_notation, stage_ends)
 from gulbara.rules import DEFAULT_RULES, PRESETS, Rules
-from gulbara.record import read_record, write_record
-from gulbara.bots import GreedyBot, RandomBot
-from gulbara.perft_count import divide, perft
+from gulbara.game.record import read_record, write_record
+from gulbara.bots.simple import GreedyBot, RandomBot
+from gulbara.game.perft import divide, perft
 from gulbara import encoding
 
 __version__ = "0.1.0"
 
-#: Modules that ``import gulbara`` does not load, loaded on first use as attributes
-#: (``gulbara.net.default_net()``, ``gulbara.selfplay.rollout(...)``; PEP 562), so that
-#: importing the core stays light.
-LAZY_MODULES = ("arena", "bearoff", "bench", "envs", "lockstep", "net", "netbot", "pictures",
-                "protocol", "rollouts", "search", "selfplay", "state_codes", "suites", "train",
-                "verify")
+#: Subpackages and modules that ``import gulbara`` does not load, loaded on first use as
+#: attributes (``gulbara.net.default_net()``, ``gulbara.selfplay.rollout(...)``; PEP 562), so
+#: that importing the core stays light.
+LAZY_MODULES = ("envs", "net", "pictures", "plotting", "selfplay", "tools")
 
 
 def __getattr__(name):

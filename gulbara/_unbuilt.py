@@ -10,20 +10,24 @@ import os
 
 __all__ = ["unbuilt_error", "is_unbuilt"]
 
-_NATIVE = ("_movegen", "_tables", "_chains", "_batch", "_perft", "_state", "_encode",
-           "_selfplay", "_vector")
+# a sample of the compiled modules, one or more per subpackage (setup.py lists them all)
+_NATIVE = ("core/_movegen", "core/_batch", "game/_state", "game/_perft", "encoding/_encode",
+           "eval/_greedy", "chains/_tables", "chains/_chains", "net/_net", "selfplay/_selfplay",
+           "envs/_vector")
 _SUFFIXES = (".so", ".pyd")
 
 
 def is_unbuilt(package_dir: str) -> bool:
     """Whether ``package_dir`` has the ``.pyx`` sources and not the compiled modules."""
-    try:
-        names = os.listdir(package_dir)
-    except OSError:
+    if not os.path.exists(os.path.join(package_dir, "core", "_movegen.pyx")):
         return False
-    if "_movegen.pyx" not in names:
-        return False
-    built = {name.split(".", 1)[0] for name in names if name.endswith(_SUFFIXES)}
+    built = set()
+    for folder in {os.path.dirname(module) for module in _NATIVE}:
+        try:
+            names = os.listdir(os.path.join(package_dir, folder))
+        except OSError:
+            return True
+        built |= {f"{folder}/{name.split('.', 1)[0]}" for name in names if name.endswith(_SUFFIXES)}
     return not all(module in built for module in _NATIVE)
 
 

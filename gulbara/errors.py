@@ -99,11 +99,11 @@ class EnumerationLimitError(GulBaraError):
 
 class OutputBufferError(GulBaraError):
     """An ``out=`` buffer of the wrong dtype, shape, memory layout, or read-only
-    (:mod:`gulbara.encoding`)."""
+    (:mod:`gulbara.encoding.features`)."""
 
 
 class InvalidPolicyError(GulBaraError):
-    """A self-play policy that is neither a built-in name nor a callable (:mod:`gulbara.selfplay`)."""
+    """A self-play policy that is neither a built-in name nor a callable (:mod:`gulbara.selfplay.games`)."""
 
 
 def checked_int(value, what: str, low: int, high=None, error=GulBaraError,

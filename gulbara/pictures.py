@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import List, Optional, Tuple, Union
 from xml.sax.saxutils import escape, quoteattr
 
-from gulbara._backend import START_CODE, Position
+from gulbara.core._backend import START_CODE, Position
 from gulbara.conventions import white_point
 from gulbara.errors import GulBaraError, IllegalPlayError, checked_seat
-from gulbara.play import BLACK, WHITE, Play
+from gulbara.core.play import BLACK, WHITE, Play
 
 __all__ = ["board_svg", "board_png", "save", "STACK_CAP", "PNG_HINT", "MAX_PNG_SIZE"]
 
@@ -128,8 +128,8 @@ class _Layout:
 
 def _resolve(obj, turn, last_play, play_seat):
     """(position, turn, play, play seat) from what :func:`board_svg` was given."""
-    from gulbara.board import Board
-    from gulbara.game import Game
+    from gulbara.core.board import Board
+    from gulbara.game.driver import Game
 
     if isinstance(obj, str):
         position = Position.from_code(obj)

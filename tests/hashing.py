@@ -1,4 +1,4 @@
-"""Slow Python twins of the core's hashes (docs/backend.md), written apart from gulbara's
+"""Slow Python twins of the core's hashes (docs/dev/backend.md), written apart from gulbara's
 own Python layer so that tests check the compiled code against an independent statement."""
 
 MASK64 = (1 << 64) - 1

@@ -358,9 +358,11 @@ def test_submodules_load_on_first_use(tmp_path):
     from pathlib import Path
     code = ("import sys, gulbara\n"
             "assert 'gulbara.net' not in sys.modules and 'gulbara.selfplay' not in sys.modules\n"
+            "assert 'gulbara.net._net' not in sys.modules\n"
+            "assert 'gulbara.selfplay._selfplay' not in sys.modules\n"
             "assert gulbara.net.default_net().hidden > 0\n"
-            "assert gulbara.selfplay.rollout is sys.modules['gulbara.selfplay'].rollout\n"
-            "assert 'train' in dir(gulbara)\n")
+            "assert gulbara.selfplay.rollout is sys.modules['gulbara.selfplay.games'].rollout\n"
+            "assert 'tools' in dir(gulbara)\n")
     # a fresh interpreter on the gulbara this test imported (not a source tree in its cwd)
     env = dict(os.environ, PYTHONPATH=str(Path(gulbara.__file__).resolve().parent.parent))
     subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path, env=env)

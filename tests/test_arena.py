@@ -1,4 +1,4 @@
-"""The arena (gulbara.arena) and the bots of gulbara.bots: seats, reproducibility, intervals, CLI."""
+"""The arena (gulbara.selfplay.arena) and the bots of gulbara.bots.simple: seats, reproducibility, intervals, CLI."""
 
 import io
 import json
@@ -8,7 +8,9 @@ import pytest
 
 import gulbara
 from gulbara import Game
-from gulbara.arena import ArenaResult, arena, make_bot, mean_interval, wilson_interval
+from gulbara.selfplay.arena import ArenaResult, arena
+from gulbara.conventions import mean_interval, wilson_interval
+from gulbara.bots import make_bot
 from gulbara.cli.arena import run
 from gulbara.bots import BOTS, Bot, ExpectimaxBot, GreedyBot, RandomBot, play_out
 from gulbara.cli import build_parser, main
@@ -194,15 +196,15 @@ def test_arena_cli_duplicate_and_workers(capsys):
 
 
 def test_native_arena_plays_the_policies_natively():
-    from gulbara.arena_workers import native_arena
+    from gulbara.selfplay.arena import native_arena
     result = arena("greedy", "first", 40, seed=3, duplicate=True, native=True)
     again = native_arena("greedy", "first", 40, seed=3, duplicate=True, workers=2)
     assert result.a_points == again.a_points and result.games == 40
     mirror = arena("greedy", "greedy", 10, seed=3, duplicate=True, native=True)
     assert all(mirror.a_points[2 * k] == -mirror.a_points[2 * k + 1] for k in range(5))
     # the native greedy policy is GreedyBot: the same choices on the same dice
-    from gulbara import _net
-    from gulbara.selfplay import replay
+    from gulbara.net import _net
+    from gulbara.selfplay.games import replay
     rows, traces = _net.play_match(None, None, 2, 1, Game(auto_roll=False), 3, 0, 2, True,
                                    trace=True)
     trace = []

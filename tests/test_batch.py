@@ -1,4 +1,4 @@
-"""The batch API (gulbara.batch) against the single-stage API (STYLE §6: batch == single).
+"""The batch API (gulbara.core.batch) against the single-stage API (STYLE §6: batch == single).
 
 Thousands of (position, stage) requests from the generators of ``positions.py``
 (random play, random placements, bear-offs, primes, blocked starts), both
@@ -23,8 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gulbara
-from gulbara import _movegen, _reference, batch
-from gulbara.batch import (arrays_from_requests, boards_from_codes, code_from_board, dice_array,
+from gulbara.core import _movegen
+from gulbara.core import _reference
+from gulbara.core import batch
+from gulbara.core.batch import (arrays_from_requests, boards_from_codes, code_from_board, dice_array,
                            stage_ends_batch)
 from gulbara.errors import InvalidDiceError, InvalidPositionError, InvalidSeatError
 from positions import bear_off_position, mixed_positions, random_valid_position
@@ -394,7 +396,7 @@ def test_wrong_dtype_or_shape(which, value, message):
 
 
 def test_the_compiled_loop_checks_shapes_too():
-    from gulbara import _batch
+    from gulbara.core import _batch
     boards, borne_off, seats, dice = five_rows()
     with pytest.raises(ValueError, match=r"dice must have shape \(5, 4\), got \(4, 4\)"):
         _batch.stage_ends_batch(boards, borne_off, False, seats, dice[:4], True)
@@ -420,7 +422,7 @@ def test_python_loop_over_the_reference_equals_the_core(arrays, result):
 
 def test_under_the_reference_backend():
     script = (
-        "import gulbara, gulbara.batch as b\n"
+        "import gulbara, gulbara.core.batch as b\n"
         "assert gulbara.BACKEND_NAME == 'reference' and b._core is None\n"
         "r = [(gulbara.START_CODE, 0, (6, 5)), (gulbara.START_CODE, 1, (2, 2, 2))]\n"
         "out = b.stage_ends_batch(*b.arrays_from_requests(r))\n"

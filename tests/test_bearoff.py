@@ -9,11 +9,11 @@ import pytest
 
 import gulbara
 from gulbara import Game, Position, chain_ends, stage_ends
-from gulbara.bearoff import (MAX_ROLLS, N_BEAROFF, TABLE_BYTES, bearoff_applies,
+from gulbara.eval.bearoff import (MAX_ROLLS, N_BEAROFF, TABLE_BYTES, bearoff_applies,
                              bearoff_outcome_values, bearoff_table, bearoff_turn_value,
                              bearoff_values, home_counts, is_bearoff, race_equity)
 from gulbara.errors import GulBaraError
-from gulbara.netbot import NetBot
+from gulbara.bots.netbot import NetBot
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_memory_is_as_documented(table):
 
 def test_no_bear_off_needs_more_than_30_rolls():
     """The native build refuses a distribution too short to hold every bear-off."""
-    from gulbara import _bearoff
+    from gulbara.eval import _bearoff
     counts, mean, dist, first_mean, first_dist = _bearoff.build(31)
     assert dist[:, 30].max() > 0 and first_dist[:, 9:].max() == 0
     with pytest.raises(ValueError, match="more than 29 rolls"):

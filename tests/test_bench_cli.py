@@ -3,9 +3,9 @@
 import json
 
 import gulbara
-from gulbara.chains import STOP_COMPLETE
+from gulbara.chains.enumeration import STOP_COMPLETE
 from gulbara.cli import main
-from gulbara.suites import MID_GAME_11
+from gulbara.tools.suites import MID_GAME_11
 
 
 def test_bench_json(capsys):
@@ -63,7 +63,7 @@ def test_compare_builds_times_the_real_game_chains(capsys):
     from pathlib import Path
 
     import gulbara
-    from gulbara.suites import REAL_GAME_CHAINS
+    from gulbara.tools.suites import REAL_GAME_CHAINS
 
     compare = load_script("compare_builds")
     here = str(Path(gulbara.__file__).resolve().parent.parent)

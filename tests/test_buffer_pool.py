@@ -1,4 +1,4 @@
-"""Big outcome buffers kept for reuse (gulbara.chains.buffer_pool): the same
+"""Big outcome buffers kept for reuse (gulbara.chains.enumeration.buffer_pool): the same
 outcomes with or without it, its limit kept, safe on several Python threads."""
 
 import hashlib
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import gulbara
-from gulbara.chains import buffer_pool, release_buffers
+from gulbara.chains.enumeration import buffer_pool, release_buffers
 from gulbara.errors import GulBaraError
-from gulbara.suites import REAL_GAME_CHAINS
+from gulbara.tools.suites import REAL_GAME_CHAINS
 
 BIG = REAL_GAME_CHAINS[9]          # 728,121 outcomes: 11.6 MB of outcomes, pooled
 BIGGER = REAL_GAME_CHAINS[42]      # 1,180,975 outcomes

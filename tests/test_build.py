@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from gulbara import _movegen
+from gulbara.core import _movegen
 
 
 def cpu_flags():

@@ -15,10 +15,13 @@ import numpy as np
 import pytest
 
 import gulbara
-from gulbara import _chain_dd_out, _chains, _movegen, _reference
-from gulbara.chains import (BYTES_PER_END, STOP_COMPLETE, STOP_GAME_OVER, STOP_NAMES, STOP_STALLED,
+from gulbara.chains import _chain_dd_out
+from gulbara.chains import _chains
+from gulbara.core import _movegen
+from gulbara.core import _reference
+from gulbara.chains.enumeration import (BYTES_PER_END, STOP_COMPLETE, STOP_GAME_OVER, STOP_NAMES, STOP_STALLED,
                             STOP_UNSTARTED, chain_ends, remainder_ends)
-from gulbara.suites import MID_GAME_11, REAL_GAME_CHAINS
+from gulbara.tools.suites import MID_GAME_11, REAL_GAME_CHAINS
 from positions import (bear_off_position, blocked_start_position, prime_position,
                        random_play_positions)
 
@@ -668,7 +671,7 @@ def test_regression_a_stream_pass_that_does_not_fit_is_split_into_finer_passes()
     # test_passes_and_streams_give_the_one_pass_result), and the stream raised.
     # A share that does not fit is now split into four passes of four times as
     # many, in turn: the same outcomes in the same order.
-    from gulbara.chains import _passes
+    from gulbara.chains.enumeration import _passes
 
     class Run:
         max_ends = None
@@ -707,7 +710,7 @@ def test_regression_max_ends_without_threads_is_the_same_bound_on_any_machine(mo
     needed = smallest_max_ends(entry.code, entry.seat, entry.first)
     with pytest.raises(gulbara.EnumerationLimitError):
         chain_ends(entry.code, entry.seat, entry.first, max_ends=needed, threads=3)
-    monkeypatch.setattr(gulbara.chains, "default_threads", lambda: 3)
+    monkeypatch.setattr(gulbara.chains.enumeration, "default_threads", lambda: 3)
     assert len(chain_ends(entry.code, entry.seat, entry.first, max_ends=needed)) == entry.outcomes
     stages = [[2] * 2] + [[n] * 4 for n in range(3, 7)]      # a remainder's stages
     low, high = 1, 10_000_000
@@ -734,12 +737,12 @@ def test_remainder_streams_give_the_in_memory_result():
 
 
 def test_greedy_scores_match_the_python_heuristic():
-    from gulbara.bots import greedy_score
+    from gulbara.eval.greedy import greedy_score
     checked = 0
     for code, seat, first in THREAD_CASES[1:] + [(prime, 1, 5) for prime in
                                                   ["G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12"]]:
         chain = chain_ends(code, seat, first)
-        scores = gulbara.chains.greedy_scores(chain)
+        scores = gulbara.eval.greedy.greedy_scores(chain)
         for i in range(0, len(chain), max(1, len(chain) // 150)):
             assert scores[i] == greedy_score(chain._raw.position(i), seat,
                                              bool(chain.ends_game[i])), (code, i)
@@ -750,7 +753,7 @@ def test_greedy_scores_match_the_python_heuristic():
 def test_chain_best_is_the_top_of_the_full_result():
     code, seat = MID_GAME_11[0].code, MID_GAME_11[0].seat
     whole = chain_ends(code, seat, 3)
-    scores = gulbara.chains.greedy_scores(whole)
+    scores = gulbara.eval.greedy.greedy_scores(whole)
     ranked = sorted(range(len(whole)), key=lambda i: (-scores[i], i))[:5]
     best = gulbara.chain_best(code, seat, 3, k=5, chunk=300)
     assert [b.outcome for b in best] == [whole[i] for i in ranked]

@@ -13,7 +13,7 @@ import pytest
 import gulbara
 from gulbara import START_CODE, Game
 from gulbara.glyphs import ASCII, UNICODE
-from gulbara.state_codes import state_code
+from gulbara.game.state_codes import state_code
 
 ROOT = Path(__file__).resolve().parents[1]
 MID = "G:1,,,,2,-4,,,,,1,-8,,1,,1,-1,2,2,,-1,-1,,5|0,0|0,0"
@@ -131,7 +131,7 @@ def test_selfplay_json_has_equity_and_no_nan():
     for key in ("white_win_probability", "black_mars_probability", "white_equity_low",
                 "black_equity_high"):
         assert isinstance(data[key], float)
-    python = gulbara.selfplay.rollout(RACE, 300, "random", seat="white", seed=0, workers=1)
+    python = gulbara.selfplay.games.rollout(RACE, 300, "random", seat="white", seed=0, workers=1)
     assert data["white_equity"] == python.equity[0].value
 
 
@@ -275,7 +275,7 @@ def test_play_has_line_editing_in_a_terminal():
 def test_regression_damaged_network_files_are_messages(tmp_path):
     """selfplay --policy and train --init/--teacher with a damaged .npz ended in a
     zipfile.BadZipFile traceback."""
-    from gulbara.net import DEFAULT_NET_PATH
+    from gulbara.net.model import DEFAULT_NET_PATH
     data = Path(DEFAULT_NET_PATH).read_bytes()
     damaged = tmp_path / "damaged.npz"
     damaged.write_bytes(data[:len(data) // 2])

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCUMENTS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+DOCUMENTS = [ROOT / "README.md"] + sorted((ROOT / "docs").rglob("*.md"))
 _COMMAND = re.compile(r"^\s*(?:\$ )?(?:(?P<echo>echo '[^']*') \| *)?(?P<cmd>gulbara .*)$")
 _ENGINE = f"{sys.executable} -m gulbara ends"
 #: option -> the most it may be in a test run

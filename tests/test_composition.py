@@ -1,6 +1,6 @@
 """Whole chains against a second, independent algorithm: per-checker composition.
 
-``gulbara._composition`` finds a chain's outcomes (completions and stalls,
+``composition`` finds a chain's outcomes (completions and stalls,
 RULES §4.4, §5.6) checker by checker, where the compiled engine and the
 reference go stage by stage. It applies when no step of the chain can bear
 off (RULES §2.3). These tests compare the two on chains met in real games and
@@ -12,8 +12,8 @@ import random
 import pytest
 
 import gulbara
-from gulbara import suites
-from gulbara._composition import compose_chain, composable, mover_points
+from gulbara.tools import suites
+from composition import compose_chain, composable, mover_points
 from gulbara.conventions import OTHER_POINT
 
 

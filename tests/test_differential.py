@@ -11,7 +11,9 @@ import random
 
 import pytest
 
-from gulbara import _movegen, _reference
+from gulbara.core import _movegen
+
+from gulbara.core import _reference
 from positions import mixed_positions
 
 ROLL_STAGES = [[a, b] if a != b else [a] * 4 for a in range(1, 7) for b in range(a, 7)]

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 import gulbara
-import gulbara.cli
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+# every module of every subpackage, compiled ones included (the envs' doctests run in
+# tests/test_envs.py and tests/test_vector_env.py, with their extras)
 MODULES = sorted(
-    name for package in (gulbara, gulbara.cli)
-    for _, name, _ in pkgutil.iter_modules(package.__path__, package.__name__ + ".")
-    if name not in ("gulbara.__main__",))
+    name for _, name, _ in pkgutil.walk_packages(gulbara.__path__, "gulbara.")
+    if name != "gulbara.__main__" and not name.startswith("gulbara.envs."))
 
 
 def test_readme_quickstart():
@@ -26,5 +26,6 @@ def test_readme_quickstart():
 @pytest.mark.parametrize("name", ["gulbara"] + MODULES)
 def test_module_docstrings(name):
     module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS,
+                             extraglobs={"gulbara": gulbara})
     assert result.failed == 0

@@ -1,4 +1,4 @@
-"""Feature encodings (gulbara.encoding, docs/encoding.md): values by hand, symmetry, batch == single."""
+"""Feature encodings (gulbara.encoding.features, docs/user/encoding.md): values by hand, symmetry, batch == single."""
 
 import random
 
@@ -8,9 +8,9 @@ from hypothesis import given, settings, strategies as st
 
 import gulbara
 from gulbara import START_CODE, Game, Position
-from gulbara.batch import boards_from_codes, code_from_board, stage_ends_batch, dice_array
+from gulbara.core.batch import boards_from_codes, code_from_board, stage_ends_batch, dice_array
 from positions import sample_games
-from gulbara.encoding import (BOARD_FEATURES, BORNE_OFF, ESCALATES, GAME_OVER, IS_CHAIN,
+from gulbara.encoding.features import (BOARD_FEATURES, BORNE_OFF, ESCALATES, GAME_OVER, IS_CHAIN,
                               IS_CHANCE, IS_OPENING, IS_REMAINDER, LATER_DICE,
                               OPPONENT_ESCALATES, OPPONENT_POINTS, OutputBufferError, PIPS,
                               PLAYER_POINTS, SEAT, STAGE_DICE, STAGE_INDEX, STAGE_SIZE,
@@ -51,7 +51,7 @@ def test_constants_and_slices():
                       LATER_DICE.start, SEAT, TO_ACT, IS_CHANCE, IS_OPENING, ESCALATES,
                       OPPONENT_ESCALATES, STUCK, GAME_OVER])
     assert offsets[0] == 196 and offsets[-1] == STATE_FEATURES - 1
-    assert gulbara.encoding is __import__("gulbara.encoding").encoding
+    assert gulbara.encoding.encode_board is gulbara.encoding.features.encode_board
 
 
 def test_start_by_hand():
@@ -324,14 +324,15 @@ def test_input_errors():
 
 
 # ---------------------------------------------------------------------------
-# The numpy twin (gulbara._encode_py): the encoders of GULBARA_BACKEND=reference
+# The numpy twin (gulbara.encoding._encode_py): the encoders of GULBARA_BACKEND=reference
 # ---------------------------------------------------------------------------
 
 def test_numpy_twin_equals_the_compiled_encoders():
-    """Every encoder of gulbara._encode_py writes exactly what gulbara._encode writes:
+    """Every encoder of gulbara.encoding._encode_py writes exactly what gulbara.encoding._encode writes:
     boards (given and derived borne-off counts, one seat and per-row seats), stage ends
     and game states over the sampled positions and games."""
-    from gulbara import _encode, _encode_py
+    from gulbara.encoding import _encode
+    from gulbara.encoding import _encode_py
     assert _encode_py.OFFSETS == _encode.OFFSETS
     assert (_encode_py.BOARD_SIZE, _encode_py.STATE_SIZE) == (_encode.BOARD_SIZE,
                                                                _encode.STATE_SIZE)
@@ -348,7 +349,7 @@ def test_numpy_twin_equals_the_compiled_encoders():
     assert _encode_py.py_encode_boards(bad, off, False, seats, False, got) == \
         _encode.py_encode_boards(bad, off, False, seats, False, want) == (3, "point", 1)
     for code in CODES[:120]:
-        ends = gulbara._movegen.stage_ends(code, 1, (5, 3))
+        ends = gulbara.core._movegen.stage_ends(code, 1, (5, 3))
         got, want = (np.zeros((len(ends), BOARD_FEATURES), np.float32) for _ in "ab")
         _encode_py.py_encode_ends(ends, got)
         _encode.py_encode_ends(ends, want)
@@ -371,11 +372,11 @@ def test_numpy_twin_equals_the_compiled_encoders():
 
 REFERENCE_ENCODING = """
 import json, sys
-sys.modules["gulbara._movegen"] = None          # no compiled code may be imported
-sys.modules["gulbara._encode"] = None
+sys.modules["gulbara.core._movegen"] = None          # no compiled code may be imported
+sys.modules["gulbara.encoding._encode"] = None
 import numpy as np
 import gulbara
-from gulbara.encoding import encode_afterstates, encode_board, encode_boards, encode_game
+from gulbara.encoding.features import encode_afterstates, encode_board, encode_boards, encode_game
 assert gulbara.BACKEND_NAME == "reference"
 codes = json.loads(sys.stdin.read())
 game = gulbara.Game(seed=24)
@@ -387,9 +388,9 @@ print(json.dumps(out))
 
 
 def test_encoding_on_the_reference_backend():
-    """Under GULBARA_BACKEND=reference, gulbara.encoding runs with the compiled modules
+    """Under GULBARA_BACKEND=reference, gulbara.encoding.features runs with the compiled modules
     unimportable, and writes what the compiled encoders write (regression: it imported
-    gulbara._movegen directly)."""
+    gulbara.core._movegen directly)."""
     import json
     import os
     import subprocess

@@ -8,10 +8,10 @@ import pytest
 
 import gulbara
 from gulbara import Game
-from gulbara.engine import Session
-from gulbara.protocol import EngineProcess
+from gulbara.tools.engine import Session
+from gulbara.tools.protocol import EngineProcess
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "engine.md"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "user" / "engine.md"
 CHAIN = ("G:,,-1,-1,,-1,-2,-2,-1,-1,-1,-5,1,,,1,,1,2,1,2,1,1,5|0,0|0,0 "
          "next=chain:B stage=1-1-1-1 index=0 roll=1-1 rolls=6,7 stuck=0")
 

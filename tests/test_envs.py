@@ -20,7 +20,7 @@ import pytest
 
 import gulbara
 from gulbara import Game, GreedyBot, RandomBot, Rules, stage_ends
-from gulbara.encoding import STAGE_DICE, STAGE_SIZE, STATE_FEATURES, encode_board, encode_game
+from gulbara.encoding.features import STAGE_DICE, STAGE_SIZE, STATE_FEATURES, encode_board, encode_game
 from gulbara.envs import (N_ACTIONS, PASS_ACTION, IllegalActionError, StepGame, StepStage,
                           action_to_string, check_action, decode_action, encode_step, observe)
 from gulbara.errors import GameStateError, IllegalPlayError

@@ -1,7 +1,7 @@
 """Bad input: every error is a ValueError subclass of gulbara.errors naming the problem.
 
-Each case runs against both backends (``gulbara._movegen`` and
-``gulbara._reference``: the same exception class), through the public API
+Each case runs against both backends (``gulbara.core._movegen`` and
+``gulbara.core._reference``: the same exception class), through the public API
 (``gulbara.stage_ends``, ``gulbara.Board``, ``Board.push_notation``) and, for
 the reference, through the public API in a subprocess with
 ``GULBARA_BACKEND=reference``. A failing call never changes a Board. The
@@ -22,7 +22,9 @@ from pathlib import Path
 import pytest
 
 import gulbara
-from gulbara import _movegen, _reference, cli
+from gulbara.core import _movegen
+from gulbara.core import _reference
+from gulbara import cli
 from gulbara.errors import (GulBaraError, IllegalPlayError, InvalidDiceError,
                             InvalidNotationError, InvalidPositionError,
                             InvalidSeatError)
@@ -296,7 +298,7 @@ def test_bug_non_int_die_is_a_type_error_whatever_its_neighbours(backend):
 # Bad seats
 # ---------------------------------------------------------------------------
 
-# The contract (docs/backend.md): a seat is an int 0 or 1; another int is
+# The contract (docs/dev/backend.md): a seat is an int 0 or 1; another int is
 # InvalidSeatError, a bool or a non-int is TypeError.
 SEAT_CASES = [
     pytest.param(2, InvalidSeatError, ["2"], id="two"),
@@ -766,10 +768,10 @@ def test_regression_a_rules_number_is_ascii_digits_only(value):
     (the state-code reader refuses them); a 5,000-digit number in a record was "not a number"."""
     with pytest.raises(gulbara.errors.InvalidRulesError, match="exempt_rolls must be N"):
         gulbara.Rules.from_text(f"exempt_rolls={value}")
-    text = gulbara.record.game_to_text(gulbara.Game(seed=3)).replace(
+    text = gulbara.game.record.game_to_text(gulbara.Game(seed=3)).replace(
         "Rules: default", f"Rules: exempt_rolls={value}")
     with pytest.raises(gulbara.errors.RecordError, match="exempt_rolls must be N"):
-        gulbara.record.read_record(text)
+        gulbara.game.record.read_record(text)
     assert gulbara.Rules.from_text("exempt_rolls=5").exempt_rolls == 5
 
 
@@ -777,9 +779,9 @@ def test_regression_a_rules_option_given_twice_is_refused():
     """``Rules.from_text("mars=off,mars=on")`` took the last value without a word."""
     with pytest.raises(gulbara.errors.InvalidRulesError, match="mars is given twice"):
         gulbara.Rules.from_text("mars=off,mars=on")
-    text = gulbara.record.game_to_text(gulbara.Game(gulbara.Rules(mars=False), seed=3))
+    text = gulbara.game.record.game_to_text(gulbara.Game(gulbara.Rules(mars=False), seed=3))
     with pytest.raises(gulbara.errors.RecordError, match="mars is given twice"):
-        gulbara.record.read_record(text.replace("Rules: mars=off", "Rules: mars=off mars=on"))
+        gulbara.game.record.read_record(text.replace("Rules: mars=off", "Rules: mars=off mars=on"))
 
 
 @pytest.mark.parametrize("text", ["\u0662\u0664/\u0661\u0668 24/20", "24/\uff11\uff18 24/20"])

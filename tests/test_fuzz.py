@@ -3,7 +3,7 @@
 * ``Position.from_code`` / ``stage_ends`` on arbitrary text and on mutated
   valid codes: a valid result or ``InvalidPositionError`` / ``TypeError``,
   never another exception; both backends agree on accept vs reject, on the
-  canonical code, and with an independent reading of docs/backend.md.
+  canonical code, and with an independent reading of docs/dev/backend.md.
 * ``parse_notation`` and ``StageEnds.parse`` on arbitrary and notation-like
   text: only ``InvalidNotationError`` / ``IllegalPlayError`` / ``TypeError``.
 * Dice lists and seats: both backends agree, and with the contract.
@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gulbara
-from gulbara import _movegen, _reference
+from gulbara.core import _movegen
+from gulbara.core import _reference
 from gulbara.errors import (IllegalPlayError, InvalidDiceError, InvalidNotationError,
                             InvalidPositionError, InvalidSeatError)
 from positions import mixed_positions
@@ -33,7 +34,7 @@ CODE_CHARS = "G:0123456789,|-+ x"
 
 
 # ---------------------------------------------------------------------------
-# An independent reading of the code format (docs/backend.md, RULES §9.1)
+# An independent reading of the code format (docs/dev/backend.md, RULES §9.1)
 # ---------------------------------------------------------------------------
 
 _INT = re.compile(r"[+-]?[0-9]+")
@@ -448,10 +449,11 @@ def test_stage_parse_accepts_every_canonical_notation():
 
 import json  # noqa: E402
 
-from gulbara import Game, Match  # noqa: E402
+from gulbara import Game
+from gulbara import Match  # noqa: E402
 from gulbara.errors import GulBaraError  # noqa: E402
-from gulbara.perft_count import perft, perft_python  # noqa: E402
-from gulbara.record import read_record, write_record  # noqa: E402
+from gulbara.game.perft import perft, perft_python  # noqa: E402
+from gulbara.game.record import read_record, write_record  # noqa: E402
 from positions import sample_games  # noqa: E402
 
 

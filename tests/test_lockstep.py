@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 
-from gulbara import Game, encoding
-from gulbara.encoding import encode_afterstates
+from gulbara import Game
+from gulbara.encoding import features as encoding
+from gulbara.encoding.features import encode_afterstates
 from gulbara.errors import GulBaraError
-from gulbara.lockstep import play_games_batched
-from gulbara.selfplay import Rng, play_games
+from gulbara.selfplay.lockstep import play_games_batched
+from gulbara.selfplay.games import Rng, play_games
 
 W = np.random.default_rng(0).normal(size=196).astype(np.float32)
 

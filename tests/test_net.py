@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import gulbara
-from gulbara import _net, _train
-from gulbara.net import (InvalidNetworkError, N_INPUTS, ValueNet, equity, inputs, load)
+from gulbara.net import _net
+from gulbara.net import _train
+from gulbara.net.model import (InvalidNetworkError, N_INPUTS, ValueNet, equity, inputs, load)
 
 
 def _waiting_states(n_games, seed):
@@ -350,7 +351,7 @@ def test_average_refuses_bad_members():
 
 _PROXY = '''
 import dataclasses, gulbara
-from gulbara.net import ValueNet
+from gulbara.net.model import ValueNet
 class Proxy:
     def __init__(self, g): self._g = g
     def __getattr__(self, name): return getattr(self._g, name)
@@ -400,7 +401,7 @@ def test_regression_native_values_of_a_game_in_the_wrong_state_are_game_state_er
 
 def _damaged_files(tmp_path):
     """Weights files that are not gb1 networks, each by one flaw."""
-    from gulbara.net import DEFAULT_NET_PATH, LAYOUT, default_net
+    from gulbara.net.model import DEFAULT_NET_PATH, LAYOUT, default_net
     data = open(DEFAULT_NET_PATH, "rb").read()
     arrays = default_net().arrays
     files = {}
@@ -473,7 +474,7 @@ def test_regression_save_leaves_no_temporary_file(tmp_path):
 def test_regression_without_the_mars_the_equity_is_worth_at_most_one_point(net):
     """Under rules without the mars (RULES §8) the network's P(mars) outputs counted in every
     equity, so the bots valued plays up to 2 points where a game is worth 1."""
-    from gulbara.netbot import Net2Bot, NetBot
+    from gulbara.bots.netbot import Net2Bot, NetBot
     rules = gulbara.Rules(mars=False)
     rng = random.Random(8)
     differ = compared = 0

@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 
-from gulbara import Game, _selfplay
-from gulbara.net import ValueNet
-from gulbara.selfplay import play_games, replay, rollout
+from gulbara import Game
+from gulbara.selfplay import _selfplay
+from gulbara.net.model import ValueNet
+from gulbara.selfplay.games import play_games, replay, rollout
 from gulbara.cli.selfplay import run as selfplay_run, add_arguments
-from gulbara.train import train
+from gulbara.net.train import train
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +81,7 @@ def test_long_native_runs_stop_on_ctrl_c(weights, what):
     import signal
     import threading
     import time
-    from gulbara import _net
+    from gulbara.net import _net
     net = ValueNet.load(weights)
     # Python's own handler, even where the process was started with SIGINT ignored
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)

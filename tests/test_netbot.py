@@ -5,8 +5,8 @@ import pytest
 
 import gulbara
 from gulbara.bots import BOTS, GreedyBot, play_out
-from gulbara.net import ValueNet
-from gulbara.netbot import Net2Bot, NetBot
+from gulbara.net.model import ValueNet
+from gulbara.bots.netbot import Net2Bot, NetBot
 
 # White to play an escalating 2-2 (then 3s, 4s, 5s, 6s): 72 pips against 80 of chain, so
 # some whole-chain outcomes bear off all fifteen (a mars: Black has none off).
@@ -103,7 +103,7 @@ def test_outcome_values_equal_the_python_rule(net, code):
 
 
 def test_chain_best_under_the_network_is_the_top_of_the_full_result(net):
-    from gulbara.net import net_scores
+    from gulbara.net.model import net_scores
     code, seat, first, rolls = gulbara.START_CODE, 0, 4, (4, 3)
     values = net.outcome_values(gulbara.chain_ends(code, seat, first), rolls)
     best = gulbara.chain_best(code, seat, first, k=7, evaluate=net_scores(net, rolls=rolls),
@@ -124,7 +124,7 @@ def test_outcome_values_bad_input(net):
         net.outcome_values(chain, (-1, 4))
     with pytest.raises(TypeError, match="rules"):
         net.outcome_values(chain, (4, 4), rules="default")
-    from gulbara.net import net_scores
+    from gulbara.net.model import net_scores
     with pytest.raises(TypeError, match="rolls"):
         net_scores(net, rolls=4)
 
@@ -197,8 +197,8 @@ def test_regression_chain_budget_does_not_depend_on_the_cores(net, monkeypatch):
     # hold some positions twice until they are merged, so at a budget a chain fits
     # on one thread, more threads refused it and the bot fell back to its
     # stage-by-stage play: its moves depended on the machine.
-    from gulbara import chains
-    from gulbara.suites import REAL_GAME_CHAINS
+    from gulbara.chains import enumeration as chains
+    from gulbara.tools.suites import REAL_GAME_CHAINS
     # a 2-2 chain met in play (1,013 outcomes) whose positions threads hold twice
     entry = next(c for c in REAL_GAME_CHAINS if (c.seed, c.ply) == (4, 20))
     code = (f"{entry.code} next=chain:{_letter(entry.seat)} stage=2-2-2-2 index=0 "
@@ -270,7 +270,7 @@ def test_the_environments_play_against_the_net():
 
 
 def test_the_bots_network_is_the_default(net):
-    from gulbara.net import bot_net, default_net
+    from gulbara.net.model import bot_net, default_net
     for Bot in (NetBot, Net2Bot):
         assert Bot().net is bot_net() and Bot("net").net is bot_net()
         assert Bot().net is not default_net()       # the native policy's: one of the four
@@ -292,10 +292,10 @@ def test_regression_bot_options_are_checked_when_the_bot_is_made(net):
 
 
 def test_default_chain_budget_is_the_documented_one(net):
-    """docs/bots.md, "The chain budget": 20,000 positions, so at most about 2.6 MB of
+    """docs/user/bots.md, "The chain budget": 20,000 positions, so at most about 2.6 MB of
     tables a whole-turn enumeration, for both net bots."""
-    from gulbara.chains import BYTES_PER_END
-    from gulbara.netbot import DEFAULT_CHAIN_BUDGET
+    from gulbara.chains.enumeration import BYTES_PER_END
+    from gulbara.bots.netbot import DEFAULT_CHAIN_BUDGET
     assert DEFAULT_CHAIN_BUDGET == 20_000
     assert NetBot(net).chain_budget == Net2Bot(net).chain_budget == DEFAULT_CHAIN_BUDGET
     assert DEFAULT_CHAIN_BUDGET * BYTES_PER_END <= 2_600_000
@@ -303,7 +303,7 @@ def test_default_chain_budget_is_the_documented_one(net):
 
 def _chain_and_remainder_decisions(count, seeds):
     """Chain and remainder stages with many ends, met in seeded greedy games."""
-    from gulbara.bots import GreedyBot
+    from gulbara.bots.simple import GreedyBot
     found = []
     for seed in seeds:
         game, bot = gulbara.Game(seed=seed), GreedyBot()
@@ -318,7 +318,7 @@ def _chain_and_remainder_decisions(count, seeds):
 def test_stage_by_stage_values_of_real_chains_against_the_python_twin(net):
     # the native continuation remembers the later stages it has played (ends whose
     # continuations meet share the rest of the turn); the twin plays every one out
-    from gulbara import _net
+    from gulbara.net import _net
     decisions = _chain_and_remainder_decisions(10, range(40))
     assert len(decisions) == 10
     for game in decisions:

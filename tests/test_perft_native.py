@@ -1,4 +1,4 @@
-"""The native perft (gulbara._perft) against the Python perft (RULES §10).
+"""The native perft (gulbara.game._perft) against the Python perft (RULES §10).
 
 * Every line of the golden tables ``tests/data/*.perft`` (``start.perft`` and
   ``states.perft``; the lines marked ``slow`` with ``pytest -m slow``).
@@ -24,12 +24,15 @@ from collections import defaultdict
 import pytest
 
 from conftest import DATA
-from gulbara import Game, Rules, _movegen
-from gulbara.bench import perft_rows
-from gulbara.perft_count import NATIVE, divide, divide_python, perft, perft_python
+from gulbara import Game, Rules
+from gulbara.core import _movegen
+from gulbara.tools.bench import perft_rows
+from gulbara.game.perft import NATIVE, divide, divide_python, perft, perft_python
 from positions import mixed_positions
 
-from gulbara import _perft, _state   # compiled in every build: no skipping
+from gulbara.game import _perft
+
+from gulbara.game import _state   # compiled in every build: no skipping
 from conftest import read_perft_table as read_table
 
 

@@ -19,8 +19,8 @@ from conftest import read_perft_table, DATA
 from gulbara import Game, Rules
 # the Python perft through Game (gulbara.perft and gulbara.divide are the native core by default;
 # tests/test_perft_native.py checks them against these)
-from gulbara.perft_count import divide_python as divide
-from gulbara.perft_count import perft_python as perft
+from gulbara.game.perft import divide_python as divide
+from gulbara.game.perft import perft_python as perft
 
 # subprocesses import the same gulbara as this process (installed, or the source tree)
 PACKAGE_PARENT = str(Path(__import__("gulbara").__file__).resolve().parents[1])
@@ -69,8 +69,8 @@ def divide_report(row):
 REFERENCE_SCRIPT = """
 import json, sys
 import gulbara
-from gulbara.game import Game
-from gulbara.perft_count import NATIVE, perft
+from gulbara.game.driver import Game
+from gulbara.game.perft import NATIVE, perft
 assert gulbara.BACKEND_NAME == "reference" and not NATIVE, gulbara.BACKEND_NAME
 rows = json.loads(sys.stdin.read())
 out = []

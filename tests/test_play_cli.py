@@ -10,7 +10,7 @@ import pytest
 
 from gulbara import read_record
 from gulbara.cli.play import build_parser, render_board
-from gulbara._backend import START_CODE, Position
+from gulbara.core._backend import START_CODE, Position
 
 # subprocesses import the same gulbara as this process (installed, or the source tree)
 PACKAGE_PARENT = str(Path(__import__("gulbara").__file__).resolve().parents[1])
@@ -94,7 +94,7 @@ def test_the_command_line_entry_point():
     assert "Game over: " in proc.stdout
     proc = subprocess.run([sys.executable, "-m", "gulbara", "play", "--bot", "clever"],
                           capture_output=True, text=True, env=env, cwd=PACKAGE_PARENT, timeout=60)
-    assert proc.returncode == 2 and "invalid choice" in proc.stderr
+    assert proc.returncode == 2 and "unknown bot 'clever'" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
@@ -129,7 +129,7 @@ def test_greedy_against_greedy_scripted_with_hints(seat):
 
 def test_hint_lists_the_net_bots_best_plays_with_equities():
     from gulbara import Game
-    from gulbara.netbot import NetBot
+    from gulbara.bots.netbot import NetBot
     code, out = run_play(["--seed", "24"], ["hint", "quit"])
     assert code == 0 and "Traceback" not in out
     ranked = NetBot().rank(Game(seed=24))

@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gulbara
-from gulbara import _movegen, _reference
+from gulbara.core import _movegen
+from gulbara.core import _reference
 from gulbara.errors import IllegalPlayError
 from hashing import MASK64, mix64
 from positions import (black_point, bear_off_position, blocked_start_position, mixed_positions,
@@ -163,7 +164,7 @@ def loosen(code, rng):
 
 
 def spec_key(position):
-    """docs/backend.md's key formula, computed from the signed points."""
+    """docs/dev/backend.md's key formula, computed from the signed points."""
     packed = []
     for seat in (0, 1):
         counts = own_counts(position, seat)

@@ -13,7 +13,7 @@ import ray  # noqa: E402  (the extra is installed in CI: no skipping)
 
 from gulbara import Game
 from gulbara.cli import main
-from gulbara.selfplay import CHUNK_GAMES, play_games, rollout
+from gulbara.selfplay.games import CHUNK_GAMES, play_games, rollout
 
 from conftest import same_package_environment
 

@@ -8,7 +8,7 @@ from conftest import DATA
 from gulbara import (Game, GreedyBot, Match, RandomBot, RecordError, Rules, read_record,
                      write_record)
 from gulbara.bots import play_out
-from gulbara.record import record_data
+from gulbara.game.record import record_data
 
 RULE_SETS = [
     Rules(),

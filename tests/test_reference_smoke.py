@@ -1,11 +1,11 @@
-"""Smoke tests of the reference backend (gulbara._reference) against the test vectors."""
+"""Smoke tests of the reference backend (gulbara.core._reference) against the test vectors."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from gulbara import _reference
+from gulbara.core import _reference
 from gulbara.errors import (
     IllegalPlayError,
     InvalidDiceError,

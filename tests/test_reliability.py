@@ -15,10 +15,10 @@ import pytest
 
 import gulbara
 from gulbara import Game, Match
-from gulbara.batch import arrays_from_requests, stage_ends_batch
+from gulbara.core.batch import arrays_from_requests, stage_ends_batch
 from gulbara.errors import GulBaraError
-from gulbara.perft_count import perft
-from gulbara.selfplay import CHUNK_GAMES, play_games
+from gulbara.game.perft import perft
+from gulbara.selfplay.games import CHUNK_GAMES, play_games
 
 from flaky_bots import FlakyBot
 
@@ -359,7 +359,7 @@ def test_fault10_out_of_range_state_codes_are_refused(code):
 
 
 def test_fault10_accepted_codes_agree_native_and_python():
-    from gulbara.perft_count import perft_python
+    from gulbara.game.perft import perft_python
     from gulbara.rules import Rules
     codes = [REMAINDER, REMAINDER_2, WON, MARS,
              f"{START} next=roll:B rolls=999999999,999999999 stuck=0",
@@ -385,13 +385,13 @@ def test_fault10_accepted_codes_agree_native_and_python():
 
 def _record_json(obj):
     import json
-    from gulbara.record import write_record
+    from gulbara.game.record import write_record
     return json.loads(write_record(obj, "json"))
 
 
 def test_fault11_malformed_records_raise_record_error():
     import json
-    from gulbara.record import read_record, write_record
+    from gulbara.game.record import read_record, write_record
     game = Game(seed=4)
     for _ in range(8):
         game.play(game.legal_plays()[0])
@@ -540,8 +540,8 @@ def test_fault12_unpicklable_worker_error_names_the_cause():
 
 
 def test_fault12_one_rule_for_scores_and_seeds():
-    from gulbara.search import expectimax
-    from gulbara.selfplay import replay
+    from gulbara.bots.search import expectimax
+    from gulbara.selfplay.games import replay
     game = Game(seed=3)
     for bad in (lambda f: np.full(len(f), np.inf), lambda f: np.zeros(len(f)) + 1j,
                 lambda f: np.full(len(f), np.nan)):

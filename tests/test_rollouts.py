@@ -5,8 +5,8 @@ import pytest
 
 import gulbara
 from gulbara.errors import GulBaraError
-from gulbara.rollouts import DICE_36, compare_plays, game_equities, stratified_rollout
-from gulbara.selfplay import play_games
+from gulbara.selfplay.rollouts import DICE_36, compare_plays, game_equities, stratified_rollout
+from gulbara.selfplay.games import play_games
 
 
 def _after_opening():
@@ -19,7 +19,7 @@ def _after_opening():
 def test_stratified_mean_is_the_mean_of_the_36_first_rolls():
     after = _after_opening()
     estimate = stratified_rollout(after, 72, "greedy", seed=3)
-    from gulbara.rollouts import _stratum_seed
+    from gulbara.selfplay.rollouts import _stratum_seed
     means = []
     for k, (a, b) in enumerate(DICE_36):
         state = after.copy(auto_roll=False)

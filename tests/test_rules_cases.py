@@ -12,7 +12,9 @@ Positions are written in White's numbering (RULES §9.1): ``points({24: 15,
 import pytest
 
 import gulbara
-from gulbara import BLACK, WHITE, _movegen, _reference
+from gulbara import BLACK, WHITE
+from gulbara.core import _movegen
+from gulbara.core import _reference
 from gulbara.errors import IllegalPlayError
 
 START = gulbara.START_CODE

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 import gulbara
-from gulbara.arena_workers import native_arena
-from gulbara.net import (DEFAULT_NET_PATH, PLAIN_DOUBLES_NET_PATH, ValueNet, bot_net, default_net,
+from gulbara.selfplay.arena import native_arena
+from gulbara.net.model import (DEFAULT_NET_PATH, PLAIN_DOUBLES_NET_PATH, ValueNet, bot_net, default_net,
                          load, shipped_net_path)
-from gulbara.netbot import Net2Bot, NetBot
+from gulbara.bots.netbot import Net2Bot, NetBot
 from gulbara.rules import DEFAULT_RULES, PRESETS, Rules
-from gulbara.selfplay import play_games, replay
-from gulbara.train import evaluate
+from gulbara.selfplay.games import play_games, replay
+from gulbara.net.train import evaluate
 
 PLAIN = Rules.preset("plain-doubles")
 

@@ -1,14 +1,14 @@
-"""Expectimax (gulbara.search): 1-ply = argmax of the evaluator, 2-ply = an independent brute force."""
+"""Expectimax (gulbara.bots.search): 1-ply = argmax of the evaluator, 2-ply = an independent brute force."""
 
 import numpy as np
 import pytest
 
 import gulbara
 from gulbara import Game, START_CODE
-from gulbara.encoding import encode_board, encode_boards
+from gulbara.encoding.features import encode_board, encode_boards
 from gulbara.errors import GulBaraError
 from positions import sample_games
-from gulbara.search import (HeuristicWeights, SearchResult, chance_outcomes, expectimax,
+from gulbara.bots.search import (HeuristicWeights, SearchResult, chance_outcomes, expectimax,
                             heuristic_evaluator, race_evaluator)
 
 WEIGHTS = np.random.default_rng(5).normal(0, 0.05, 196).astype(np.float32)
@@ -181,7 +181,7 @@ def test_shared_cache_and_default_evaluator():
     one = expectimax(game, 1)
     assert one.play == ends[int(np.argmax(values))]
     assert one.value == pytest.approx(float(values.max()), abs=1e-6)
-    assert gulbara.bots.ExpectimaxBot(1).choose(game) == one.play
+    assert gulbara.bots.simple.ExpectimaxBot(1).choose(game) == one.play
 
 
 def test_race_evaluator_is_still_available():
@@ -228,8 +228,8 @@ def test_heuristic_scores_are_the_greedy_scores_of_both_sides():
     # Rebuilt from the features, each side's score without the borne-off term is the
     # greedy bot's integer score of the position for that side.
     from gulbara import Position
-    from gulbara.bots import greedy_score
-    from gulbara.search import _scores
+    from gulbara.eval.greedy import greedy_score
+    from gulbara.bots.search import _scores
 
     codes = board_codes(300, seed=11)
     for seat in (0, 1):
@@ -298,8 +298,8 @@ def test_bad_input():
 
 REFERENCE_SCRIPT = """
 import json, gulbara
-from gulbara.encoding import encode_afterstates, encode_game
-from gulbara.search import expectimax
+from gulbara.encoding.features import encode_afterstates, encode_game
+from gulbara.bots.search import expectimax
 game = gulbara.Game.from_state_code({code!r})
 result = expectimax(game, 2)
 print(json.dumps({{"backend": gulbara.BACKEND_NAME, "state": encode_game(game).tolist(),

@@ -1,6 +1,6 @@
-"""Native self-play (gulbara._selfplay) against the Python game driver, move for move.
+"""Native self-play (gulbara.selfplay._selfplay) against the Python game driver, move for move.
 
-Game ``i`` of a native run is played again by :func:`gulbara.selfplay.replay`
+Game ``i`` of a native run is played again by :func:`gulbara.selfplay.games.replay`
 through :class:`gulbara.Game` with the Python twins of the generator and the
 policies; the number of ends and the chosen end of every decision, the
 counters and the final state must be the same.
@@ -11,9 +11,12 @@ import random
 import numpy as np
 import pytest
 
-from gulbara import Game, Position, Rules, _selfplay
-from gulbara.bots import GreedyBot, greedy_score
-from gulbara.selfplay import (COLUMNS, Rng, _policy_pair, play_games, replay)
+from gulbara import Game, Position, Rules
+from gulbara.selfplay import _selfplay
+from gulbara.eval import _greedy
+from gulbara.bots.simple import GreedyBot
+from gulbara.eval.greedy import greedy_score
+from gulbara.selfplay.games import (COLUMNS, Rng, _policy_pair, play_games, replay)
 
 from positions import mixed_positions
 
@@ -88,7 +91,7 @@ def test_greedy_score_twins():
         for who in (0, 1):
             position = Position.from_code(code)
             for ends_game in (False, True):
-                assert (_selfplay.py_greedy_score(code, who, ends_game)
+                assert (_greedy.py_greedy_score(code, who, ends_game)
                         == greedy_score(position, who, ends_game)), (code, who)
             checked += 1
     assert checked == 800
@@ -118,7 +121,7 @@ def test_greedy_score_twins_on_long_runs():
         position = Position(points, 0, 0)
         code = position.code()
         for who in (0, 1):
-            native = _selfplay.py_greedy_score(code, who, False)
+            native = _greedy.py_greedy_score(code, who, False)
             assert native == greedy_score(position, who, False), (code, who)
         mine = sorted(p for p in range(24) if points[p] > 0)
         run = best = 0
@@ -154,7 +157,7 @@ def test_greedy_bot_native_end_is_the_python_heuristic_end():
 
 def test_regression_greedy_end_refuses_none():
     with pytest.raises(TypeError):
-        _selfplay.greedy_end(None)
+        _greedy.greedy_end(None)
 
 
 # ---------------------------------------------------------------------------

@@ -3,11 +3,11 @@ reproducing them.
 
 Each shipped file is the best checkpoint of ``gulbara train --games G --seed 1
 --out FILE --eval-pairs 1000`` (``--rules plain-doubles`` for the network of the rules without
-escalation; the README gives G and the runs). Its metadata records the SHA-256 of the run's
+escalation; docs/user/network.md gives G and the runs). Its metadata records the SHA-256 of the run's
 weights after 100, 1,000 and 10,000 games and at every checkpoint; retraining the first
 1,000 games here must give those bytes (the weights depend only on the arguments), and the
 slow test retrains the first checkpoint (100,000 games). The net bots' network
-(:func:`gulbara.net.bot_net`) is the average of four networks, each trained in three runs
+(:func:`gulbara.net.model.bot_net`) is the average of four networks, each trained in three runs
 from ``gb1.npz`` or from one of three runs of ``gulbara train --games 1000000 --seed S --lam
 0.9 --out FILE`` (S = 1, 2, 3): 2,000,000 more games (``--init``), then 600,000 at a small
 step. Every file of those runs is pinned, and the first 1,000 games of each run are
@@ -19,10 +19,10 @@ import os
 
 import pytest
 
-from gulbara.net import (BOT_MEMBER_PATHS, DEFAULT_NET_PATH, PLAIN_DOUBLES_NET_PATH, ValueNet,
+from gulbara.net.model import (BOT_MEMBER_PATHS, DEFAULT_NET_PATH, PLAIN_DOUBLES_NET_PATH, ValueNet,
                          bot_net, default_net)
 from gulbara.rules import DEFAULT_RULES, Rules
-from gulbara.train import TRAIN_DEFAULTS, rules_text, train, training_arguments
+from gulbara.net.train import TRAIN_DEFAULTS, rules_text, train, training_arguments
 
 
 def data_path(name):
@@ -126,7 +126,7 @@ def test_it_records_its_training_run(path, rules, file_sha256, weights_sha256):
         assert recorded[key] == value, key
     assert recorded["rules"] == rules_text(rules)
     assert recorded["seed"] == 1 and meta["layout_name"] == "gb1"
-    # its checkpoints were picked on 1,000 pairs, the README's --eval-pairs 1000
+    # its checkpoints were picked on 1,000 pairs, docs/user/network.md's --eval-pairs 1000
     assert int(meta["eval_pairs"]) == 1000 and int(meta["checkpoint"]) == 100_000
     history = list(meta["history_sha256"])
     assert default_net(rules).sha256() in history       # the best checkpoint is one of them

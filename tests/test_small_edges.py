@@ -5,9 +5,9 @@ import pytest
 
 import gulbara
 from gulbara import Board, Game, IllegalPlayError
-from gulbara.batch import arrays_from_requests
+from gulbara.core.batch import arrays_from_requests
 from gulbara.bots import play_out
-from gulbara.selfplay import rollout
+from gulbara.selfplay.games import rollout
 
 
 def test_play_out_takes_bot_names():

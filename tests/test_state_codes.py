@@ -1,4 +1,4 @@
-"""docs/state-codes.md, run; state codes from a position code and a side (gulbara.state_codes)."""
+"""docs/user/state-codes.md, run; state codes from a position code and a side (gulbara.game.state_codes)."""
 
 import doctest
 from pathlib import Path
@@ -7,12 +7,12 @@ import pytest
 
 import gulbara
 from gulbara import Game, GameStateError, InvalidPositionError, InvalidSeatError, Rules
-from gulbara.selfplay import rollout
-from gulbara.state_codes import (CHAIN, GameState, Stage, is_state_code,
+from gulbara.selfplay.games import rollout
+from gulbara.game.state_codes import (CHAIN, GameState, Stage, is_state_code,
                                  read_state_code, remainder_stages, seat_index, state_code,
                                  write_state_code)
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "state-codes.md"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "user" / "state-codes.md"
 RACE = "G:,1,,1,,,,,,,,,-12,,,,,,,,,,,|0,0|13,3"
 
 
@@ -108,7 +108,7 @@ def _states(rules, seed, games):
 def test_the_writer_and_the_reader_against_the_native_state_code(rules):
     """write_state_code(game.state) is the code the native struct writes (_state.pxd, read
     through the public API), and read_state_code gives the same named state back."""
-    from gulbara import _state
+    from gulbara.game import _state
     kinds = set()
     for game in _states(rules, 5, 12):
         state = game.state

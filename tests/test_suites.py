@@ -1,4 +1,4 @@
-"""The real-game chain suite (gulbara.suites.REAL_GAME_CHAINS) is what the games give.
+"""The real-game chain suite (gulbara.tools.suites.REAL_GAME_CHAINS) is what the games give.
 
 The suite's positions are every escalating 1-1, 2-2 and 3-3 first stage of
 the seeded greedy-against-greedy games 0..11; their hard-coded outcome counts
@@ -8,8 +8,9 @@ stage-by-stage expansion.
 """
 
 import gulbara
-from gulbara import _movegen, _reference
-from gulbara.suites import REAL_GAME_CHAINS, STRESS_CHAINS, chain_decisions
+from gulbara.core import _movegen
+from gulbara.core import _reference
+from gulbara.tools.suites import REAL_GAME_CHAINS, STRESS_CHAINS, chain_decisions
 
 
 def test_the_suite_is_every_chain_decision_of_games_0_to_11():

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from gulbara import _tables
+from gulbara.chains import _tables
 from hashing import key_hash
 
 

@@ -7,9 +7,9 @@ import pytest
 
 from gulbara import cli
 from gulbara.errors import GulBaraError
-from gulbara.net import ValueNet
+from gulbara.net.model import ValueNet
 from gulbara.rules import DEFAULT_RULES, Rules
-from gulbara.train import (DEFAULT_EVAL_PAIRS, evaluate, last_path, rules_text, train,
+from gulbara.net.train import (DEFAULT_EVAL_PAIRS, evaluate, last_path, rules_text, train,
                            training_arguments)
 
 TINY = dict(hidden=8, batch=10, checkpoint=40, eval_pairs=10, progress=None)
@@ -113,7 +113,7 @@ def test_cli_trains_and_plots(tmp_path, capsys):
 
 
 def test_checkpoints_are_judged_on_the_default_pairs(tmp_path):
-    # 5,000 pairs by default (DEFAULT_EVAL_PAIRS): 1,000 picked checkpoints on noise (docs/bots.md)
+    # 5,000 pairs by default (DEFAULT_EVAL_PAIRS): 1,000 picked checkpoints on noise (docs/user/bots.md)
     out = str(tmp_path / "w.npz")
     args = dict(TINY)
     del args["eval_pairs"]
@@ -130,7 +130,7 @@ def _after_state_inputs(n_games, seed):
     import random
 
     import gulbara
-    from gulbara.net import inputs
+    from gulbara.net.model import inputs
     rng = random.Random(seed)
     rows = []
     for gi in range(n_games):

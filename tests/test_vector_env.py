@@ -1,4 +1,4 @@
-"""The native vector env (gulbara._vector, gulbara.envs.vector) against the Python step driver."""
+"""The native vector env (gulbara.envs._vector, gulbara.envs.vector) against the Python step driver."""
 
 import numpy as np
 import pytest
@@ -7,8 +7,8 @@ gymnasium = pytest.importorskip("gymnasium")
 
 import gulbara
 from gulbara import Game, Rules
-from gulbara._vector import VecGames, greedy_score_native
-from gulbara.bots import greedy_score
+from gulbara.envs._vector import VecGames, greedy_score_native
+from gulbara.eval.greedy import greedy_score
 from gulbara.envs import PASS_ACTION, StepGame
 from gulbara.envs._observe import observe
 from gulbara.envs.vector import GulBaraVectorEnv
@@ -195,7 +195,7 @@ def test_afterstate_env_check_env_and_make():
 
 @pytest.mark.parametrize("seat", [0, 1])
 def test_afterstate_env_features_are_the_ends(seat):
-    from gulbara.encoding import encode_afterstates
+    from gulbara.encoding.features import encode_afterstates
     from gulbara.envs.afterstates import GulBaraEndsEnv
     env = GulBaraEndsEnv(opponent="greedy", seat=seat, rules=Rules(exempt_rolls=0))
     obs, info = env.reset(seed=11)
@@ -262,7 +262,7 @@ def test_afterstate_env_whole_chains():
                 chain = gulbara.chain_ends(env.game.position, decision.seat, decision.dice[0],
                                            env.game.rules)
                 assert info["n_ends"] == len(chain) <= 2000
-                assert np.array_equal(obs["ends"][:len(chain)], gulbara.encoding.encode_boards(
+                assert np.array_equal(obs["ends"][:len(chain)], gulbara.encoding.features.encode_boards(
                     chain.boards, decision.seat, borne_off=chain.borne_off))
                 choice = int(rng.integers(len(chain)))
                 before = len(env.game.plays)

@@ -12,7 +12,8 @@ import sys
 import pytest
 
 import gulbara
-from gulbara import _movegen, _reference
+from gulbara.core import _movegen
+from gulbara.core import _reference
 from gulbara.cli import answer_request, ends_as_case
 from conftest import DATA, load_gul_bara_cases, same_package_environment
 

@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 import gulbara
-from gulbara import _reference, protocol
+from gulbara.core import _reference
+from gulbara.tools import protocol
 from gulbara.cli import answer_request, main
-from gulbara.game import Game
-from gulbara.protocol import EngineError, EngineProcess, perft_answer, perft_request
+from gulbara.game.driver import Game
+from gulbara.tools.protocol import EngineError, EngineProcess, perft_answer, perft_request
 from gulbara.rules import Rules
-from gulbara.verify import (Case, EDGE_CASES, RULE_CANONICAL_STEPS, RULE_DISTINCT,
+from gulbara.tools.verify import (Case, EDGE_CASES, RULE_CANONICAL_STEPS, RULE_DISTINCT,
                             RULE_GAME_END, RULE_LARGER_DIE, RULE_MAXIMAL, RULE_ORDER,
                             RULE_PROTOCOL, RULE_STEPS, compare_answer, edge_cases,
                             expected_answer, locate_perft, peer_vector_cases, play_cases,

@@ -1,10 +1,10 @@
 """The ``gulbara`` command line: one module of this package per subcommand.
 
 Each subcommand module has ``add_arguments(parser)`` and ``run(args, stdin,
-stdout) -> int``; the library modules they call (:mod:`gulbara.perft_count`,
-:mod:`gulbara.bench`, :mod:`gulbara.arena`, ...) hold no argument parsing.
+stdout) -> int``; the library modules they call (:mod:`gulbara.game.perft`,
+:mod:`gulbara.tools.bench`, :mod:`gulbara.selfplay.arena`, ...) hold no argument parsing.
 
-* ``gulbara ends``: the engine protocol (:mod:`gulbara.cli.ends`, docs/verify.md).
+* ``gulbara ends``: the engine protocol (:mod:`gulbara.cli.ends`, docs/user/verify.md).
 * ``gulbara moves DICE... [--position CODE] [--seat S]``: the board and the
   legal plays of one stage (:mod:`gulbara.cli.moves`).
 * ``gulbara play``: a game against a built-in bot in the terminal (:mod:`gulbara.cli.play`).
@@ -14,7 +14,7 @@ stdout) -> int``; the library modules they call (:mod:`gulbara.perft_count`,
 * ``gulbara selfplay``: native self-play statistics (:mod:`gulbara.cli.selfplay`).
 * ``gulbara verify --engine CMD``: another engine checked against gulbara
   (:mod:`gulbara.cli.verify`).
-* ``gulbara engine``: a JSON-lines game session (:mod:`gulbara.cli.engine`, docs/engine.md).
+* ``gulbara engine``: a JSON-lines game session (:mod:`gulbara.cli.engine`, docs/user/engine.md).
 * ``gulbara arena A B``: bot against bot (:mod:`gulbara.cli.arena`).
 * ``gulbara train``: TD(lambda) training of a value network (:mod:`gulbara.cli.train`).
 """
@@ -24,7 +24,7 @@ import importlib
 import sys
 from typing import List, Optional
 
-from gulbara.protocol import answer_request, ends_as_case
+from gulbara.tools.protocol import answer_request, ends_as_case
 
 __all__ = ["main", "build_parser", "answer_request", "ends_as_case", "SUBCOMMANDS"]
 
@@ -50,15 +50,15 @@ SUBCOMMANDS = [
      "Native self-play under the full rules with built-in policies; a progress bar, "
      "a table of statistics with 95% intervals, JSON and plots."),
     ("verify", "check another engine against gulbara over `gulbara ends`",
-     "Start CMD, an engine that speaks the gulbara ends protocol (docs/verify.md), send it "
+     "Start CMD, an engine that speaks the gulbara ends protocol (docs/user/verify.md), send it "
      "the peer vectors, edge cases, named suites and positions from seeded play, and report "
      "every answer that differs from gulbara's, smallest first, named by its rule; or, with "
      "--perft, follow the first differing perft subtree down to the stage where they part."),
     ("engine", "a JSON-lines session: set a game, list plays, play, undo, "
-     "chains, best play (docs/engine.md)",
+     "chains, best play (docs/user/engine.md)",
      "Read JSON requests on stdin, one per line, each with a \"cmd\" (new, set, state, roll, "
      "legal, play, undo, chain, next, go, quit), and answer each with one JSON line; the "
-     "session holds one game (docs/engine.md)."),
+     "session holds one game (docs/user/engine.md)."),
     ("arena", "play bot against bot, both seats, with 95%% intervals",
      "Play bot A against bot B for --games games (A White in the even ones, game i "
      "with dice seed SEED + i) and print A's win rate and points per game with 95% "

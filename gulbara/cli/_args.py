@@ -2,12 +2,12 @@
 
 * ``--rules``: the grammar of :meth:`gulbara.Rules.from_text` (``default``, a
   preset, options ``name=value``, or a preset followed by options).
-* seats: ``white``/``black`` or ``0``/``1`` (:func:`gulbara.state_codes.seat_index`).
+* seats: ``white``/``black`` or ``0``/``1`` (:func:`gulbara.game.state_codes.seat_index`).
 * positions: a position code (RULES §9.1) or ``start``.
 * states (``--state``, with ``--seat`` and ``--rolls`` for a plain position):
-  :func:`gulbara.state_codes.state_code`.
+  :func:`gulbara.game.state_codes.state_code`.
 * ``--timeout``: the seconds another engine has for each answer
-  (:class:`gulbara.protocol.EngineProcess`; ``verify`` and ``bench --engine``).
+  (:class:`gulbara.tools.protocol.EngineProcess`; ``verify`` and ``bench --engine``).
 * optional extras (:func:`require_extra`), output files (:func:`check_output_path`)
   and plot files (:func:`check_plot_path`) are checked before any work starts.
 """
@@ -19,7 +19,7 @@ from typing import Optional, Tuple
 
 from gulbara.errors import GulBaraError
 from gulbara.rules import Rules, rules_help
-from gulbara.state_codes import position_code, seat_index, state_code
+from gulbara.game.state_codes import position_code, seat_index, state_code
 
 __all__ = [ "seat_type", "position_type", "rolls_type",
            "add_rules_argument", "add_state_arguments", "state_from_args",
@@ -66,7 +66,7 @@ def add_rules_argument(parser: argparse.ArgumentParser, what: str = "the game's 
 def add_state_arguments(parser: argparse.ArgumentParser, default: str) -> None:
     """``--state`` with ``--seat`` and ``--rolls`` for a plain position code."""
     parser.add_argument("--state", metavar="CODE",
-                        help="a game state code (docs/state-codes.md), or a position code "
+                        help="a game state code (docs/user/state-codes.md), or a position code "
                              f"(or 'start') with --seat; default: {default}")
     parser.add_argument("--seat", type=seat_type, default=None, metavar="SIDE",
                         help="with a position code as --state: the side to roll, white/black "

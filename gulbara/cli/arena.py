@@ -1,13 +1,13 @@
 """``gulbara arena A B [--games N] [--seed S] [--rules R] [--duplicate] [--workers W] [--json]``:
-bot against bot (:func:`gulbara.arena.arena`), A's win rate and points per game with 95% intervals."""
+bot against bot (:func:`gulbara.selfplay.arena.arena`), A's win rate and points per game with 95% intervals."""
 
 import json
 import sys
 from dataclasses import replace
 from typing import TextIO
 
-from gulbara.arena import arena, make_bot
-from gulbara.bots import BOTS
+from gulbara.selfplay.arena import arena
+from gulbara.bots import REGISTRY, bot_label, make_bot
 from gulbara.cli._args import add_rules_argument
 from gulbara.errors import GulBaraError
 from gulbara.rules import Rules
@@ -17,7 +17,7 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser) -> None:
     """The options of ``gulbara arena``."""
-    names = ", ".join(sorted(BOTS))
+    names = ", ".join(sorted(REGISTRY)) + ", or a network's .npz path"
     parser.add_argument("a", help=f"bot A ({names})")
     parser.add_argument("b", help=f"bot B ({names})")
     parser.add_argument("--games", "-n", type=int, default=100,
@@ -47,7 +47,7 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     except (GulBaraError, TypeError) as exc:
         print(f"gulbara arena: {exc}", file=sys.stderr)
         return 2
-    result = replace(result, a=args.a, b=args.b)
+    result = replace(result, a=bot_label(args.a), b=bot_label(args.b))
     if args.json:
         print(json.dumps(result.as_dict()), file=stdout)
     else:

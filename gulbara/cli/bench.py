@@ -1,5 +1,5 @@
 """``gulbara bench [--rounds R] [--json] [--chain-limit N]``: the headline measurements
-(:func:`gulbara.bench.run_benchmarks`); ``gulbara bench --engine CMD``: another engine's
+(:func:`gulbara.tools.bench.run_benchmarks`); ``gulbara bench --engine CMD``: another engine's
 speed next to gulbara's (:func:`gulbara.cli.verify.run_bench_engine`)."""
 
 import json
@@ -30,7 +30,7 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     if getattr(args, "engine", None):
         from gulbara.cli.verify import run_bench_engine
         return run_bench_engine(args, stdout)
-    from gulbara.bench import format_table, run_benchmarks
+    from gulbara.tools.bench import format_table, run_benchmarks
     result = run_benchmarks(args.rounds, args.chain_limit)
     print(json.dumps(result) if args.json else format_table(result), file=stdout)
     return 0

@@ -3,13 +3,13 @@
 Reads JSON lines ``{"position": code, "seat": s, "dice": [...]}`` and writes
 one JSON line per request in the test vectors' case format, or ``{"error":
 "..."}`` for a malformed request; ``{"perft": depth, "state": code}`` is
-answered with the node count and the divide (:func:`gulbara.protocol.answer_request`,
-docs/verify.md).
+answered with the node count and the divide (:func:`gulbara.tools.protocol.answer_request`,
+docs/user/verify.md).
 """
 
 from typing import TextIO
 
-from gulbara.protocol import answer_request
+from gulbara.tools.protocol import answer_request
 
 __all__ = ["add_arguments", "run"]
 

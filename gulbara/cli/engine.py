@@ -1,11 +1,11 @@
-"""``gulbara engine``: a JSON-lines session holding one game (:class:`gulbara.engine.Session`,
-docs/engine.md)."""
+"""``gulbara engine``: a JSON-lines session holding one game (:class:`gulbara.tools.engine.Session`,
+docs/user/engine.md)."""
 
 import json
 import sys
 from typing import Optional, TextIO
 
-from gulbara.engine import Session, answer_line
+from gulbara.tools.engine import Session, answer_line
 
 __all__ = ["add_arguments", "run"]
 

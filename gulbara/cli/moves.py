@@ -3,10 +3,10 @@
 import sys
 from typing import TextIO
 
-from gulbara._backend import START_CODE
+from gulbara.core._backend import START_CODE
 from gulbara.cli._args import position_type, seat_type
 from gulbara.errors import GulBaraError
-from gulbara.game import SEAT_NAMES
+from gulbara.game.driver import SEAT_NAMES
 
 __all__ = ["add_arguments", "run"]
 
@@ -20,7 +20,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args, stdin, stdout: TextIO) -> int:
-    from gulbara.board import Board
+    from gulbara.core.board import Board
 
     try:
         board = Board.from_code(args.position, turn=args.seat)

@@ -1,16 +1,16 @@
 """``gulbara perft DEPTH [--state CODE] [--rules OPTIONS] [--divide] [--json] [--engine E]``:
-perft over game states (RULES §10, :mod:`gulbara.perft_count`), with the nodes per second."""
+perft over game states (RULES §10, :mod:`gulbara.game.perft`), with the nodes per second."""
 
 import json
 import sys
 
-from gulbara._backend import BACKEND_NAME
+from gulbara.core._backend import BACKEND_NAME
 from gulbara.cli._args import add_rules_argument, add_state_arguments, state_from_args
 from gulbara.errors import GulBaraError
-from gulbara.game import Game
-from gulbara.perft_count import ENGINES, MAX_DEPTH, NATIVE, divide, perft
+from gulbara.game.driver import Game
+from gulbara.game.perft import ENGINES, MAX_DEPTH, NATIVE, divide, perft
 from gulbara.rules import Rules
-from gulbara.timing import rate_text, time_call
+from gulbara.tools.timing import rate_text, time_call
 
 __all__ = ["add_arguments", "run"]
 

@@ -29,12 +29,12 @@ import argparse
 import sys
 from typing import List, Optional, TextIO
 
-from gulbara.bots import BOTS, GreedyBot
+from gulbara.bots import REGISTRY, GreedyBot, bot_label, is_network_path, make_bot
 from gulbara.cli._args import add_rules_argument, check_output_path, seat_type
 from gulbara.conventions import white_point
 from gulbara.errors import GulBaraError
-from gulbara.game import SEAT_NAMES, Game, Match
-from gulbara.play import BLACK, WHITE
+from gulbara.game.driver import SEAT_NAMES, Game, Match
+from gulbara.core.play import BLACK, WHITE
 from gulbara.rules import Rules
 
 __all__ = ["render_board", "add_arguments", "build_parser", "run", "main"]
@@ -55,7 +55,7 @@ def render_board(position, viewer: int = WHITE, unicode: bool = True) -> str:
     ``●`` (``O`` in ASCII), Black's ``○`` (``X``). Stacks of more than five
     show their count.
 
-    >>> from gulbara._backend import Position, START_CODE
+    >>> from gulbara.core._backend import Position, START_CODE
     >>> print(render_board(Position.from_code(START_CODE), unicode=False))
       13 14 15 16 17 18  19 20 21 22 23 24
      +------------------+------------------+
@@ -133,10 +133,19 @@ def _stage_text(decision) -> str:
     return text
 
 
+def bot_type(text: str) -> str:
+    """``--bot``: a name of the bot registry or a path to a network file."""
+    if text in REGISTRY or is_network_path(text):
+        return text
+    raise argparse.ArgumentTypeError(f"unknown bot {text!r} (choose from "
+                                     f"{', '.join(sorted(REGISTRY))}, or an .npz path)")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``gulbara play``."""
-    parser.add_argument("--bot", choices=sorted(BOTS), default="greedy",
-                        help="the opponent (default: greedy)")
+    parser.add_argument("--bot", type=bot_type, default="greedy",
+                        help=f"the opponent: {', '.join(sorted(REGISTRY))}, or a network's .npz "
+                             f"path (default: greedy)")
     parser.add_argument("--seat", type=seat_type, default=WHITE,
                         help="your side: white/black or 0/1 (default: white)")
     parser.add_argument("--seed", type=int, default=None,
@@ -168,9 +177,8 @@ class _Session:
         self.echo = not (isatty and isatty())
         self.unicode = not args.ascii
         self.human = args.seat
-        bot_class = BOTS[args.bot]
-        self.bot = bot_class(seed=args.bot_seed) if args.bot == "random" else bot_class()
-        self.bot_name = args.bot
+        self.bot = make_bot(args.bot, seed=args.bot_seed)
+        self.bot_name = bot_label(args.bot)
         self.args_hint = getattr(args, "hint_bot", "net")
         self.hinter = None
         rules = Rules.from_text(args.rules)
@@ -351,7 +359,7 @@ class _Session:
         if self.args_hint == "greedy":
             self.say(f"Hint: {GreedyBot().choose(self.game)} (the greedy bot's choice)")
             return
-        from gulbara.netbot import NetBot
+        from gulbara.bots.netbot import NetBot
         if self.hinter is None:
             self.hinter = NetBot()
         game = self.game.game if isinstance(self.game, Match) else self.game
@@ -386,7 +394,7 @@ class _Session:
             if result.winner is not None:
                 self.say("You win!" if result.winner == self.human else "The bot wins.")
         if self.record_path:
-            from gulbara.record import write_record
+            from gulbara.game.record import write_record
             record = write_record(self.game)
             try:
                 with open(self.record_path, "w", encoding="utf-8") as handle:

@@ -7,7 +7,7 @@
 
 A progress bar on stderr shows games per second; at the end a table of the
 statistics with 95% intervals, then each seat's win, mars and equity (a
-rollout of the state, :func:`gulbara.selfplay.rollout`), or, with ``--json``,
+rollout of the state, :func:`gulbara.selfplay.games.rollout`), or, with ``--json``,
 one JSON object with the same keys as ``RolloutResult.as_dict()``, goes to
 stdout. ``--out`` writes the JSON object to a file; ``--plot`` draws the game
 length, points and chain length distributions (``pip install "gulbara[plot]"``).
@@ -81,7 +81,7 @@ def plot_result(result, path: str) -> None:
 
 
 def _policy_name(text: str) -> str:
-    from gulbara.selfplay import POLICIES
+    from gulbara.selfplay.games import POLICIES
     if text in POLICIES or text == "net" or text.endswith(".npz"):
         return text
     raise argparse.ArgumentTypeError(f"unknown policy {text!r}: use one of "
@@ -89,7 +89,7 @@ def _policy_name(text: str) -> str:
 
 
 def add_arguments(parser) -> None:
-    from gulbara.selfplay import POLICIES
+    from gulbara.selfplay.games import POLICIES
     parser.add_argument("--games", "-n", type=int, default=10_000, help="games to play")
     parser.add_argument("--policy", default="random", type=_policy_name,
                         help="policy of both seats (or White's with --black-policy): "
@@ -115,8 +115,8 @@ def add_arguments(parser) -> None:
 
 def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         stderr: Optional[TextIO] = None) -> int:
-    from gulbara.game import Game
-    from gulbara.selfplay import rollout
+    from gulbara.game.driver import Game
+    from gulbara.selfplay.games import rollout
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     bar = None
@@ -161,7 +161,7 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
 
 
 def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
-    from gulbara.selfplay import OPENING_ROLLS, opening_table
+    from gulbara.selfplay.games import OPENING_ROLLS, opening_table
     bar = None if args.quiet else ProgressBar(stderr, args.games * len(OPENING_ROLLS))
     began = time.perf_counter()
     table = opening_table(args.games, policy, seed=args.seed, rules=rules, workers=args.workers,

@@ -6,8 +6,8 @@ import sys
 from gulbara.cli._args import require_extra, seat_type
 from gulbara.errors import GulBaraError
 from gulbara.pictures import board_svg, save
-from gulbara.play import WHITE
-from gulbara.state_codes import position_code
+from gulbara.core.play import WHITE
+from gulbara.game.state_codes import position_code
 
 __all__ = ["add_arguments", "run"]
 
@@ -28,7 +28,7 @@ def add_arguments(parser) -> None:
 
 def run(args, stdin=None, stdout=None) -> int:
     """``gulbara show CODE [-o FILE] [--turn T] [--play NOTATION --dice D...] [--flip]``."""
-    from gulbara.board import Board
+    from gulbara.core.board import Board
 
     out = stdout if stdout is not None else sys.stdout
     code = position_code(args.code)

@@ -1,14 +1,14 @@
 """``gulbara train --games N --out PATH [...]``: TD(lambda) self-play training of a value
-network (:func:`gulbara.train.train`), checkpoints against greedy, the best kept."""
+network (:func:`gulbara.net.train.train`), checkpoints against greedy, the best kept."""
 
 import sys
 from typing import TextIO
 
 from gulbara.cli._args import add_rules_argument, check_output_path, check_plot_path
 from gulbara.errors import GulBaraError
-from gulbara.net import ValueNet
+from gulbara.net.model import ValueNet
 from gulbara.rules import Rules
-from gulbara.train import DEFAULT_EVAL_PAIRS, TRAIN_DEFAULTS, last_path, plot_history, train
+from gulbara.net.train import DEFAULT_EVAL_PAIRS, TRAIN_DEFAULTS, last_path, plot_history, train
 
 __all__ = ["add_arguments", "run"]
 

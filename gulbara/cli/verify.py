@@ -2,15 +2,15 @@
 
 ``gulbara verify --engine CMD [--positions N] [--seed S] [--rules OPTIONS]
 [--timeout SECONDS] [--show K]`` sends the stage requests of
-:func:`gulbara.verify.verify_cases` to the engine started by ``CMD`` and prints
+:func:`gulbara.tools.verify.verify_cases` to the engine started by ``CMD`` and prints
 the differences, smallest failing case first, each named by its rule.
 ``gulbara verify --engine CMD --perft DEPTH [--state CODE]`` compares perft
 divides level by level down to the stage where the engines part
-(:func:`gulbara.verify.locate_perft`). Exit status: 0 when everything matched,
+(:func:`gulbara.tools.verify.locate_perft`). Exit status: 0 when everything matched,
 1 when something differs, 2 for bad arguments, 3 when the engine failed (could
 not start, exited, or did not answer in time).
 
-``gulbara bench --engine CMD`` (:mod:`gulbara.engine_bench`) prints the engine's
+``gulbara bench --engine CMD`` (:mod:`gulbara.tools.engine_bench`) prints the engine's
 speed next to gulbara's ``gulbara ends``, both over a pipe.
 """
 
@@ -49,9 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     """Run ``gulbara verify``; the report goes to ``stdout``, progress to stderr."""
-    from gulbara.game import Game
-    from gulbara.protocol import EngineError, EngineProcess
-    from gulbara.verify import locate_perft, run_verify, verify_cases
+    from gulbara.game.driver import Game
+    from gulbara.tools.protocol import EngineError, EngineProcess
+    from gulbara.tools.verify import locate_perft, run_verify, verify_cases
 
     try:
         rules = Rules.from_text(args.rules)
@@ -89,8 +89,8 @@ def _progress(done: int, total: int) -> None:
 
 def run_bench_engine(args, stdout: TextIO = sys.stdout) -> int:
     """``gulbara bench --engine CMD [--rounds R] [--timeout S] [--json]``."""
-    from gulbara.engine_bench import bench_engine, format_engine_table
-    from gulbara.protocol import EngineError
+    from gulbara.tools.engine_bench import bench_engine, format_engine_table
+    from gulbara.tools.protocol import EngineError
 
     try:
         result = bench_engine(args.engine, args.rounds, args.timeout)

@@ -15,7 +15,7 @@ All three play a stage (RULES §3.1) one die at a time: an action is one step
 plus ``PASS_ACTION`` (144) for a stage where no die can be played. The mask
 of legal actions is prefix-closed: a step is legal iff it continues the steps
 taken into a legal play of the stage (RULES §3.4-3.5), in any order of its
-steps. Layout, rewards and observations: ``docs/envs.md``.
+steps. Layout, rewards and observations: ``docs/user/envs.md``.
 
 >>> from gulbara import Game
 >>> driver = StepGame(Game(seed=24))             # White opens with 6-4

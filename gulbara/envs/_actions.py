@@ -38,7 +38,7 @@ import numpy as np
 
 from gulbara.conventions import white_point
 from gulbara.errors import IllegalPlayError, checked_int
-from gulbara.play import Play, Step, StageEnds
+from gulbara.core.play import Play, Step, StageEnds
 
 __all__ = [
     "N_ACTIONS", "N_STEP_ACTIONS", "PASS_ACTION", "IllegalActionError",

@@ -16,7 +16,7 @@ import numpy as np
 
 from gulbara.envs._actions import N_ACTIONS, StepStage, check_action
 from gulbara.errors import GameStateError
-from gulbara.play import Play
+from gulbara.core.play import Play
 
 __all__ = ["StepGame"]
 

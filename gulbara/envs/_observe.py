@@ -1,8 +1,8 @@
-"""Observations of a step-driven game: :func:`gulbara.encoding.encode_game`, mid-stage aware.
+"""Observations of a step-driven game: :func:`gulbara.encoding.features.encode_game`, mid-stage aware.
 
 Between the steps of a stage the game itself still stands at the stage's
 start. The observation then is the game-state block of
-:func:`gulbara.encoding.encode_game` with two parts replaced, so that it
+:func:`gulbara.encoding.features.encode_game` with two parts replaced, so that it
 describes what is left to decide: the board block is that of the position
 after the steps taken, and the stage's dice (``STAGE_DICE``, ``STAGE_SIZE``)
 are the dice not used yet. Everything else (chain, remainder, roll counts,
@@ -10,7 +10,7 @@ stuck count) is the game's.
 
 >>> from gulbara import Game
 >>> from gulbara.envs._driver import StepGame
->>> from gulbara.encoding import STAGE_DICE, STAGE_SIZE
+>>> from gulbara.encoding.features import STAGE_DICE, STAGE_SIZE
 >>> driver = StepGame(Game(seed=24))              # White to play 6-4
 >>> driver.apply(143)                             # 24/18: the 4 is left
 >>> x = observe(driver, 0)
@@ -22,7 +22,7 @@ from typing import Optional
 
 import numpy as np
 
-from gulbara.encoding import (BOARD_FEATURES, STAGE_DICE, STAGE_SIZE, STATE_FEATURES,
+from gulbara.encoding.features import (BOARD_FEATURES, STAGE_DICE, STAGE_SIZE, STATE_FEATURES,
                               encode_board, encode_game)
 
 __all__ = ["STATE_FEATURES", "observe"]

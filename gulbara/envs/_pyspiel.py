@@ -133,7 +133,7 @@ def _replayed(rules, history):
 
 
 class _Observer:
-    """The 220 state features of the adapter (``gulbara.encoding``), from ``player``'s view."""
+    """The 220 state features of the adapter (``gulbara.encoding.features``), from ``player``'s view."""
 
     def __init__(self):
         self.tensor = np.zeros(STATE_FEATURES, dtype=np.float32)

@@ -15,7 +15,7 @@ White: opening roll: 6-4; steps taken: 24/18; dice left: 4
 
 from typing import Optional
 
-from gulbara.board import Board
+from gulbara.core.board import Board
 from gulbara.envs._actions import action_to_string, encode_step
 
 __all__ = ["render_text", "render"]

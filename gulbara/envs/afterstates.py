@@ -9,7 +9,7 @@ decisions (one a stage) instead of 24 one-die steps.
 
 The observation is a dict:
 
-* ``"observation"``: the 220 game-state features (:mod:`gulbara.encoding`, the agent's view);
+* ``"observation"``: the 220 game-state features (:mod:`gulbara.encoding.features`, the agent's view);
 * ``"ends"``: ``max_ends x 196`` float32, row ``i`` the board features of end ``i`` seen by the
   agent (``encode_afterstates``), zero rows after the last end;
 * ``"action_mask"``: ``max_ends`` int8, 1 for each end.
@@ -42,8 +42,8 @@ from typing import Optional
 
 import numpy as np
 
-from gulbara.chains import ChainEnds, chain_ends
-from gulbara.encoding import BOARD_FEATURES, encode_afterstates, encode_boards
+from gulbara.chains.enumeration import ChainEnds, chain_ends
+from gulbara.encoding.features import BOARD_FEATURES, encode_afterstates, encode_boards
 from gulbara.envs._actions import IllegalActionError
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs.gymnasium import ILLEGAL_ACTION_REWARD, GulBaraEnv, spaces

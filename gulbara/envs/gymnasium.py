@@ -14,7 +14,7 @@ played by the bot in between (``bot.choose(game)`` for a whole stage). An
 action is one step (see :mod:`gulbara.envs._actions`: ``(from - 1) * 6 +
 (die - 1)``, ``144`` to pass when no die can be played); the legal ones are
 ``info["action_mask"]`` (int8, 145). The observation is the game-state block
-of :mod:`gulbara.encoding` (``STATE_FEATURES`` float32 values) seen by the
+of :mod:`gulbara.encoding.features` (``STATE_FEATURES`` float32 values) seen by the
 agent, mid-stage aware. The reward is 0 until the end, then the points won
 (1, or 2 for a mars, RULES §7.1), as many negative for a loss, 0 for a draw
 by the stuck rule (RULES §7.2).
@@ -51,13 +51,13 @@ try:
 except ImportError as exc:                          # pragma: no cover - depends on the install
     raise ImportError("gulbara.envs.gymnasium needs gymnasium: pip install 'gulbara[rl]'") from exc
 
-from gulbara.bots import BOTS
+from gulbara.bots import REGISTRY, is_network_path, make_bot
 from gulbara.envs._actions import N_ACTIONS, PASS_ACTION, IllegalActionError, check_action
 from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render
 from gulbara.errors import GameStateError, GulBaraError, InvalidSeatError, checked_seat
-from gulbara.game import Game
+from gulbara.game.driver import Game
 from gulbara.rules import Rules, checked_rules
 
 __all__ = ["GulBaraEnv", "ENV_ID", "ILLEGAL_ACTION_REWARD", "terminal_mask"]
@@ -77,7 +77,7 @@ def terminal_mask() -> np.ndarray:
 
 class GulBaraEnv(gymnasium.Env):
     """One game against ``opponent``: ``"random"``, ``"greedy"`` (or another name of
-    :data:`gulbara.bots.BOTS`), or any object with ``choose(game) -> Play``.
+    :data:`gulbara.bots.REGISTRY`, or a network's ``.npz`` path), or any object with ``choose(game) -> Play``.
 
     ``seat`` is the agent's seat, ``rules`` a :class:`gulbara.Rules`,
     ``render_mode`` ``None``, ``"ansi"`` (``render()`` returns text) or
@@ -92,10 +92,10 @@ class GulBaraEnv(gymnasium.Env):
     def __init__(self, opponent="random", seat: int = 0, rules: Optional[Rules] = None,
                  render_mode: Optional[str] = None, illegal_action: str = "lose") -> None:
         if isinstance(opponent, str):
-            if opponent not in BOTS:
+            if opponent not in REGISTRY and not is_network_path(opponent):
                 raise GulBaraError(f"unknown opponent {opponent!r}; the built-in bots are "
-                                   f"{', '.join(sorted(BOTS))}, or pass an object with "
-                                   "choose(game)")
+                                   f"{', '.join(sorted(REGISTRY))}, a network's .npz path, or "
+                                   "pass an object with choose(game)")
         elif not callable(getattr(opponent, "choose", None)):
             raise TypeError(f"opponent must be a bot name or have choose(game), "
                             f"not {type(opponent).__name__}")
@@ -166,11 +166,10 @@ class GulBaraEnv(gymnasium.Env):
         super().reset(seed=seed)
         game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
         if isinstance(self.opponent, str):
-            bot_class = BOTS[self.opponent]
-            if self.opponent == "random":
-                self._bot = bot_class(seed=int(self.np_random.integers(2**63)))
-            else:
-                self._bot = bot_class()
+            entry = REGISTRY.get(self.opponent)
+            seeded = entry is not None and entry.seeded     # drawn only for a seeded bot
+            self._bot = make_bot(self.opponent,
+                                 seed=int(self.np_random.integers(2**63)) if seeded else None)
         else:
             self._bot = self.opponent
         self._driver = StepGame(Game(self.rules, seed=game_seed))

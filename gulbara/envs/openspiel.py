@@ -42,7 +42,7 @@ from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render_text
 from gulbara.conventions import DICE_36, ROLLS
 from gulbara.errors import GulBaraError, InvalidSeatError, checked_int
-from gulbara.game import Game
+from gulbara.game.driver import Game
 from gulbara.rules import Rules, checked_rules
 
 __all__ = ["GulBaraGame", "GulBaraState", "CHANCE_PLAYER_ID", "TERMINAL_PLAYER_ID",
@@ -209,7 +209,7 @@ class GulBaraState:
         return len(self._history)
 
     def observation_tensor(self, player: Optional[int] = None) -> List[float]:
-        """``STATE_FEATURES`` floats: the game-state block of :mod:`gulbara.encoding` seen by
+        """``STATE_FEATURES`` floats: the game-state block of :mod:`gulbara.encoding.features` seen by
         ``player`` (the side to act, White at chance nodes and at the end, when ``None``)."""
         return self.observation_array(player).tolist()
 

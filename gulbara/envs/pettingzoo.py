@@ -11,7 +11,7 @@ the environment (seeded: ``reset(seed=s)`` plays the dice of
 
 Observation of an agent: ``{"observation": float32[STATE_FEATURES],
 "action_mask": int8[145]}`` (the game-state block of
-:mod:`gulbara.encoding` from the agent's point of view, mid-stage aware; the
+:mod:`gulbara.encoding.features` from the agent's point of view, mid-stage aware; the
 mask is all zero for the agent not to act). Rewards come at the end only:
 the winner gets the points it wins (1, or 2 for a mars, RULES §7.1), the
 loser as many negative, and a draw by the stuck rule (RULES §7.2) gives 0.
@@ -52,7 +52,7 @@ from gulbara.envs._driver import StepGame
 from gulbara.envs._observe import STATE_FEATURES, observe
 from gulbara.envs._render import render
 from gulbara.errors import GulBaraError, shown
-from gulbara.game import Game
+from gulbara.game.driver import Game
 from gulbara.rules import Rules, checked_rules
 
 __all__ = ["env", "raw_env", "AGENTS"]

@@ -1,4 +1,4 @@
-"""A native vector env: N games of ``GulBara-v0`` stepped in C (``gulbara._vector``).
+"""A native vector env: N games of ``GulBara-v0`` stepped in C (``gulbara.envs._vector``).
 
 Registered as the vector entry point of ``GulBara-v0``::
 
@@ -42,7 +42,7 @@ try:
 except ImportError as exc:                          # pragma: no cover - depends on the install
     raise ImportError("gulbara.envs.vector needs gymnasium: pip install 'gulbara[rl]'") from exc
 
-from gulbara._vector import VecGames
+from gulbara.envs._vector import VecGames
 from gulbara.envs._actions import N_ACTIONS
 from gulbara.envs._observe import STATE_FEATURES
 from gulbara.errors import GulBaraError, InvalidSeatError, checked_int, checked_seat

@@ -29,7 +29,7 @@ import time
 
 from gulbara import stage_ends
 from gulbara.cli import answer_request
-from gulbara.protocol import perft_answer
+from gulbara.tools.protocol import perft_answer
 
 DROP_FROM = 6        # drop-end: stages with at least this many ends lose their last one
 

@@ -1,5 +1,0 @@
-"""Type stub of the game-state struct module (gulbara/_state.pyx)."""
-
-from typing import Any
-
-def _py_state_code(game: Any) -> str: ...

@@ -1,0 +1,487 @@
+# cython: language_level=3
+"""gulbara's compiled whole chains and remainders (RULES §4.3-4.4, §5) for
+Python: the ``ChainResult`` and ``ChainRun`` objects and the ``*_raw`` entry
+points of the chain part of the backend contract (``docs/dev/backend.md``),
+checking their arguments and raising their errors; the enumeration itself is
+``_chain_engine``'s. ``gulbara.chains.enumeration`` wraps them.
+
+>>> len(chain_ends_raw(START_CODE, 0, 6))
+1
+"""
+
+from libc.stdint cimport uint8_t, int8_t, uint32_t, uint64_t, SIZE_MAX
+from cpython.pyport cimport PY_SSIZE_T_MAX
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy, memset
+
+from gulbara.core._masks cimport point_in_other_frame
+from gulbara.core._interrupt cimport interrupt_init, interrupt_raise
+from gulbara.chains._tables cimport (CHAIN_OK, CHAIN_TOO_MANY, CHAIN_NO_MEMORY, N_PARTS, MAX_THREADS, Shared, KeySet, big_release,
+                              meter_init,
+                              table_bytes, keyset_clear, keyset_init, keyset_free)
+from gulbara.core._types cimport Pos, Step, Key96, MAX_STAGE_DICE
+from gulbara.core._movegen cimport Position, EndSet, read_code, format_code, check_seat
+from gulbara.chains._chain_engine cimport (STOP_GAME_OVER, BYTES_PER_HELD, BASE_BYTES, chain_enumerate,
+                                    chain_count_enumerate)
+from gulbara.chains._chain_steps cimport chain_recover
+
+from operator import index as _index
+import threading
+
+from gulbara.errors import checked_int, InvalidDiceError, EnumerationLimitError
+from gulbara.core._movegen import START_CODE
+from gulbara.chains._tables import buffer_pool_release, buffer_pool_stats
+# tests set how the engine shares and orders its work
+from gulbara.chains._chain_engine import (_py_set_threaded_frontier, _py_set_stage_plan,
+                                   _py_stage_counts, _py_set_diagrams, _py_diagram_chains,
+                                   _py_set_small_chain, _py_small_tries)
+
+# Only the main thread runs signal handlers (_interrupt.pxd).
+cdef unsigned long MAIN_THREAD = threading.main_thread().ident
+
+cdef enum:
+    POLL_EVERY = 4096         # positions read between two looks for a signal
+
+#: Peak memory of a chain enumeration per distinct position held at once, in
+#: bytes (see _chain_engine.pxd): with ``max_ends`` set, the tables are held
+#: to max_ends * CHAIN_BYTES_PER_END + CHAIN_BASE_BYTES.
+CHAIN_BYTES_PER_END = BYTES_PER_HELD
+#: What the smallest tables add to that bound, in bytes.
+CHAIN_BASE_BYTES = BASE_BYTES
+
+
+# Tests: the takes of the meter that an enumeration is refused, and how many
+# takes the last enumeration made (_py_refuse_meter_takes).
+cdef size_t _refuse_from = 0
+cdef size_t _refuse_until = 0
+cdef size_t _last_takes = 0
+
+
+def _py_refuse_meter_takes(size_t first=0, size_t count=0):
+    """Refuse ``count`` memory takes of every later enumeration from its
+    ``first`` (the first take is 1), whatever its budget, as a full budget
+    would (0, 0: none); returns (the previous setting, the takes made by the
+    last enumeration)."""
+    global _refuse_from, _refuse_until
+    previous = (_refuse_from, _refuse_until - _refuse_from)
+    _refuse_from = first
+    _refuse_until = first + count
+    return previous, _last_takes
+
+
+def _half_the_memory():
+    """Half the machine's physical memory in bytes (3 GiB where it cannot be read)."""
+    import os
+    try:
+        return max(1 << 30, os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2)
+    except (AttributeError, ValueError, OSError):
+        return 3 << 30
+
+
+#: Memory the tables of one chain enumeration may hold by default, in bytes
+#: (half the machine's memory): past it the outcomes are found in passes
+#: (each keeping a share of them).
+DEFAULT_CHAIN_MEMORY = _half_the_memory()
+#: How many passes an enumeration may take at most (each keeps 1/N of the outcomes).
+CHAIN_MAX_PASSES = N_PARTS
+
+
+# The stages a chain or a remainder enumerates (RULES §4-5): their numbers and
+# how many dice of each, and whether a stage that plays nothing ends it.
+ctypedef struct ChainPlan:
+    bint is_chain
+    int n_stages
+    uint8_t numbers[7]
+    uint8_t counts[7]
+
+
+cdef class ChainResult(EndSet):
+    """Every distinct outcome of a chain or a remainder (backend object; see gulbara.chains.enumeration)."""
+    cdef ChainPlan plan
+    cdef KeySet outcomes
+    cdef readonly size_t table_peak_bytes  # the most bytes its tables held at once (with
+                                           # max_ends set, at most max_ends *
+                                           # CHAIN_BYTES_PER_END + CHAIN_BASE_BYTES)
+    cdef readonly int passes               # passes it took (1 unless memory ran short)
+
+    def __dealloc__(self):
+        big_release(self.outcomes.dense)
+        self.outcomes.dense = NULL
+
+    cdef Py_ssize_t count(self) noexcept:
+        return self.outcomes.size
+
+    cdef Key96 key_at(self, Py_ssize_t i) noexcept nogil:
+        cdef Key96 key
+        key.lo = self.outcomes.dense[2 * i]
+        key.hi = <uint32_t>self.outcomes.dense[2 * i + 1]
+        return key
+
+    @property
+    def stages(self):
+        """The stages as tuples of equal dice."""
+        cdef const ChainPlan* plan = &self.plan
+        return tuple([(plan.numbers[i],) * plan.counts[i] for i in range(plan.n_stages)])
+
+    def tag(self, Py_ssize_t i):
+        """(stop, number, dice played in that stage) of outcome ``i``."""
+        self.check_index(i)
+        cdef uint64_t tag = self.outcomes.dense[2 * i + 1] >> 32
+        return (<int>(tag & 15), <int>((tag >> 4) & 15), <int>((tag >> 8) & 15))
+
+    def fill(self, int8_t[:, ::1] boards, uint8_t[:, ::1] borne_off,
+             int8_t[::1] stop, uint8_t[::1] number, uint8_t[::1] played):
+        """Write every outcome into caller arrays (shapes N x 24, N x 2, N, N, N)."""
+        cdef Py_ssize_t i, n = self.outcomes.size
+        cdef int q, other = 1 - self.seat
+        cdef Pos p
+        cdef uint64_t tag
+        if (boards.shape[0] != n or boards.shape[1] != 24 or borne_off.shape[0] != n
+                or borne_off.shape[1] != 2 or stop.shape[0] != n or number.shape[0] != n
+                or played.shape[0] != n):
+            raise ValueError(f"fill needs arrays of shape ({n}, 24), ({n}, 2), ({n},) x 3")
+        with nogil:
+            for i in range(n):
+                self.end_pos(i, &p)
+                for q in range(1, 25):
+                    boards[i, q - 1] = <int8_t>(p.cnt[0][q] - p.cnt[1][point_in_other_frame(q)])
+                borne_off[i, 0] = p.off[0]
+                borne_off[i, 1] = p.off[1]
+                tag = self.outcomes.dense[2 * i + 1] >> 32
+                stop[i] = <int8_t>(tag & 15)
+                number[i] = <uint8_t>((tag >> 4) & 15)
+                played[i] = <uint8_t>((tag >> 8) & 15)
+
+    def __reduce__(self):
+        """Pickles (and deep copies) carry the start, the stages and the outcomes."""
+        cdef bytes outcomes = (<char*>self.outcomes.dense)[:table_bytes(self.outcomes.size)]
+        return (_chain_result_from_state,
+                (format_code(&self.base), self.seat, self.plan.is_chain,
+                 bytes([self.plan.numbers[k] for k in range(self.plan.n_stages)]),
+                 bytes([self.plan.counts[k] for k in range(self.plan.n_stages)]),
+                 outcomes, self.table_peak_bytes, self.passes))
+
+    def take(self, Py_ssize_t start, Py_ssize_t stop):
+        """A new result holding outcomes ``start:stop`` (a chunk of this one)."""
+        cdef Py_ssize_t n = self.outcomes.size
+        start = max(0, min(start, n))
+        stop = max(start, min(stop, n))
+        cdef ChainResult part = self.like()
+        part.outcomes.dense = <uint64_t*>malloc(table_bytes(stop - start + 1))
+        if part.outcomes.dense == NULL:
+            raise MemoryError("out of memory copying chain outcomes")
+        memcpy(part.outcomes.dense, self.outcomes.dense + 2 * start, table_bytes(stop - start))
+        part.outcomes.size = stop - start
+        return part
+
+    cdef ChainResult like(self):
+        return new_result(&self.base, self.seat, &self.plan, self.table_peak_bytes, self.passes)
+
+    def steps(self, Py_ssize_t i):
+        """One canonical stage-by-stage play reaching outcome ``i``: a tuple of
+        per-stage step tuples (stages after a stop are absent)."""
+        self.check_index(i)
+        cdef Key96 target
+        cdef uint64_t tag = self.outcomes.dense[2 * i + 1] >> 32
+        cdef Step path[7 * MAX_STAGE_DICE]
+        cdef int stage_steps[7]
+        cdef KeySet failed
+        cdef Pos q = self.base
+        cdef int found, k, offset = 0, last = 0
+        target.lo = self.outcomes.dense[2 * i]
+        target.hi = <uint32_t>self.outcomes.dense[2 * i + 1]
+        if (tag & 15) == STOP_GAME_OVER:
+            tag = STOP_GAME_OVER         # whichever stage ends the game (RULES §5.6)
+        if keyset_init(&failed, 1024, NULL):
+            raise MemoryError()
+        with nogil:
+            found = chain_recover(&q, self.seat, self.plan.numbers, self.plan.counts,
+                                  self.plan.n_stages, self.plan.is_chain, 0, target, tag, path,
+                                  stage_steps, &failed, &last)
+        keyset_free(&failed)
+        if found < 0:
+            raise MemoryError("out of memory recovering the steps of a chain outcome")
+        if found != 1:
+            raise RuntimeError("could not recover the steps of a chain outcome")
+        result = []
+        for k in range(last + 1):
+            result.append(tuple([(path[offset + j].frm, path[offset + j].die)
+                                 for j in range(stage_steps[k])]))
+            offset += stage_steps[k]
+        return tuple(result)
+
+
+cdef ChainResult new_result(const Pos* base, int seat, const ChainPlan* plan, size_t peak,
+                            int passes):
+    """A ChainResult of ``plan`` with no outcomes yet."""
+    cdef ChainResult result = ChainResult.__new__(ChainResult)
+    result.base = base[0]
+    result.seat = seat
+    result.plan = plan[0]
+    result.table_peak_bytes = peak
+    result.passes = passes
+    keyset_clear(&result.outcomes, NULL)
+    return result
+
+
+def _chain_result_from_state(str code, int seat, bint is_chain, bytes numbers, bytes counts,
+                             bytes outcomes, size_t peak, int passes):
+    """A ChainResult from its pickled state (ChainResult.__reduce__)."""
+    cdef ChainResult result
+    cdef ChainPlan plan
+    cdef Pos p
+    cdef Py_ssize_t n = len(outcomes) // table_bytes(1), k
+    if len(numbers) != len(counts) or not 1 <= len(numbers) <= 6 or len(outcomes) % table_bytes(1):
+        raise ValueError("not the state of a chain result")
+    read_code(code, &p)
+    memset(&plan, 0, sizeof(plan))
+    plan.is_chain = is_chain
+    plan.n_stages = len(numbers)
+    for k in range(plan.n_stages):
+        plan.numbers[k] = numbers[k]
+        plan.counts[k] = counts[k]
+    result = new_result(&p, check_seat(seat), &plan, peak, passes)
+    result.outcomes.dense = <uint64_t*>malloc(table_bytes(n + 1))
+    if result.outcomes.dense == NULL:
+        raise MemoryError("out of memory unpickling chain outcomes")
+    memcpy(result.outcomes.dense, <const char*>outcomes, table_bytes(n))
+    result.outcomes.size = n
+    return result
+
+
+cdef size_t chain_budget(Py_ssize_t max_ends) noexcept:
+    """The bytes a chain's tables may hold: max_ends * CHAIN_BYTES_PER_END + CHAIN_BASE_BYTES."""
+    cdef size_t per = BYTES_PER_HELD, base = BASE_BYTES
+    if max_ends < 0:
+        return base
+    if <size_t>max_ends > (SIZE_MAX - base) // per:
+        return SIZE_MAX
+    return <size_t>max_ends * per + base
+
+
+cdef class ChainRun:
+    """One chain or remainder to enumerate, in one pass or several (backend
+    object; see gulbara.chains.enumeration). ``run(q, passes)`` enumerates it again,
+    keeping the outcomes of pass ``q`` of ``passes`` (a power of 4 up to
+    CHAIN_MAX_PASSES): together the passes give every outcome once, in the
+    order of the one-pass result."""
+    cdef Pos start
+    cdef int seat
+    cdef ChainPlan plan
+    cdef int threads
+    cdef Py_ssize_t max_held
+    cdef size_t budget
+    cdef readonly object max_ends
+    cdef bint by_stages              # its count found that no diagram applies
+
+    cdef void shared_init(self, Shared* sh):
+        """A fresh state for one enumeration: this run's budget and max_held."""
+        meter_init(&sh.meter, self.budget)
+        sh.meter.refuse_from = _refuse_from
+        sh.meter.refuse_until = _refuse_until
+        sh.held = 0
+        sh.max_held = self.max_held
+        sh.err = CHAIN_OK
+        interrupt_init(&sh.intr, POLL_EVERY, MAIN_THREAD)
+
+    def run(self, int q, int passes):
+        """Pass ``q`` of ``passes``: a ChainResult, or EnumerationLimitError
+        (past max_ends or the memory budget), KeyboardInterrupt (Ctrl-C)."""
+        global _last_takes
+        cdef Shared sh
+        cdef int err, keep_lo, keep_hi
+        cdef ChainResult result
+        if passes < 1 or passes > N_PARTS or N_PARTS % passes or not 0 <= q < passes:
+            raise ValueError(f"pass {q} of {passes}: passes must divide {N_PARTS}")
+        keep_lo = q * (N_PARTS // passes)
+        keep_hi = keep_lo + N_PARTS // passes
+        self.shared_init(&sh)
+        result = new_result(&self.start, self.seat, &self.plan, 0, passes)
+        with nogil:
+            err = chain_enumerate(&self.start, self.seat, self.plan.numbers, self.plan.counts,
+                                  self.plan.n_stages, self.plan.is_chain, self.threads, keep_lo,
+                                  keep_hi, not self.by_stages, &sh, &result.outcomes)
+        result.table_peak_bytes = sh.meter.peak
+        _last_takes = sh.meter.takes
+        interrupt_raise(&sh.intr)
+        if err == CHAIN_TOO_MANY:
+            if self.max_ends is not None:
+                raise EnumerationLimitError(
+                    f"more than max_ends={self.max_ends:,} distinct positions held at once, "
+                    f"or more memory than they are allowed ({CHAIN_BYTES_PER_END} bytes each); "
+                    f"raise max_ends to allow more")
+            raise EnumerationLimitError(
+                f"the chain's tables need more than memory={self.budget:,} bytes "
+                f"in {passes} pass(es)")
+        if err:
+            raise MemoryError("out of memory in a chain enumeration")
+        result.outcomes.meter = NULL
+        return result
+
+    def count(self):
+        """How many outcomes the chain has, counted on its decision diagram without
+        writing them (or, for a small chain, its outcomes enumerated and counted);
+        None where the chain goes stage by stage (count the outcomes of its
+        passes), or a remainder. KeyboardInterrupt on Ctrl-C."""
+        global _last_takes
+        cdef Shared sh
+        cdef Py_ssize_t n
+        if not self.plan.is_chain:
+            return None
+        self.shared_init(&sh)
+        with nogil:
+            n = chain_count_enumerate(&self.start, self.seat, self.plan.numbers,
+                                      self.plan.counts, self.plan.n_stages, self.threads, &sh)
+        _last_takes = sh.meter.takes
+        interrupt_raise(&sh.intr)
+        if n == -2 and sh.err == CHAIN_NO_MEMORY:
+            raise MemoryError("out of memory counting a chain's outcomes")
+        # -1: stage by stage; its passes need not try the small first try and the
+        # diagram again. -2: past a budget, counted in passes.
+        self.by_stages = n == -1
+        return n if n >= 0 else None
+
+    def __call__(self):
+        """Every outcome: one pass, or as many as the memory budget needs (up to
+        CHAIN_MAX_PASSES, each repeating the enumeration); with max_ends set,
+        one pass, EnumerationLimitError past it."""
+        cdef int passes = 1, q
+        cdef Py_ssize_t total, at
+        cdef ChainResult whole, part
+        while True:
+            try:
+                if passes == 1:
+                    return self.run(0, 1)
+                parts = [self.run(q, passes) for q in range(passes)]
+                break
+            except EnumerationLimitError:
+                if self.max_ends is not None or passes >= N_PARTS:
+                    raise
+                passes *= 4
+        total = sum(len(p) for p in parts)
+        whole = (<ChainResult>parts[0]).like()
+        whole.outcomes.dense = <uint64_t*>malloc(table_bytes(total + 1))
+        if whole.outcomes.dense == NULL:
+            raise MemoryError("out of memory joining the passes of a chain enumeration")
+        at = 0
+        for part_object in parts:
+            part = <ChainResult>part_object
+            memcpy(whole.outcomes.dense + 2 * at, part.outcomes.dense,
+                   table_bytes(part.outcomes.size))
+            at += part.outcomes.size
+            whole.table_peak_bytes = max(whole.table_peak_bytes, part.table_peak_bytes)
+        whole.outcomes.size = total
+        whole.passes = passes
+        return whole
+
+
+cdef int check_threads(object threads) except -1:
+    if threads is None:
+        return 1
+    return checked_int(threads, "threads", 1, MAX_THREADS)
+
+
+cdef ChainRun make_run(const Pos* p, int seat, list stages, bint is_chain, object max_ends,
+                       object threads, object memory):
+    cdef ChainRun run = ChainRun.__new__(ChainRun)
+    cdef int k
+    run.start = p[0]
+    run.seat = seat
+    run.plan.is_chain = is_chain
+    run.plan.n_stages = len(stages)
+    for k in range(run.plan.n_stages):
+        run.plan.numbers[k] = stages[k][0]
+        run.plan.counts[k] = stages[k][1]
+    run.threads = check_threads(threads)
+    run.max_ends = max_ends
+    if max_ends is not None:
+        run.max_held = checked_int(max_ends, "max_ends", 1, PY_SSIZE_T_MAX)
+        run.budget = chain_budget(run.max_held)
+    else:
+        run.max_held = PY_SSIZE_T_MAX
+        run.budget = checked_int(DEFAULT_CHAIN_MEMORY if memory is None else memory, "memory",
+                                 BASE_BYTES, SIZE_MAX)
+    return run
+
+
+cdef list check_remainder_stages(object stages):
+    """(number, count) pairs of a remainder, validated (RULES §5.3)."""
+    cdef list pairs = []
+    cdef int previous = 0
+    try:
+        items = list(stages)
+    except TypeError:
+        raise TypeError(f"stages must be a sequence of (number, count) pairs, "
+                        f"not {type(stages).__name__}") from None
+    if not 1 <= len(items) <= 6:
+        raise InvalidDiceError(f"a remainder has 1 to 6 stages, got {len(items)}")
+    for item in items:
+        try:
+            number, count = item
+        except (TypeError, ValueError):
+            raise InvalidDiceError(f"a remainder stage is a (number, count) pair, "
+                                   f"got {item!r}") from None
+        for value in (number, count):
+            if isinstance(value, bool) or not hasattr(value, "__index__"):
+                raise TypeError(f"a remainder stage's number and count are ints, got {item!r}")
+        number = _index(number)
+        count = _index(count)
+        if not 1 <= number <= 6 or not 1 <= count <= MAX_STAGE_DICE:
+            raise InvalidDiceError(f"a remainder stage is a number 1..6 and a count 1..4, "
+                                   f"got {item!r}")
+        if number <= previous:
+            raise InvalidDiceError("remainder stages go in ascending order of number")
+        previous = number
+        pairs.append((number, count))
+    return pairs
+
+
+cdef Pos read_start(object code_or_position) except *:
+    cdef Pos p
+    if isinstance(code_or_position, Position):
+        p = (<Position>code_or_position).pos
+    else:
+        read_code(code_or_position, &p)
+    return p
+
+
+def chain_run_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None):
+    """A ChainRun for an escalating chain from ``first`` up to 6 (RULES §4.3-4.4)."""
+    cdef Pos p = read_start(code_or_position)
+    cdef int s = check_seat(seat)
+    if isinstance(first, bool) or not hasattr(first, "__index__"):
+        raise TypeError(f"first must be an int 1..6, not {type(first).__name__}")
+    if not 1 <= _index(first) <= 6:
+        raise InvalidDiceError(f"a chain starts at a number 1..6, got {first!r}")
+    return make_run(&p, s, [(n, 4) for n in range(_index(first), 7)], True, max_ends, threads,
+                    memory)
+
+
+def remainder_run_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None):
+    """A ChainRun for a remainder's stages (RULES §5.3); ``stages`` as (number, count) pairs."""
+    cdef Pos p = read_start(code_or_position)
+    cdef int s = check_seat(seat)
+    return make_run(&p, s, check_remainder_stages(stages), False, max_ends, threads, memory)
+
+
+def chain_ends_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None):
+    """Every outcome of an escalating chain from ``first`` up to 6 (RULES §4.3-4.4)."""
+    return chain_run_raw(code_or_position, seat, first, max_ends, threads, memory)()
+
+
+def remainder_ends_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None):
+    """Every outcome of a remainder's stages (RULES §5.3); ``stages`` as (number, count) pairs."""
+    return remainder_run_raw(code_or_position, seat, stages, max_ends, threads, memory)()
+
+
+
+def buffer_pool(max_bytes=None):
+    """The reuse of big outcome buffers (see ``gulbara.chains.enumeration.buffer_pool``)."""
+    if max_bytes is not None:
+        buffer_pool_release(max_bytes)
+    return buffer_pool_stats()
+
+
+def release_buffers():
+    """Free the kept outcome buffers; the bytes freed."""
+    return buffer_pool_release(None)

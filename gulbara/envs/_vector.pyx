@@ -1,0 +1,462 @@
+# cython: language_level=3
+"""N games stepped in C, one step action at a time: the core of the native vector env.
+
+Each slot holds one game (the :c:type:`GameState` of ``_state.pxd``) in which
+one seat is the agent; the other seat's stages are played natively (a random
+end, or the greedy heuristic's best end), and the dice are rolled natively, so
+a call to :meth:`VecGames.step` runs every slot from one agent step to the
+next without Python. The actions, mask and observations are those of
+``gulbara.envs.gymnasium`` (``(from - 1) * 6 + (die - 1)``, ``144`` to pass;
+the prefix-closed mask of ``docs/user/envs.md``; the 220 state features, mid-stage
+aware), checked against the Python step driver in ``tests/test_vector_env.py``.
+
+The mask of a step ``(from, die)`` taken from the position after the steps
+so far, with ``need`` dice still to play (the stage's playable dice minus the
+steps taken, RULES §3.4): the step is legal on the board (RULES §2), and then
+
+* it bears off the mover's last checker: legal when an end of the stage does
+  (the game-ending step counts as all the dice, RULES §3.3);
+* ``need`` is 1: legal, except for the first step of two different dice of
+  which only one can be played, where the end must be one of the stage's
+  (the larger-die rule, RULES §3.5);
+* else legal when ``need - 1`` of the remaining dice can still be played after it.
+
+Memory: one slot (about 400 bytes) per game and one stage buffer of 17,600
+ends shared by all.
+"""
+
+from libc.stdint cimport uint8_t, int8_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+
+from gulbara.eval._greedy cimport greedy_score
+from gulbara.game._rng cimport splitmix64
+from gulbara.core._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE, STAGE_CAPACITY
+from gulbara.core._keys cimport pos_mover_key, pos_set_mover_key
+from gulbara.core._movegen cimport stage_generate, step_is_legal, step_apply, Position
+from gulbara.game._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
+                             begin_roll, next_roll, play_end, stage_dice, read_rules,
+                             read_game)
+from gulbara.encoding._encode cimport encode_state, GameContext, STATE_FEATURES
+from gulbara.game._playloop cimport alloc_ends
+from gulbara.encoding._context cimport stage_context
+
+cdef enum:
+    N_ACTIONS = 145
+    PASS_ACTION = 144
+    MAX_KEYS = 48              # ends of a one-die play of two different dice: <= 2 x 24
+
+cdef enum:
+    OPP_RANDOM = 0
+    OPP_GREEDY = 1
+
+
+ctypedef struct Slot:
+    GameState s                # the game, at the start of the current stage
+    Pos cur                    # the position after the steps taken
+    uint8_t left[MAX_STAGE_DICE]   # the dice not used yet
+    int n_left
+    int taken
+    int playable               # dice every legal play of the stage uses (RULES §3.4)
+    bint game_end              # some end of the stage ends the game
+    int n_keys                 # the stage's end keys, for the larger-die rule; -1: not needed
+    Key96 keys[MAX_KEYS]
+    int8_t mask[N_ACTIONS]
+    uint64_t rng               # splitmix64: dice and the random opponent
+    bint done                  # the episode ended at the last step: reset at the next
+
+
+
+
+cdef inline int below(uint64_t* x, int n) noexcept nogil:
+    return <int>((splitmix64(x) >> 11) % <uint64_t>n)
+
+
+cdef inline bint same_key(Key96 a, Key96 b) noexcept nogil:
+    return a.lo == b.lo and a.hi == b.hi
+
+
+cdef int overflowed() except -1:
+    """A stage made more ends than the slot's buffer holds."""
+    raise RuntimeError("a stage overflowed the ends buffer")
+
+
+cdef class VecGames:
+    """``n`` games with the agent in ``seat`` against ``opponent`` (``"random"``, ``"greedy"``)."""
+
+    cdef Slot* slots
+    cdef StageEnd* ends
+    cdef int n
+    cdef int seat
+    cdef int opponent
+    cdef GameRules rules
+    cdef float stuck_limit
+    cdef Pos start
+
+    def __cinit__(self, int n, rules, int seat=0, str opponent="random"):
+        if n < 1:
+            raise ValueError(f"num_envs must be >= 1, got {n}")
+        if seat not in (0, 1):
+            raise ValueError(f"seat must be 0 or 1, got {seat}")
+        if opponent not in ("random", "greedy"):
+            raise ValueError(f"the native opponents are 'random' and 'greedy', got {opponent!r}")
+        from gulbara.core._movegen import START_CODE
+        cdef Position first = Position.from_code(START_CODE)
+        self.start = first.pos
+        read_rules(rules, &self.rules)
+        self.stuck_limit = float(rules.stuck_limit or 100)
+        self.n = n
+        self.seat = seat
+        self.opponent = OPP_RANDOM if opponent == "random" else OPP_GREEDY
+        self.ends = alloc_ends()
+        self.slots = <Slot*>malloc(n * sizeof(Slot))
+        if self.slots == NULL:
+            raise MemoryError("no memory for the environments' slots")
+        memset(self.slots, 0, n * sizeof(Slot))
+
+    def __dealloc__(self):
+        free(self.slots)
+        free(self.ends)
+
+    @property
+    def num_envs(self):
+        return self.n
+
+    # -- the game loop (no GIL) -------------------------------------------------
+
+    cdef int generate(self, const Pos* p, int seat, const uint8_t* dice, int n_dice,
+                      int* n_ends, int* playable) noexcept nogil:
+        return stage_generate(p, seat, dice, n_dice, self.ends, STAGE_CAPACITY, n_ends,
+                              playable)
+
+    cdef int begin_stage(self, Slot* t) noexcept nogil:
+        """The agent's stage begins: its playable dice, what the mask needs, the mask."""
+        cdef int n_dice, n_ends, playable, i
+        n_dice = stage_dice(&t.s, t.left)
+        if self.generate(&t.s.pos, t.s.seat, t.left, n_dice, &n_ends, &playable):
+            return -1
+        t.n_left = n_dice
+        t.taken = 0
+        t.cur = t.s.pos
+        t.playable = playable
+        t.game_end = False
+        for i in range(n_ends):
+            if self.ends[i].ends_game:
+                t.game_end = True
+        t.n_keys = -1
+        if n_dice == 2 and t.left[0] != t.left[1] and playable == 1:
+            if n_ends > MAX_KEYS:
+                return -1
+            t.n_keys = n_ends
+            for i in range(n_ends):
+                t.keys[i] = self.ends[i].key
+        return self.fill_mask(t)
+
+    cdef bint can_play(self, const Pos* p, int seat, const uint8_t* dice, int n_dice,
+                       int need) noexcept nogil:
+        """Whether ``need`` of ``dice`` (equal ones, or one die) can still be played from ``p``."""
+        cdef int f, n_ends, playable
+        if need == 1:
+            for f in range(1, 25):
+                if step_is_legal(p, seat, f, dice[0]):
+                    return True
+            return False
+        if self.generate(p, seat, dice, n_dice, &n_ends, &playable):
+            return False
+        return playable >= need
+
+    cdef int fill_mask(self, Slot* t) noexcept nogil:
+        cdef int seat = t.s.seat, need = t.playable - t.taken, f, k, j, d, m
+        cdef uint8_t rest[MAX_STAGE_DICE]
+        cdef uint8_t tried[7]
+        cdef Pos after
+        cdef Key96 key
+        cdef bint ok
+        memset(t.mask, 0, N_ACTIONS)
+        if t.playable == 0:
+            t.mask[PASS_ACTION] = 1
+            return 0
+        memset(tried, 0, 7)
+        for k in range(t.n_left):
+            d = t.left[k]
+            if tried[d]:
+                continue
+            tried[d] = 1
+            m = 0
+            for j in range(t.n_left):          # the dice left after this one
+                if j != k:
+                    rest[m] = t.left[j]
+                    m += 1
+            for f in range(1, 25):
+                if not step_is_legal(&t.cur, seat, f, d):
+                    continue
+                after = t.cur
+                step_apply(&after, seat, f, d)
+                if after.off[seat] == 15:      # RULES §3.3
+                    ok = t.game_end
+                elif need == 1:
+                    ok = True
+                    if t.taken == 0 and t.n_keys >= 0:      # RULES §3.5
+                        ok = False
+                        key = pos_mover_key(&after, seat)
+                        for j in range(t.n_keys):
+                            if same_key(key, t.keys[j]):
+                                ok = True
+                                break
+                else:
+                    ok = self.can_play(&after, seat, rest, m, need - 1)
+                if ok:
+                    t.mask[(f - 1) * 6 + d - 1] = 1
+        return 0
+
+    cdef int advance(self, Slot* t) noexcept nogil:
+        """Roll and let the opponent play until the agent has a stage, or the game is over."""
+        cdef GameState* s = &t.s
+        cdef int a, b, n_dice, n_ends, playable, i, score, best_score
+        cdef uint8_t dice[MAX_STAGE_DICE]
+        cdef Pos end
+        while True:
+            if s.phase == PH_OVER:
+                return 0
+            if s.phase == PH_OPENING:                      # RULES §6
+                a = below(&t.rng, 6) + 1
+                b = below(&t.rng, 6) + 1
+                if a == b:
+                    continue
+                if self.rules.starter_rerolls:
+                    next_roll(s, 0 if a > b else 1)
+                else:
+                    s.seat = 0 if a > b else 1
+                    begin_roll(&self.rules, s, a, b, True)
+                continue
+            if s.phase == PH_ROLL:
+                a = below(&t.rng, 6) + 1
+                b = below(&t.rng, 6) + 1
+                begin_roll(&self.rules, s, a, b, False)
+                continue
+            if s.seat == self.seat:
+                return self.begin_stage(t)
+            n_dice = stage_dice(s, dice)
+            if self.generate(&s.pos, s.seat, dice, n_dice, &n_ends, &playable):
+                return -1
+            if self.opponent == OPP_RANDOM:
+                i = below(&t.rng, n_ends)
+            else:
+                i = 0
+                best_score = 0
+                for a in range(n_ends):
+                    if self.ends[a].ends_game:
+                        score = 1000000
+                    else:
+                        end = s.pos
+                        pos_set_mover_key(&end, s.seat, self.ends[a].key)
+                        score = greedy_score(&end, s.seat, False)
+                    if a == 0 or score > best_score:
+                        i, best_score = a, score
+            play_end(&self.rules, s, &self.ends[i])
+
+    cdef int new_game(self, Slot* t) noexcept nogil:
+        memset(&t.s, 0, sizeof(GameState))
+        t.s.pos = self.start
+        t.s.phase = PH_OPENING
+        t.s.winner = -1
+        t.done = False
+        return self.advance(t)
+
+    cdef void observe(self, Slot* t, float* out) noexcept nogil:
+        cdef GameContext c
+        cdef GameState* s = &t.s
+        cdef int k
+        memset(&c, 0, sizeof(GameContext))
+        c.seat = self.seat
+        c.stuck = s.stuck / self.stuck_limit if s.stuck < self.stuck_limit else 1.0
+        if s.phase == PH_OVER:
+            c.game_over = True
+            encode_state(&s.pos, &c, out)
+            return
+        c.to_act = True
+        for k in range(t.n_left):
+            c.dice[t.left[k] - 1] += 1
+        c.n_dice = t.n_left
+        stage_context(&self.rules, s, self.seat, &c)
+        encode_state(&t.cur, &c, out)
+
+    cdef double reward(self, Slot* t) noexcept nogil:
+        if t.s.winner < 0:
+            return 0.0
+        return t.s.points if t.s.winner == self.seat else -<double>t.s.points
+
+    cdef int step_one(self, Slot* t, int64_t action, double* reward, bint* illegal) noexcept nogil:
+        """One agent step in slot ``t``; the reward and whether the episode ended."""
+        cdef StageEnd e
+        cdef int f, d, k, seat = t.s.seat
+        illegal[0] = False
+        reward[0] = 0.0
+        if action < 0 or action >= N_ACTIONS or not t.mask[action]:
+            illegal[0] = True
+            reward[0] = -1.0
+            return 1
+        if action == PASS_ACTION:
+            e.key = pos_mover_key(&t.s.pos, seat)
+            e.n_steps = 0
+            e.ends_game = False
+        else:
+            f = <int>(action // 6) + 1
+            d = <int>(action % 6) + 1
+            step_apply(&t.cur, seat, f, d)
+            for k in range(t.n_left):
+                if t.left[k] == d:
+                    t.left[k] = t.left[t.n_left - 1]
+                    t.n_left -= 1
+                    break
+            t.taken += 1
+            if t.taken < t.playable and t.cur.off[seat] < 15:
+                return self.fill_mask(t)               # the stage goes on
+            e.key = pos_mover_key(&t.cur, seat)
+            e.n_steps = t.taken
+            e.ends_game = t.cur.off[seat] == 15
+        play_end(&self.rules, &t.s, &e)
+        if self.advance(t):
+            return -1
+        if t.s.phase == PH_OVER:
+            reward[0] = self.reward(t)
+            return 1
+        return 0
+
+    # -- Python entry points ----------------------------------------------------
+
+    def reset(self, uint64_t seed, float[:, ::1] obs, int8_t[:, ::1] mask):
+        """New games in every slot, slot ``i`` seeded from ``(seed, i)``."""
+        cdef int i, bad = 0
+        cdef Slot* t
+        self.check(obs, mask)
+        with nogil:
+            for i in range(self.n):
+                t = &self.slots[i]
+                t.rng = seed
+                splitmix64(&t.rng)
+                t.rng ^= <uint64_t>i * <uint64_t>0xD1B54A32D192ED03ULL
+                if self.new_game(t):
+                    bad = 1
+                    break
+                self.emit(t, &obs[i, 0], &mask[i, 0])
+        if bad:
+            overflowed()
+
+    cdef void emit(self, Slot* t, float* obs, int8_t* mask) noexcept nogil:
+        """Slot ``t``'s observation and action mask, into ``obs`` and ``mask``."""
+        self.observe(t, obs)
+        self.write_mask(t, mask)
+
+    cdef Slot* slot(self, int i) except NULL:
+        """Slot ``i``, an IndexError if there is none."""
+        if not 0 <= i < self.n:
+            raise IndexError(f"slot {i} out of range for {self.n} slots")
+        return &self.slots[i]
+
+    cdef void write_mask(self, Slot* t, int8_t* out) noexcept nogil:
+        cdef int k
+        if t.s.phase == PH_OVER or t.done:
+            memset(out, 0, N_ACTIONS)
+            out[PASS_ACTION] = 1                       # the terminal mask (docs/user/envs.md)
+            return
+        for k in range(N_ACTIONS):
+            out[k] = t.mask[k]
+
+    cdef int check(self, float[:, ::1] obs, int8_t[:, ::1] mask) except -1:
+        if obs.shape[0] != self.n or obs.shape[1] != STATE_FEATURES:
+            raise ValueError(f"obs must be float32 ({self.n}, {STATE_FEATURES})")
+        if mask.shape[0] != self.n or mask.shape[1] != N_ACTIONS:
+            raise ValueError(f"mask must be int8 ({self.n}, {N_ACTIONS})")
+        return 0
+
+    def step(self, const int64_t[::1] actions, float[:, ::1] obs, int8_t[:, ::1] mask,
+             double[::1] rewards, uint8_t[::1] terminated, uint8_t[::1] illegal):
+        """One step in every slot (Gymnasium 1.x next-step autoreset: a slot whose episode
+        ended at the last step starts a new game now, its action ignored)."""
+        cdef int i, r, bad = 0
+        cdef Slot* t
+        cdef double reward
+        cdef bint wrong
+        self.check(obs, mask)
+        if actions.shape[0] != self.n or rewards.shape[0] != self.n or \
+                terminated.shape[0] != self.n or illegal.shape[0] != self.n:
+            raise ValueError(f"actions, rewards, terminated and illegal need {self.n} entries")
+        with nogil:
+            for i in range(self.n):
+                t = &self.slots[i]
+                if t.done:
+                    if self.new_game(t):
+                        bad = 1
+                        break
+                    rewards[i] = 0.0
+                    terminated[i] = 0
+                    illegal[i] = 0
+                else:
+                    r = self.step_one(t, actions[i], &reward, &wrong)
+                    if r < 0:
+                        bad = 1
+                        break
+                    rewards[i] = reward
+                    terminated[i] = r
+                    illegal[i] = wrong
+                    t.done = r == 1
+                self.emit(t, &obs[i, 0], &mask[i, 0])
+        if bad:
+            overflowed()
+
+    def load(self, int i, game):
+        """Put slot ``i`` in the state of ``game`` (a :class:`gulbara.Game` at a stage of the
+        agent, or over), for tests; the slot's dice go on from ``seed``."""
+        cdef Slot* t = self.slot(i)
+        cdef GameRules r
+        read_game(game, &t.s, &r)
+        t.done = False
+        if t.s.phase == PH_STAGE and t.s.seat == self.seat:
+            if self.begin_stage(t):
+                overflowed()
+        elif t.s.phase != PH_OVER:
+            raise ValueError("load a game at a stage of the agent, or over")
+
+    def slot_arrays(self, int i):
+        """The float32 observation and int8 mask of slot ``i`` (copies)."""
+        import numpy as np
+        cdef Slot* t = self.slot(i)
+        obs = np.zeros(STATE_FEATURES, dtype=np.float32)
+        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        cdef float[::1] obs_view = obs
+        cdef int8_t[::1] mask_view = mask
+        self.emit(t, &obs_view[0], &mask_view[0])
+        return obs, mask
+
+    def slot_mask(self, int i):
+        """The int8 mask of slot ``i`` (a copy)."""
+        return self.slot_arrays(i)[1]
+
+    def slot_observation(self, int i):
+        """The float32 observation of slot ``i`` (a copy)."""
+        return self.slot_arrays(i)[0]
+
+    def slot_step(self, int i, int64_t action):
+        """One agent step in slot ``i`` alone: ``(reward, ended, illegal)``."""
+        cdef double reward
+        cdef bint wrong
+        cdef Slot* t = self.slot(i)
+        cdef int r = self.step_one(t, action, &reward, &wrong)
+        if r < 0:
+            overflowed()
+        t.done = r == 1
+        return reward, r == 1, bool(wrong)
+
+    def slot_taken(self, int i):
+        """Steps taken in slot ``i``'s current stage."""
+        return self.slot(i).taken
+
+    def slot_seed(self, int i, uint64_t seed):
+        self.slot(i).rng = seed
+
+
+def greedy_score_native(position, int seat, bint ends_game=False):
+    """The native greedy score of a core ``Position`` (for the cross-check with Python)."""
+    cdef Position py = position
+    return greedy_score(&py.pos, seat, ends_game)

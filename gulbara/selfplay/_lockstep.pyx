@@ -1,0 +1,240 @@
+# cython: language_level=3
+"""Self-play with a caller's evaluator, ``K`` games in lockstep (``gulbara.selfplay.lockstep``).
+
+Each slot plays one game at a time: game ``i`` of a run seeded ``seed`` draws
+its dice from ``_rng.pxd`` stream 0 of ``(seed, i)``, exactly as native
+self-play (``_selfplay.pyx``) does, and a stage with one end is played
+without asking. :meth:`Lockstep.prepare` moves every slot on to its next
+decision with two ends or more and writes all those ends' afterstate
+features (the 196-value board block of ``_encode.pxd``, seen by the mover)
+into one buffer; the caller scores them in one call and
+:meth:`Lockstep.apply` plays each slot's best end (the first on a tie). So a
+slot's game is the per-decision evaluator game with the same seed.
+
+With ``trajectories`` every decision is recorded: the game, the mover, the
+state features (the 220-value state block), the chosen afterstate's board
+features, the number of ends and the index chosen; memory is 1,672 bytes
+and a few counters per decision.
+"""
+
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+
+from gulbara.core._types cimport StageEnd, MAX_STAGE_DICE
+from gulbara.game._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_OVER, play_end,
+                             stage_dice, read_game)
+from gulbara.game._rng cimport Rng, rng_seed
+from gulbara.game._playloop cimport alloc_ends, chance_step, pending_ends
+from gulbara.encoding._context cimport stage_context
+from gulbara.encoding._encode cimport (encode_end, encode_state, GameContext, BOARD_FEATURES,
+                              STATE_FEATURES)
+
+import numpy as np
+
+#: Columns of the per-game results: winner (-1 a draw or unfinished), points,
+#: rolls, decisions, starter (-1 when started past the opening).
+RESULT_COLUMNS = ("winner", "points", "rolls", "decisions", "starter")
+
+
+ctypedef struct Slot:
+    GameState s
+    Rng dice
+    int64_t game               # -1: idle
+    int32_t start_rolls
+    int32_t decisions
+    int32_t starter
+    StageEnd* ends
+    int n_ends
+    Py_ssize_t row             # its first row in the features buffer
+
+
+cdef void context_of(const GameRules* r, const GameState* s, GameContext* c) noexcept nogil:
+    """The state block's context of a decision (``gulbara.encoding.features.encode_game``'s)."""
+    cdef int k, limit = r.stuck_limit if r.stuck_limit else 100
+    cdef uint8_t dice[MAX_STAGE_DICE]
+    memset(c, 0, sizeof(GameContext))
+    c.seat = s.seat
+    c.to_act = True
+    c.n_dice = stage_dice(s, dice)
+    for k in range(c.n_dice):
+        c.dice[dice[k] - 1] += 1
+    stage_context(r, s, s.seat, c)
+    c.stuck = s.stuck / <float>limit if s.stuck < limit else 1.0
+
+
+cdef class Lockstep:
+    """``n`` games from ``game``'s state in ``k`` slots (see the module docstring)."""
+    cdef GameRules r
+    cdef GameState s0
+    cdef Slot* slots
+    cdef int k
+    cdef uint64_t seed
+    cdef int64_t next_game
+    cdef int64_t n_games
+    cdef int32_t max_rolls
+    cdef StageEnd* scratch
+    cdef readonly object features
+    cdef readonly object results
+    cdef bint record
+    cdef object traj                 # lists of arrays, joined at the end
+
+    def __cinit__(self):
+        self.slots = NULL
+        self.scratch = NULL
+
+    def __init__(self, game, uint64_t seed, int64_t n, int k, int32_t max_rolls=10000,
+                 bint trajectories=False):
+        cdef int i
+        if n < 1 or k < 1:
+            raise ValueError("n and k must be >= 1")
+        read_game(game, &self.s0, &self.r)
+        self.k = k if k < n else <int>n
+        self.seed = seed
+        self.n_games = n
+        self.next_game = 0
+        self.max_rolls = max_rolls
+        self.record = trajectories
+        self.scratch = alloc_ends()
+        self.slots = <Slot*>malloc(self.k * sizeof(Slot))
+        if self.slots == NULL:
+            raise MemoryError("no memory for the lockstep slots")
+        for i in range(self.k):
+            self.slots[i].game = -1
+            self.slots[i].ends = NULL
+        self.features = np.zeros((max(64, 32 * self.k), BOARD_FEATURES), dtype=np.float32)
+        self.results = np.full((n, 5), -1, dtype=np.int32)
+        self.traj = {"game": [], "seat": [], "state": [], "afterstate": [], "n_ends": [],
+                     "chosen": []}
+
+    def __dealloc__(self):
+        cdef int i
+        if self.slots != NULL:
+            for i in range(self.k):
+                free(self.slots[i].ends)
+            free(self.slots)
+        free(self.scratch)
+
+    cdef int advance(self, Slot* sl) except -1:
+        """Move a slot on to a decision with two ends or more; 0 when it has none left."""
+        cdef int a, seat, n_ends
+        cdef GameState* s = &sl.s
+        while True:
+            if sl.game < 0:
+                if self.next_game >= self.n_games:
+                    return 0
+                sl.game = self.next_game
+                self.next_game += 1
+                sl.s = self.s0
+                rng_seed(&sl.dice, self.seed, <uint64_t>sl.game, 0)
+                sl.start_rolls = self.s0.game_rolls
+                sl.decisions = 0
+                sl.starter = -1
+            if s.phase == PH_OVER or (s.phase == PH_ROLL
+                                      and s.game_rolls - sl.start_rolls >= self.max_rolls):
+                self.finish(sl)
+                continue
+            if s.phase == PH_OPENING or s.phase == PH_ROLL:   # RULES §6, §4.5
+                seat = chance_step(&self.r, s, &sl.dice)
+                if seat >= 0:
+                    sl.starter = seat
+                continue
+            if pending_ends(s, self.scratch, &n_ends):
+                raise RuntimeError("a stage overflowed the lockstep buffer")
+            if n_ends == 1:
+                self.play(sl, self.scratch, 1, 0)
+                continue
+            free(sl.ends)
+            sl.ends = <StageEnd*>malloc(n_ends * sizeof(StageEnd))
+            if sl.ends == NULL:
+                raise MemoryError("no memory for a slot's ends")
+            for a in range(n_ends):
+                sl.ends[a] = self.scratch[a]
+            sl.n_ends = n_ends
+            return 1
+
+    cdef int play(self, Slot* sl, const StageEnd* ends, int n_ends, int i) except -1:
+        cdef GameContext c
+        cdef float[::1] state, after
+        if self.record:
+            state = np.empty(STATE_FEATURES, dtype=np.float32)
+            after = np.empty(BOARD_FEATURES, dtype=np.float32)
+            context_of(&self.r, &sl.s, &c)
+            encode_state(&sl.s.pos, &c, &state[0])
+            encode_end(&sl.s.pos, sl.s.seat, ends[i].key, &after[0])
+            t = self.traj
+            t["game"].append(sl.game)
+            t["seat"].append(sl.s.seat)
+            t["state"].append(state.base)
+            t["afterstate"].append(after.base)
+            t["n_ends"].append(n_ends)
+            t["chosen"].append(i)
+        sl.decisions += 1
+        play_end(&self.r, &sl.s, &ends[i])
+        return 0
+
+    cdef void finish(self, Slot* sl):
+        cdef int32_t[:, ::1] res = self.results
+        cdef GameState* s = &sl.s
+        res[sl.game, 0] = s.winner if s.phase == PH_OVER else -1
+        res[sl.game, 1] = s.points if s.phase == PH_OVER else 0
+        res[sl.game, 2] = s.game_rolls - sl.start_rolls
+        res[sl.game, 3] = sl.decisions
+        res[sl.game, 4] = sl.starter
+        sl.game = -1
+
+    def prepare(self):
+        """Move every slot to its next decision and write their ends' features;
+        the number of rows written (0 when every game is over)."""
+        cdef int i, j
+        cdef Py_ssize_t rows = 0
+        cdef Slot* sl
+        cdef float[:, ::1] out
+        for i in range(self.k):
+            sl = &self.slots[i]
+            if not self.advance(sl):
+                sl.n_ends = 0
+                continue
+            sl.row = rows
+            rows += sl.n_ends
+        if rows > self.features.shape[0]:
+            self.features = np.zeros((max(rows, 2 * self.features.shape[0]), BOARD_FEATURES),
+                                     dtype=np.float32)
+        out = self.features
+        with nogil:
+            for i in range(self.k):
+                sl = &self.slots[i]
+                for j in range(sl.n_ends):
+                    encode_end(&sl.s.pos, sl.s.seat, sl.ends[j].key, &out[sl.row + j, 0])
+        return rows
+
+    def apply(self, const double[::1] scores):
+        """Play each waiting slot's best end by ``scores`` (one per row of :meth:`prepare`)."""
+        cdef int i, j, best
+        cdef Slot* sl
+        for i in range(self.k):
+            sl = &self.slots[i]
+            if sl.n_ends == 0:
+                continue
+            best = 0
+            for j in range(1, sl.n_ends):
+                if scores[sl.row + j] > scores[sl.row + best]:
+                    best = j
+            self.play(sl, sl.ends, sl.n_ends, best)
+            sl.n_ends = 0
+
+    def trajectories(self):
+        """The recorded decisions as numpy arrays (game order within each game)."""
+        t = self.traj
+        out = {
+            "game": np.array(t["game"], dtype=np.int64),
+            "seat": np.array(t["seat"], dtype=np.int8),
+            "n_ends": np.array(t["n_ends"], dtype=np.int32),
+            "chosen": np.array(t["chosen"], dtype=np.int32),
+            "state": (np.stack(t["state"]) if t["state"]
+                      else np.zeros((0, STATE_FEATURES), np.float32)),
+            "afterstate": (np.stack(t["afterstate"]) if t["afterstate"]
+                           else np.zeros((0, BOARD_FEATURES), np.float32)),
+        }
+        order = np.argsort(out["game"], kind="stable")
+        return {key: value[order] for key, value in out.items()}

@@ -1,0 +1,1 @@
+"""Tools around the generator: the engine protocol and session, verify, bench, suites, timing."""
