@@ -80,6 +80,7 @@ MODULES = [
     ("gulbara.chains._chain_engine", True),
     ("gulbara.chains._chains", True),
     ("gulbara.net._net", False),
+    ("gulbara.net._play", False),
     ("gulbara.net._train", False),
     ("gulbara.selfplay._selfplay", False),
     ("gulbara.selfplay._lockstep", False),

@@ -203,10 +203,10 @@ def test_native_arena_plays_the_policies_natively():
     mirror = arena("greedy", "greedy", 10, seed=3, duplicate=True, native=True)
     assert all(mirror.a_points[2 * k] == -mirror.a_points[2 * k + 1] for k in range(5))
     # the native greedy policy is GreedyBot: the same choices on the same dice
-    from gulbara.net import _net
+    from gulbara.net import _play
     from gulbara.selfplay.games import replay
-    rows, traces = _net.play_match(None, None, 2, 1, Game(auto_roll=False), 3, 0, 2, True,
-                                   trace=True)
+    rows, traces = _play.play_match("greedy", "first", Game(auto_roll=False), 3, 0, 2, True,
+                                    trace=True)
     trace = []
     replay(3, 0, ("greedy", "first"), trace=trace)
     assert [tuple(p) for p in traces[0]] == trace

@@ -5,6 +5,7 @@ import pytest
 
 from gulbara import Game
 from gulbara.selfplay import _selfplay
+from gulbara.net import _play
 from gulbara.net.model import ValueNet
 from gulbara.selfplay.games import play_games, replay, rollout
 from gulbara.cli.selfplay import run as selfplay_run, add_arguments
@@ -22,7 +23,7 @@ def weights(tmp_path_factory):
 
 def test_native_net_games_replay_decision_for_decision(weights):
     net = ValueNet.load(weights)
-    rows, _, traces = _selfplay.play_games(Game(auto_roll=False), 9, 0, 12, (4, 4), None, 10000,
+    rows, _, traces = _selfplay.play_games(Game(auto_roll=False), 9, 0, 12, ("net", "net"), None, 10000,
                                            True, (net.native, net.native))
     decisions = 0
     for i in range(12):
@@ -59,7 +60,8 @@ def test_rollout_with_the_net(weights):
 
 def test_net_policy_needs_a_network():
     with pytest.raises(ValueError, match="network"):
-        _selfplay.play_games(Game(auto_roll=False), 1, 0, 1, (4, 4), None, 100, False, (None, None))
+        _selfplay.play_games(Game(auto_roll=False), 1, 0, 1, ("net", "net"), None, 100, False,
+                             (None, None))
 
 
 def test_selfplay_cli_policy_path(weights):
@@ -91,8 +93,8 @@ def test_long_native_runs_stop_on_ctrl_c(weights, what):
         timer.start()
         with pytest.raises(KeyboardInterrupt):
             if what == "match":
-                _net.play_match(net.native, None, 4, 2, Game(auto_roll=False), 1, 0, 10_000_000,
-                                True)
+                _play.play_match("net", "greedy", Game(auto_roll=False), 1, 0, 10_000_000,
+                                 True, network_a=net.native)
             else:
                 train(10_000_000, seed=1, hidden=8, checkpoint=1_000_000, progress=None)
     finally:

@@ -90,3 +90,24 @@ def test_regression_unknown_bot_names_the_choices():
         make_bot(3)
     with pytest.raises(GulBaraError, match="cannot read weights"):
         make_bot(os.path.join("no", "such", "file.npz"))
+
+
+def test_every_native_column_names_a_native_policy():
+    from gulbara.net._play import NATIVE_POLICIES
+    assert {entry.native for entry in REGISTRY.values() if entry.native} <= set(NATIVE_POLICIES)
+
+
+def test_regression_a_native_match_refuses_an_unknown_policy_instead_of_crashing():
+    # a policy number with no chooser once fell through to the network's code with no network
+    from gulbara.errors import InvalidPolicyError
+    from gulbara.net import _play
+    start = Game(auto_roll=False)
+    for bad in ("evaluator", "expectimax1", "nobody"):
+        with pytest.raises(InvalidPolicyError, match="unknown native policy"):
+            _play.play_match(bad, "random", start, 0, 0, 1, False)
+    with pytest.raises(TypeError, match="str"):
+        _play.play_match(3, "random", start, 0, 0, 1, False)
+    with pytest.raises(InvalidPolicyError, match="network"):
+        _play.play_match("net", "random", start, 0, 0, 1, False)
+    rows, _ = _play.play_match("random", "first", start, 0, 0, 2, False)
+    assert rows.shape == (2, 6) and set(rows[:, 1]) <= {-1, 0, 1}

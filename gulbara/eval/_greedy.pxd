@@ -9,6 +9,8 @@ from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from gulbara.core._bits cimport bit_length, popcount
 from gulbara.core._masks cimport rotate12
 from gulbara.core._types cimport Pos, StageEnd
+from gulbara.game._state cimport GameRules, GameState
+from gulbara.game._rng cimport Rng
 
 
 cdef inline int longest_run(uint32_t m) noexcept nogil:
@@ -125,3 +127,11 @@ cdef inline int greedy_choose(const Pos* p, int seat, const StageEnd* ends, int 
         if i == 0 or score > best_score:
             best, best_score = i, score
     return best
+
+
+cdef inline int choose_greedy(const void* context, const GameRules* r, const GameState* s,
+                              const StageEnd* ends, int n_ends, Rng* rng) noexcept nogil:
+    """The greedy policy (a chooser of ``gulbara/game/_playloop.pxd``): greedy_choose."""
+    if n_ends == 1:
+        return 0
+    return greedy_choose(&s.pos, s.seat, ends, n_ends)

@@ -1,10 +1,18 @@
 # cython: language_level=3
-"""Pieces of a native game loop shared by ``_selfplay.pyx``, ``_net.pyx``,
-``_lockstep.pyx`` and ``_vector.pyx``: the seats' policies, a buffer for a stage's
-ends, one draw at a chance node, drawn as native self-play draws it, the pending
-stage's ends; inline C (this file is the implementation)."""
+"""The one native game loop (:c:func:`play_game`) and what it is made of: a native policy (a
+chooser and its context, :c:type:`Policy`), what a caller watches of a game
+(:c:type:`Watcher`), a buffer for a stage's ends, one draw at a chance node, the pending
+stage's ends. Self-play (``_selfplay.pyx``), the native matches and training (``_play.pyx``,
+``_train.pyx``) all play their games with :c:func:`play_game`; the lockstep games and the
+vector environment, which hand decisions out to Python, use its pieces. Inline C (this file
+is the implementation).
 
-from libc.stdint cimport uint8_t
+The policies themselves sit with what they know: ``choose_random`` and ``choose_first`` here,
+``choose_greedy`` in ``gulbara/eval/_greedy.pxd``, ``choose_net`` in ``gulbara/net/_play.pyx``,
+and a caller's evaluator in ``gulbara/selfplay/_selfplay.pyx``; ``gulbara/net/_play.pyx``
+resolves a policy's name to its chooser (``NATIVE_POLICIES``)."""
+
+from libc.stdint cimport uint8_t, int32_t, uint32_t
 from libc.stdlib cimport malloc
 
 from gulbara.core._types cimport StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
@@ -12,17 +20,70 @@ from gulbara.core._movegen cimport stage_generate
 from gulbara.game._state cimport (GameRules, GameState, PH_OPENING, K_CHAIN, K_REMAINDER,
                              begin_roll, next_roll, stage_dice)
 from gulbara.game._rng cimport Rng, rng_below
+from gulbara.game._state cimport PH_ROLL, PH_OVER, play_end
 
 cdef enum:
     OPENING_TIE = -2
 
-# A seat's policy, by number (each module's POLICY_CODES names those it plays).
+
+# ---------------------------------------------------------------------------
+# A native policy: a chooser and its context
+# ---------------------------------------------------------------------------
+
+# The index (0 .. n_ends - 1) of the end that the side to act in ``s`` plays among the pending
+# stage's ``ends``, or -1 when the policy failed (a caller's evaluator raised). ``rng`` is the
+# game's stream for the policies' choices (stream 1 of _rng.pxd). A policy that draws from
+# ``rng`` draws at every decision, a stage with one end included, so that a game's draws do
+# not depend on the other seat's policy.
+ctypedef int (*ChooseFn)(const void* context, const GameRules* r, const GameState* s,
+                         const StageEnd* ends, int n_ends, Rng* rng) noexcept nogil
+
+ctypedef struct Policy:
+    ChooseFn choose            # never NULL in a game
+    const void* context        # what the chooser reads (a network, an evaluator), borrowed
+
+
+cdef inline int choose_random(const void* context, const GameRules* r, const GameState* s,
+                              const StageEnd* ends, int n_ends, Rng* rng) noexcept nogil:
+    """A uniformly random end: one draw per decision, a pass's included."""
+    return <int>rng_below(rng, <uint32_t>n_ends)
+
+
+cdef inline int choose_first(const void* context, const GameRules* r, const GameState* s,
+                             const StageEnd* ends, int n_ends, Rng* rng) noexcept nogil:
+    """The first end in canonical order (RULES §3.8)."""
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# What a caller watches of a game
+# ---------------------------------------------------------------------------
+
+# After a roll is begun (not at the opening): the state and the two dice as drawn.
+ctypedef void (*RolledFn)(void* context, const GameState* s, int a, int b) noexcept nogil
+# After a decision: the state before it, the end played (``ends[chosen]`` of ``n_ends``), and
+# the state after it. Returns 0, or -1 to stop the game as failed (out of memory).
+ctypedef int (*PlayedFn)(void* context, const GameState* before, const StageEnd* end,
+                         int n_ends, int chosen, const GameState* after) noexcept nogil
+
+ctypedef struct Watcher:
+    RolledFn rolled            # or NULL
+    PlayedFn played            # or NULL
+    void* context
+
+
+# What play_game returns.
 cdef enum:
-    POLICY_RANDOM = 0          # a uniformly random end
-    POLICY_FIRST = 1           # the first end (canonical order, RULES §3.8)
-    POLICY_GREEDY = 2          # the highest greedy_score (_greedy.pxd)
-    POLICY_EVALUATOR = 3       # a caller's evaluator (_selfplay.pyx only)
-    POLICY_NET = 4             # a gb1 value network (_net.pxd)
+    GAME_PLAYED = 0            # over, or stopped at max_rolls (``unfinished``)
+    GAME_OVERFLOW = -1         # a stage had more ends than STAGE_CAPACITY
+    GAME_POLICY_FAILED = -2    # a chooser returned -1 (or an index out of range)
+    GAME_WATCHER_FAILED = -3   # the watcher's played() returned -1
+
+ctypedef struct GameEnd:
+    int starter                # who won the opening in this game, -1 if started past it
+    int unfinished             # 1: stopped at max_rolls
+    int decisions              # decisions played (passes included)
+    int32_t rolls              # rolls made by either side in this game
 
 
 cdef inline StageEnd* alloc_ends() except NULL:
@@ -61,3 +122,68 @@ cdef inline int pending_ends(const GameState* s, StageEnd* ends, int* n_ends) no
     if stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY, n_ends, &playable):
         return -1
     return 0
+
+
+cdef inline int play_game(const GameRules* r, GameState* s, const Policy* policies, Rng* dice,
+                          Rng* rng, StageEnd* ends, int32_t max_rolls, const Watcher* w,
+                          GameEnd* out) noexcept nogil:
+    """Play ``s`` to its end (RULES §4-7), the seat ``k`` by ``policies[k]``, its dice from
+    ``dice`` and its policies' draws from ``rng``, at most ``max_rolls`` rolls; ``w`` (or NULL)
+    watches. Returns GAME_PLAYED or a failure (the GAME_* values)."""
+    cdef int n_ends, seat, i, a, b
+    cdef int32_t start_rolls = s.game_rolls
+    cdef GameState before
+    out.starter = -1
+    out.unfinished = 0
+    out.decisions = 0
+    while s.phase != PH_OVER:
+        if s.phase == PH_OPENING:                  # RULES §6 (a tie rolls again)
+            seat = chance_step(r, s, dice)
+            if seat >= 0:
+                out.starter = seat
+            continue
+        if s.phase == PH_ROLL:                     # RULES §4.5
+            if s.game_rolls - start_rolls >= max_rolls:
+                out.unfinished = 1
+                break
+            a = <int>rng_below(dice, 6) + 1        # as chance_step draws them
+            b = <int>rng_below(dice, 6) + 1
+            begin_roll(r, s, a, b, False)
+            if w != NULL and w.rolled != NULL:
+                w.rolled(w.context, s, a, b)
+            continue
+        if pending_ends(s, ends, &n_ends):
+            out.rolls = s.game_rolls - start_rolls
+            return GAME_OVERFLOW
+        i = policies[s.seat].choose(policies[s.seat].context, r, s, ends, n_ends, rng)
+        if i < 0 or i >= n_ends:
+            out.rolls = s.game_rolls - start_rolls
+            return GAME_POLICY_FAILED
+        out.decisions += 1
+        if w != NULL and w.played != NULL:
+            before = s[0]
+            play_end(r, s, &ends[i])
+            if w.played(w.context, &before, &ends[i], n_ends, i, s):
+                out.rolls = s.game_rolls - start_rolls
+                return GAME_WATCHER_FAILED
+        else:
+            play_end(r, s, &ends[i])
+    out.rolls = s.game_rolls - start_rolls
+    return GAME_PLAYED
+
+
+# ---------------------------------------------------------------------------
+# A trace of a game's decisions: (number of ends, index chosen) pairs
+# ---------------------------------------------------------------------------
+
+ctypedef struct Trace:
+    int32_t* data
+    int capacity               # int32 values (two a decision); the rest is dropped
+    int n
+
+
+cdef inline void trace_push(Trace* t, int n_ends, int chosen) noexcept nogil:
+    if t != NULL and t.data != NULL and t.n + 2 <= t.capacity:
+        t.data[t.n] = n_ends
+        t.data[t.n + 1] = chosen
+        t.n += 2

@@ -94,46 +94,6 @@ ctypedef struct Changes:
 cdef int net_choose(const Net* net, const GameRules* r, const GameState* s,
                     const StageEnd* ends, int n_ends, float* values) noexcept nogil
 
-# One game of the native policies (_net.pyx: play_seeded), and what training reads of it.
-ctypedef struct Players:
-    int policy[2]
-    const Net* net[2]
-
-
-ctypedef struct Record:
-    # the after-states of one game, in order (training)
-    GameState* states
-    int n
-    int capacity
-    int failed
-
-ctypedef struct Outcome:
-    int winner                 # 0, 1, -1 a draw or unfinished
-    int points
-    int rolls
-    int decisions
-    int starter
-    int unfinished
-
-
-ctypedef fused result_int:
-    int32_t
-    int64_t
-
-
-cdef inline void put_result(result_int* row, const Outcome* res) noexcept nogil:
-    """A game's winner, points and rolls into columns 1..3 of ``row`` (the rows of
-    train_slots and play_match)."""
-    row[1] = res.winner
-    row[2] = res.points
-    row[3] = res.rolls
-
-
-cdef int record_push(Record* rec, const GameState* s) noexcept nogil
-cdef int play_seeded(const GameRules* r, const GameState* s0, const Players* pl, uint64_t seed,
-                     uint64_t game, StageEnd* ends, int32_t max_rolls, Record* rec, Outcome* res,
-                     int32_t* trace, int trace_cap, int* trace_n) noexcept nogil
-
 # The network's pieces that training (_train.pyx) builds on.
 cdef void encode(const GameRules* r, const GameState* s, Sparse* x) noexcept nogil
 cdef void forward(const Net* net, const Sparse* x, float* h, float* out) noexcept nogil

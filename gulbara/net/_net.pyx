@@ -44,11 +44,9 @@ again, its pending dice are inputs), a remainder handed to the opponent
 opponent's roll. The network learns those states' values in training, so no
 end is valued as if the opponent rolled next when it does not.
 
-**Games.** ``play_seeded`` plays one game of a run by the seats' native
-policies (each end chosen by the values above, the first on a tie; dice from
-``_rng.pxd``, stream 0), recording its after-states for training
-(``_train.pyx``); ``deeper_white`` values a state one decision deeper (the
-targets of deeper training and ``net2``'s replies).
+**Deeper.** ``deeper_white`` values a state one decision deeper (the targets of deeper
+training and ``net2``'s replies). The network's policy in the native game loop, and the
+games themselves, are in ``_play.pyx``.
 """
 
 from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint32_t, uint64_t
@@ -65,8 +63,7 @@ from gulbara.game._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, escalates, play_end,
                              play_end_placed, read_rules, read_game)
 from gulbara.game._rng cimport Rng, rng_seed, rng_below
-from gulbara.game._playloop cimport (alloc_ends, chance_step, pending_ends, POLICY_RANDOM,
-                                POLICY_FIRST, POLICY_GREEDY, POLICY_NET)
+from gulbara.game._playloop cimport alloc_ends, pending_ends
 from gulbara.eval._greedy cimport greedy_choose, longest_run
 
 import numpy as np
@@ -77,9 +74,6 @@ from gulbara.core._backend import START_CODE
 #: Inputs of the gb1 layout and its name.
 N_INPUTS = N_IN
 LAYOUT = "gb1"
-
-POLICY_CODES = {"random": POLICY_RANDOM, "first": POLICY_FIRST, "greedy": POLICY_GREEDY,
-                "net": POLICY_NET}
 
 
 # ---------------------------------------------------------------------------
@@ -578,85 +572,6 @@ cdef int net_choose(const Net* net, const GameRules* r, const GameState* s,
 
 
 # ---------------------------------------------------------------------------
-# One game
-# ---------------------------------------------------------------------------
-
-cdef int record_push(Record* rec, const GameState* s) noexcept nogil:
-    cdef int cap
-    cdef GameState* grown
-    if rec.n == rec.capacity:
-        cap = 2 * rec.capacity if rec.capacity else 256
-        grown = <GameState*>realloc(rec.states, cap * sizeof(GameState))
-        if grown == NULL:
-            rec.failed = 1
-            return -1
-        rec.states = grown
-        rec.capacity = cap
-    rec.states[rec.n] = s[0]
-    rec.n += 1
-    return 0
-
-
-cdef int play_one(const GameRules* r, GameState* s, const Players* pl, Rng* dice, Rng* rng,
-                  StageEnd* ends, int32_t max_rolls, Record* rec, Outcome* res,
-                  int32_t* trace, int trace_cap, int* trace_n) noexcept nogil:
-    """Play ``s`` to its end by the seats' policies; 0, or -1 on a buffer overflow."""
-    cdef int n_ends, seat, i, policy
-    cdef int32_t start_rolls = s.game_rolls
-    res.winner = -1
-    res.points = 0
-    res.decisions = 0
-    res.starter = -1
-    res.unfinished = 0
-    while s.phase != PH_OVER:
-        if s.phase == PH_ROLL and s.game_rolls - start_rolls >= max_rolls:
-            res.unfinished = 1
-            break
-        if s.phase == PH_OPENING or s.phase == PH_ROLL:   # RULES §6, §4.5
-            seat = chance_step(r, s, dice)
-            if seat >= 0:
-                res.starter = seat
-            continue
-        if pending_ends(s, ends, &n_ends):
-            return -1
-        policy = pl.policy[s.seat]
-        if policy == POLICY_RANDOM:
-            i = <int>rng_below(rng, <uint32_t>n_ends)
-        elif n_ends == 1 or policy == POLICY_FIRST:
-            i = 0
-        elif policy == POLICY_GREEDY:
-            i = greedy_choose(&s.pos, s.seat, ends, n_ends)
-        else:
-            i = net_choose(pl.net[s.seat], r, s, ends, n_ends, NULL)
-        if trace != NULL and trace_n[0] + 2 <= trace_cap:
-            trace[trace_n[0]] = n_ends
-            trace[trace_n[0] + 1] = i
-            trace_n[0] += 2
-        res.decisions += 1
-        play_end(r, s, &ends[i])
-        if rec != NULL and s.phase != PH_OVER:
-            if record_push(rec, s):
-                return -1
-    if s.phase == PH_OVER:
-        res.winner = s.winner
-        res.points = s.points
-    res.rolls = s.game_rolls - start_rolls
-    return 0
-
-
-cdef int play_seeded(const GameRules* r, const GameState* s0, const Players* pl, uint64_t seed,
-                     uint64_t game, StageEnd* ends, int32_t max_rolls, Record* rec, Outcome* res,
-                     int32_t* trace, int trace_cap, int* trace_n) noexcept nogil:
-    """``play_one`` from ``s0`` on game ``game`` of the run seeded ``seed``: its dice from
-    stream 0, the random policy's choices from stream 1 (_rng.pxd)."""
-    cdef Rng dice, rng
-    cdef GameState s = s0[0]
-    rng_seed(&dice, seed, game, 0)
-    rng_seed(&rng, seed, game, 1)
-    return play_one(r, &s, pl, &dice, &rng, ends, max_rolls, rec, res, trace, trace_cap, trace_n)
-
-
-# ---------------------------------------------------------------------------
 # One decision deeper (the targets of deeper training, net2's replies)
 # ---------------------------------------------------------------------------
 
@@ -846,66 +761,6 @@ def deeper_outputs(Network network not None, game):
     if failed:
         raise RuntimeError("a stage overflowed its buffer")
     return out
-
-
-def play_match(Network net_a, Network net_b, int policy_a, int policy_b, game,
-               uint64_t seed, uint64_t first, Py_ssize_t n, bint duplicate,
-               int32_t max_rolls=10000, bint trace=False):
-    """Games of A against B from ``game``'s state (a :class:`gulbara.Game`).
-
-    Game ``g``: A plays White when ``g`` is even; the dice are game ``first + g``
-    of the run seeded ``seed``, or with ``duplicate`` game ``first + g // 2``
-    (each pair on the same dice, seats swapped). Returns an ``n x 6`` int32
-    array (A's seat, winner, points, rolls, decisions, starter) and, with
-    ``trace``, one int32 array of (n_ends, chosen) pairs per game.
-    """
-    cdef GameRules r
-    cdef GameState s0
-    cdef Players pl
-    cdef Outcome res
-    cdef StageEnd* ends
-    cdef int failed = 0, a_seat, n_trace = 0, trace_cap = 0
-    cdef int32_t* tr = NULL
-    cdef Py_ssize_t g
-    cdef uint64_t dice_game
-    if (policy_a == POLICY_NET and net_a is None) or (policy_b == POLICY_NET and net_b is None):
-        raise ValueError("a net policy needs its network")
-    read_game(game, &s0, &r)
-    rows = np.zeros((n, 6), dtype=np.int32)
-    cdef int32_t[:, ::1] rv = rows
-    traces = [] if trace else None
-    ends = alloc_ends()
-    try:
-        if trace:
-            trace_cap = 2 * (max_rolls + 64) * 64
-            tr = <int32_t*>malloc(trace_cap * sizeof(int32_t))
-            if tr == NULL:
-                raise MemoryError("no memory for the trace")
-        for g in range(n):
-            PyErr_CheckSignals()                        # Ctrl-C between games
-            a_seat = <int>(g % 2)
-            pl.policy[a_seat] = policy_a
-            pl.policy[1 - a_seat] = policy_b
-            pl.net[a_seat] = &net_a.net if net_a is not None else NULL
-            pl.net[1 - a_seat] = &net_b.net if net_b is not None else NULL
-            dice_game = first + <uint64_t>(g // 2 if duplicate else g)
-            with nogil:
-                n_trace = 0
-                failed = play_seeded(&r, &s0, &pl, seed, dice_game, ends, max_rolls, NULL, &res,
-                                     tr, trace_cap, &n_trace)
-            if failed:
-                raise RuntimeError("a stage overflowed the match buffer")
-            rv[g, 0] = a_seat
-            put_result(&rv[g, 0], &res)
-            rv[g, 4] = res.decisions
-            rv[g, 5] = res.starter
-            if trace:
-                pairs = np.array(<int32_t[:n_trace]>tr if n_trace else [], dtype=np.int32)
-                traces.append(pairs.reshape(-1, 2))
-    finally:
-        free(ends)
-        free(tr)
-    return rows, traces
 
 
 # ---------------------------------------------------------------------------

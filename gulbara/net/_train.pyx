@@ -1,6 +1,6 @@
 # cython: language_level=3
 """Native training of the gb1 network (``gulbara.net.train``): a run's games played by
-the frozen network's native policy (``_net.pyx``: ``play_seeded``), each game's
+the frozen network's native policy (``_play.pyx``: ``play_seeded``), each game's
 after-states moved toward their targets, the change written into the slot's own
 row of a float64 delta array.
 
@@ -24,9 +24,10 @@ from libc.math cimport fabs
 from gulbara.core._types cimport StageEnd
 from gulbara.core._movegen cimport Position
 from gulbara.game._state cimport GameRules, GameState, PH_OPENING, read_rules
-from gulbara.game._playloop cimport alloc_ends, POLICY_NET
-from gulbara.net._net cimport (Net, Network, Sparse, Players, Record, Outcome, N_IN, N_OUT,
-                           MAX_HIDDEN, encode, forward, deeper_white, play_seeded, put_result,
+from gulbara.game._playloop cimport alloc_ends, Policy
+from gulbara.net._play cimport Record, Outcome, play_seeded, put_result, choose_net
+from gulbara.net._net cimport (Net, Network, Sparse, N_IN, N_OUT,
+                           MAX_HIDDEN, encode, forward, deeper_white,
                            to_white, result_white)
 
 import numpy as np
@@ -169,7 +170,7 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
     |TD error|)."""
     cdef GameRules r
     cdef GameState s0
-    cdef Players pl
+    cdef Policy pl[2]
     cdef Record rec
     cdef Outcome res
     cdef StageEnd* ends
@@ -194,8 +195,8 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
     s0.winner = -1
     cdef Position start = Position.from_code(START_CODE)
     s0.pos = start.pos
-    pl.policy[0] = pl.policy[1] = POLICY_NET
-    pl.net[0] = pl.net[1] = &network.net
+    pl[0].choose = pl[1].choose = choose_net         # the network plays both seats
+    pl[0].context = pl[1].context = <const void*>&network.net
     ends = alloc_ends()
     rec.states = NULL
     rec.n = rec.capacity = rec.failed = 0
@@ -207,8 +208,7 @@ def train_slots(Network network not None, rules, uint64_t seed, int64_t batch, i
                     break
                 game = <uint64_t>batch * <uint64_t>slots + <uint64_t>slot_v[k]
                 rec.n = 0
-                if play_seeded(&r, &s0, &pl, seed, game, ends, max_rolls, &rec, &res,
-                               NULL, 0, &n_trace):
+                if play_seeded(&r, &s0, pl, seed, game, ends, max_rolls, &rec, &res, NULL):
                     failed = 1
                     break
                 if deeper and deeper_targets(&network.net, &r, &rec, ends, &targets,

@@ -31,7 +31,7 @@ from typing import List, Optional, TextIO
 
 import numpy as np
 
-from gulbara.net import _net
+from gulbara.net import _net, _play
 
 from gulbara.net import _train
 from gulbara.conventions import mean_interval, wilson_interval
@@ -105,15 +105,14 @@ def _a_points(rows: np.ndarray) -> np.ndarray:
 
 def _match(net: ValueNet, opponent: str, pairs: int, seed: int, workers: int,
            rules: Rules) -> np.ndarray:
-    code = _net.POLICY_CODES[opponent]
     n = 2 * pairs
     chunks = _split(n, workers, even=True)
     game = Game(auto_roll=False, rules=rules)
 
     def part(bounds):
         lo, hi = bounds
-        rows, _ = _net.play_match(net.native, None, _net.POLICY_CODES["net"], code, game,
-                                  seed, lo // 2, hi - lo, True)
+        rows, _ = _play.play_match("net", opponent, game, seed, lo // 2, hi - lo, True,
+                                   network_a=net.native)
         return rows
 
     if len(chunks) == 1:

@@ -38,16 +38,16 @@ from gulbara.encoding._encode cimport encode_end, BOARD_FEATURES
 from gulbara.net._net cimport Net, Network, net_choose
 from gulbara.game._rng cimport Rng, splitmix64, rng_seed, rng_next, rng_below
 from gulbara.eval._greedy cimport greedy_score, greedy_choose
-from gulbara.game._playloop cimport (alloc_ends, chance_step, POLICY_RANDOM, POLICY_FIRST,
-                                POLICY_GREEDY, POLICY_EVALUATOR, POLICY_NET)
+from gulbara.game._playloop cimport (alloc_ends, Policy, Watcher, GameEnd, Trace, play_game,
+                                     trace_push, GAME_PLAYED, GAME_POLICY_FAILED)
+from gulbara.net._play cimport resolve_policy
 
 import numpy as np
 
-from gulbara.errors import checked_scores
+from gulbara.errors import InvalidPolicyError, checked_scores
 
-#: The policies' numbers, by name (gulbara.selfplay.games.POLICIES).
-POLICY_CODES = {"random": POLICY_RANDOM, "first": POLICY_FIRST, "greedy": POLICY_GREEDY,
-                "evaluator": POLICY_EVALUATOR, "net": POLICY_NET}
+#: The name of a caller's evaluator as a seat's policy (the others: _play.NATIVE_POLICIES).
+EVALUATOR = "evaluator"
 
 # The per-game row (gulbara.selfplay.games.COLUMNS names them in this order).
 cdef enum:
@@ -80,152 +80,98 @@ cdef enum:
 
 
 # ---------------------------------------------------------------------------
-# One game
+# One game: the one native game loop (_playloop.pxd: play_game), watched for the row
 # ---------------------------------------------------------------------------
 
-ctypedef struct Player:
-    int policy[2]              # POLICY_* per seat
-    void* evaluator            # an _Evaluator (POLICY_EVALUATOR), borrowed
-    int failed                 # the evaluator raised: stop
-    const Net* net[2]          # per seat (POLICY_NET), borrowed
-    const GameRules* rules     # what the net policy values ends under
+ctypedef struct Stats:
+    int32_t* row               # the game's row (N_COLUMNS)
+    int64_t* hist              # chain stages played in full (HIST_BINS)
+    Trace* trace               # optional: (n_ends, chosen) per decision, for the tests
+    bint in_chain              # a chain of the mover's is being played
+    int chain_full             # its stages played in full so far
 
 
-ctypedef struct Trace:
-    # optional: one (n_ends, chosen) pair per decision, for the move-for-move tests
-    int32_t* data
-    int capacity
-    int n
+cdef void stats_rolled(void* context, const GameState* s, int a, int b) noexcept nogil:
+    cdef Stats* st = <Stats*>context
+    if a == b:
+        st.row[COL_DOUBLES] += 1
+        if s.kind == K_CHAIN:                      # an escalating double (RULES §4.2)
+            st.row[COL_CHAINS] += 1
+            st.in_chain = True
+            st.chain_full = 0
 
 
-cdef int choose_with_evaluator(void* evaluator, const GameState* s, const StageEnd* ends,
-                               int n_ends) noexcept with gil:
-    """Score the afterstates with the caller's function; -1 when it raised."""
-    cdef _Evaluator ev = <_Evaluator>evaluator
-    cdef float[:, ::1] buf
-    cdef int i
-    try:
-        buf = ev.buffer(n_ends)
-        for i in range(n_ends):
-            encode_end(&s.pos, s.seat, ends[i].key, &buf[i, 0])
-        return ev.best(n_ends)
-    except BaseException as exc:
-        ev.error = exc
-        return -1
-
-
-cdef int choose(Player* pl, const GameState* s, const StageEnd* ends, int n_ends,
-                Rng* rng) noexcept nogil:
-    """The index of the end the seat's policy plays."""
-    cdef int policy = pl.policy[s.seat], i
-    if policy == POLICY_RANDOM:                # one draw per decision, a pass's included
-        return <int>rng_below(rng, <uint32_t>n_ends)
-    if n_ends == 1:
+cdef int stats_played(void* context, const GameState* before, const StageEnd* end, int n_ends,
+                      int chosen, const GameState* s) noexcept nogil:
+    cdef Stats* st = <Stats*>context
+    cdef int32_t* row = st.row
+    cdef int played = end.n_steps, k
+    trace_push(st.trace, n_ends, chosen)
+    row[COL_DECISIONS] += 1
+    if played:
+        row[COL_MOVES] += 1
+    if s.phase == PH_OVER:
+        if s.winner >= 0 and before.kind != K_PLAIN:
+            row[COL_CHAIN_WIN] = 1
+        if before.kind == K_CHAIN and st.in_chain:     # the game ended inside the chain
+            if end.ends_game:                          # the winning stage counts as played in full
+                st.chain_full += 1
+                row[COL_CHAIN_STAGES] += 1
+            st.hist[st.chain_full] += 1
+            st.in_chain = False
         return 0
-    if policy == POLICY_FIRST:
-        return 0
-    if policy == POLICY_GREEDY:
-        return greedy_choose(&s.pos, s.seat, ends, n_ends)
-    if policy == POLICY_NET:
-        return net_choose(pl.net[s.seat], pl.rules, s, ends, n_ends, NULL)
-    i = choose_with_evaluator(pl.evaluator, s, ends, n_ends)
-    if i < 0:
-        pl.failed = 1
-        return 0
-    return i
+    if before.kind == K_CHAIN:
+        if played == before.count:
+            st.chain_full += 1
+            row[COL_CHAIN_STAGES] += 1
+            if before.high == 6:                       # the whole chain played (RULES §4.2)
+                st.hist[st.chain_full] += 1
+                st.in_chain = False
+        else:                                          # stopped (RULES §4.4)
+            row[COL_STALLS] += 1
+            if before.index == 0 and played == 0:
+                row[COL_UNSTARTED] += 1
+            st.hist[st.chain_full] += 1
+            st.in_chain = False
+            if s.phase == PH_STAGE and s.kind == K_REMAINDER:
+                row[COL_REMAINDERS] += 1
+                row[COL_REMAINDER_DICE] += s.count
+                for k in range(1, 7):
+                    row[COL_REMAINDER_DICE] += s.then[k]
+    return 0
 
 
-cdef int play_game(const GameRules* r, GameState* s, Player* pl, Rng* dice, Rng* rng,
-                   StageEnd* ends, int32_t max_rolls, int32_t* row, int64_t* hist,
-                   Trace* trace) noexcept nogil:
-    """Play ``s`` to its end; write the game's row. 0, or -1 when the evaluator raised."""
-    cdef uint8_t stage[MAX_STAGE_DICE]
-    cdef int n_dice, n_ends, playable, k, a, b, seat, kind, index, count, high, played
-    cdef int chain_full = 0, i
-    cdef int32_t start_rolls = s.game_rolls, start_white = s.rolls[0], start_black = s.rolls[1]
-    cdef bint in_chain = False
+cdef int play_row(const GameRules* r, GameState* s, const Policy* policies, Rng* dice, Rng* rng,
+                  StageEnd* ends, int32_t max_rolls, int32_t* row, int64_t* hist,
+                  Trace* trace) noexcept nogil:
+    """Play ``s`` to its end with ``play_game``; write the game's row. The GAME_* status."""
+    cdef Stats st
+    cdef Watcher w
+    cdef GameEnd end
+    cdef int32_t start_white = s.rolls[0], start_black = s.rolls[1]
+    cdef int k, status
     for k in range(N_COLUMNS):
         row[k] = 0
-    row[COL_STARTER] = -1
+    st.row = row
+    st.hist = hist
+    st.trace = trace
+    st.in_chain = s.phase == PH_STAGE and s.kind == K_CHAIN   # a chain begun before this run
+    st.chain_full = s.index if st.in_chain else 0
+    w.rolled = stats_rolled
+    w.played = stats_played
+    w.context = &st
+    status = play_game(r, s, policies, dice, rng, ends, max_rolls, &w, &end)
+    row[COL_STARTER] = end.starter
+    row[COL_UNFINISHED] = end.unfinished
     row[COL_WINNER] = -1
-    if s.phase == PH_STAGE and s.kind == K_CHAIN:
-        in_chain = True                            # a chain begun before this run
-        chain_full = s.index
-    while s.phase != PH_OVER:
-        if s.phase == PH_OPENING:                  # RULES §6 (a tie rolls again)
-            seat = chance_step(r, s, dice)
-            if seat >= 0:
-                row[COL_STARTER] = seat
-            continue
-        if s.phase == PH_ROLL:
-            if s.game_rolls - start_rolls >= max_rolls:
-                row[COL_UNFINISHED] = 1
-                break
-            a = <int>rng_below(dice, 6) + 1
-            b = <int>rng_below(dice, 6) + 1
-            begin_roll(r, s, a, b, False)
-            if a == b:
-                row[COL_DOUBLES] += 1
-                if s.kind == K_CHAIN:
-                    row[COL_CHAINS] += 1
-                    in_chain = True
-                    chain_full = 0
-            continue
-        # a decision
-        n_dice = stage_dice(s, stage)
-        if stage_generate(&s.pos, s.seat, stage, n_dice, ends, STAGE_CAPACITY,
-                          &n_ends, &playable):
-            pl.failed = 2
-            return -1
-        i = choose(pl, s, ends, n_ends, rng)
-        if pl.failed:
-            return -1
-        if trace != NULL and trace.n + 2 <= trace.capacity:
-            trace.data[trace.n] = n_ends
-            trace.data[trace.n + 1] = i
-            trace.n += 2
-        kind, index, count, high, seat = s.kind, s.index, s.count, s.high, s.seat
-        played = ends[i].n_steps
-        row[COL_DECISIONS] += 1
-        if played:
-            row[COL_MOVES] += 1
-        play_end(r, s, &ends[i])
-        if s.phase == PH_OVER:
-            if s.winner >= 0 and kind != K_PLAIN:
-                row[COL_CHAIN_WIN] = 1
-            if kind == K_CHAIN and in_chain:       # the game ended inside the chain
-                if ends[i].ends_game:              # the winning stage counts as played in full
-                    chain_full += 1
-                    row[COL_CHAIN_STAGES] += 1
-                hist[chain_full] += 1
-                in_chain = False
-            break
-        if kind == K_CHAIN:
-            if played == count:
-                chain_full += 1
-                row[COL_CHAIN_STAGES] += 1
-                if high == 6:                      # the whole chain played (RULES §4.2)
-                    hist[chain_full] += 1
-                    in_chain = False
-            else:                                  # stopped (RULES §4.4)
-                row[COL_STALLS] += 1
-                if index == 0 and played == 0:
-                    row[COL_UNSTARTED] += 1
-                hist[chain_full] += 1
-                in_chain = False
-                if s.phase == PH_STAGE and s.kind == K_REMAINDER:
-                    row[COL_REMAINDERS] += 1
-                    row[COL_REMAINDER_DICE] += s.count
-                    for k in range(1, 7):
-                        row[COL_REMAINDER_DICE] += s.then[k]
     if s.phase == PH_OVER:
         row[COL_WINNER] = s.winner
         row[COL_POINTS] = s.points
         row[COL_STUCK] = 1 if s.winner < 0 else 0
-    row[COL_ROLLS] = s.game_rolls - start_rolls
+    row[COL_ROLLS] = end.rolls
     row[COL_ROLLS_WHITE] = s.rolls[0] - start_white
     row[COL_ROLLS_BLACK] = s.rolls[1] - start_black
-    return 0
+    return status
 
 
 # ---------------------------------------------------------------------------
@@ -254,6 +200,25 @@ cdef class _Evaluator:
         return int(np.argmax(checked_scores(self.fn(features), n)))
 
 
+cdef int choose_with_evaluator(const void* evaluator, const GameRules* r, const GameState* s,
+                               const StageEnd* ends, int n_ends, Rng* rng) noexcept with gil:
+    """A caller's evaluator as a policy (a chooser of _playloop.pxd): the afterstates'
+    features scored by the caller's function, the best one; -1 when it raised."""
+    cdef _Evaluator ev = <_Evaluator>evaluator
+    cdef float[:, ::1] buf
+    cdef int i
+    if n_ends == 1:
+        return 0
+    try:
+        buf = ev.buffer(n_ends)
+        for i in range(n_ends):
+            encode_end(&s.pos, s.seat, ends[i].key, &buf[i, 0])
+        return ev.best(n_ends)
+    except BaseException as exc:
+        ev.error = exc
+        return -1
+
+
 # ---------------------------------------------------------------------------
 # Python entry point (gulbara.selfplay.games wraps it)
 # ---------------------------------------------------------------------------
@@ -267,42 +232,39 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
     """Play games ``first_game .. first_game + n_games - 1`` of a run seeded ``seed``
     from the state of ``game`` (a :class:`gulbara.Game`, not changed).
 
-    ``policies`` is a pair of ``POLICY_*`` values (White's, Black's). Returns
+    ``policies`` is a pair of policy names (White's, Black's): ``_play.NATIVE_POLICIES``, or
+    ``"evaluator"`` for the caller's ``evaluator``. Returns
     ``(rows, histogram, traces)``: an ``n_games x N_COLUMNS`` int32 array, the
     int64 histogram of chain stages played in full, and with ``trace`` one
     int32 array of ``(n_ends, chosen)`` pairs per game (else ``None``).
-    ``networks`` gives each ``POLICY_NET`` seat its ``_net.Network``.
+    ``networks`` gives each ``"net"`` seat its ``_net.Network``.
     """
     cdef GameState s0, s
     cdef GameRules r
-    cdef Player pl
+    cdef Policy pl[2]
     cdef Rng dice, rng
     cdef StageEnd* ends
     cdef uint64_t c_seed = seed, c_first = first_game
     cdef Py_ssize_t n = n_games, g
     cdef int32_t c_max = max_rolls
-    cdef int failed = 0
+    cdef int status = GAME_PLAYED
     cdef Trace tr
     cdef Trace* trp = NULL
     cdef _Evaluator ev = None
-    read_game(game, &s0, &r)
-    pl.policy[0] = policies[0]
-    pl.policy[1] = policies[1]
-    pl.failed = 0
-    pl.evaluator = NULL
-    pl.rules = &r
-    cdef Network network
     cdef int k
+    if len(policies) != 2 or len(networks) != 2:
+        raise ValueError("policies and networks are pairs (White's, Black's)")
     for k in range(2):
-        pl.net[k] = NULL
-        if pl.policy[k] == POLICY_NET:
-            network = networks[k]
-            if network is None:
-                raise ValueError("the net policy needs a network")
-            pl.net[k] = &network.net
-    if pl.policy[0] == POLICY_EVALUATOR or pl.policy[1] == POLICY_EVALUATOR:
-        ev = _Evaluator(evaluator)
-        pl.evaluator = <void*>ev
+        if policies[k] == EVALUATOR:
+            if ev is None:
+                if not callable(evaluator):
+                    raise InvalidPolicyError("the evaluator policy needs a callable evaluator")
+                ev = _Evaluator(evaluator)
+            pl[k].choose = choose_with_evaluator
+            pl[k].context = <const void*>ev
+        else:
+            resolve_policy(policies[k], networks[k], &pl[k])
+    read_game(game, &s0, &r)
     rows = np.zeros((n, N_COLUMNS), dtype=np.int32)
     hist = np.zeros(HIST_BINS, dtype=np.int64)
     cdef int32_t[:, ::1] rows_v = rows
@@ -310,6 +272,8 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
     traces = [] if trace else None
     ends = alloc_ends()
     tr.data = NULL
+    tr.n = 0
+    tr.capacity = 0
     try:
         if trace:
             tr.capacity = 2 * (c_max + 64) * 64
@@ -323,10 +287,10 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
                 rng_seed(&dice, c_seed, c_first + <uint64_t>g, 0)
                 rng_seed(&rng, c_seed, c_first + <uint64_t>g, 1)
                 tr.n = 0
-                failed = play_game(&r, &s, &pl, &dice, &rng, ends, c_max, &rows_v[g, 0],
-                                   &hist_v[0], trp)
-            if failed:
-                if ev is not None and ev.error is not None:
+                status = play_row(&r, &s, pl, &dice, &rng, ends, c_max, &rows_v[g, 0],
+                                  &hist_v[0], trp)
+            if status != GAME_PLAYED:
+                if status == GAME_POLICY_FAILED and ev is not None and ev.error is not None:
                     raise ev.error
                 raise RuntimeError("a stage overflowed the self-play buffer")
             PyErr_CheckSignals()               # Ctrl-C between games (the GIL is held here)

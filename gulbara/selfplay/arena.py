@@ -44,9 +44,8 @@ from gulbara.bots.registry import (NATIVE_BOTS, REGISTRY, Bot, bot_label, is_net
 from gulbara.conventions import Z95, mean_interval, wilson_interval
 from gulbara.errors import GulBaraError, checked_int
 from gulbara.game.driver import Game
-from gulbara.net import _net
+from gulbara.net import _play
 from gulbara.net.model import default_net, load
-from gulbara.net._net import POLICY_CODES
 from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 
 __all__ = ["arena", "ArenaResult", "native_arena", "parallel_arena", "BLOCK_GAMES"]
@@ -278,7 +277,7 @@ def parallel_arena(bot_a: Union[str, object], bot_b: Union[str, object], games: 
 
 def native_arena(bot_a: str, bot_b: str, games: int, seed: int = 0, *,
                  duplicate: bool = False, workers: int = 1, rules=None):
-    """An arena played by the native policies (``gulbara.net._net.play_match``), threads for workers.
+    """An arena played by the native policies (``gulbara.net._play.play_match``), threads for workers.
 
     Game ``i`` uses the self-play dice streams of ``(seed, i)`` (``(seed, i // 2)`` with
     ``duplicate``), A White in the even games; ``net`` is the shipped network's native
@@ -287,15 +286,15 @@ def native_arena(bot_a: str, bot_b: str, games: int, seed: int = 0, *,
     games = checked_int(games, "games", 1)
     seed = check_seed(seed)
     workers = checked_int(workers, "workers", 1)
-    nets, codes = [], []
+    nets, policies = [], []
     for bot in (bot_a, bot_b):
         if is_network_path(bot):                    # a network file plays the net policy
             nets.append(load(os.fspath(bot), rules).native)
-            codes.append(POLICY_CODES["net"])
+            policies.append("net")
         elif isinstance(bot, str) and bot in NATIVE_BOTS:
             policy = REGISTRY[bot].native
             nets.append(default_net(rules).native if policy == "net" else None)
-            codes.append(POLICY_CODES[policy])
+            policies.append(policy)
         else:
             raise TypeError(f"a native arena plays {', '.join(NATIVE_BOTS)} or an .npz network, "
                             f"not {bot!r}")
@@ -307,8 +306,8 @@ def native_arena(bot_a: str, bot_b: str, games: int, seed: int = 0, *,
     def block(bounds):
         lo, count = bounds
         first = lo // 2 if duplicate else lo
-        rows, _ = _net.play_match(nets[0], nets[1], codes[0], codes[1], start, seed, first,
-                                  count, duplicate)
+        rows, _ = _play.play_match(policies[0], policies[1], start, seed, first, count,
+                                   duplicate, network_a=nets[0], network_b=nets[1])
         return rows
 
     began = time.perf_counter()

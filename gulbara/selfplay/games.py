@@ -34,7 +34,9 @@ import numpy as np
 from gulbara.conventions import OPENING_ROLLS, Z95, wilson_interval
 from gulbara.errors import GulBaraError, InvalidPolicyError, checked_int, checked_scores
 from gulbara.game.driver import Game
+from gulbara.net._play import NATIVE_POLICIES
 from gulbara.rules import Rules, checked_rules
+from gulbara.selfplay._selfplay import EVALUATOR
 
 __all__ = [
     "COLUMNS", "POLICIES", "Rng", "Estimate", "SelfPlayResult", "RolloutResult",
@@ -63,8 +65,9 @@ COLUMNS = (
     "moves",           # stages that moved a checker
 )
 
-#: The built-in policies. A callable is an evaluator (see :func:`play_games`).
-POLICIES = ("random", "first", "greedy")
+#: The built-in policies by name: the native policies but the network's, which is named
+#: ``"net"`` or by a network's ``.npz`` path. A callable is an evaluator (see :func:`play_games`).
+POLICIES = tuple(name for name in NATIVE_POLICIES if name != "net")
 
 #: Games per task: work is split by game index in blocks of this size, never by timing.
 CHUNK_GAMES = 2000
@@ -170,9 +173,8 @@ def _check_max_rolls(max_rolls) -> int:
 # ---------------------------------------------------------------------------
 
 
-def _policy_pair(policy) -> Tuple[Tuple[int, int], Optional[Callable], Tuple[str, str]]:
-    """(native codes for White and Black, the evaluator or None, names)."""
-    from gulbara.selfplay import _selfplay
+def _policy_pair(policy) -> Tuple[Tuple[str, str], Optional[Callable], Tuple[str, str]]:
+    """(the native policy of White and Black, the evaluator or None, the names given)."""
     if isinstance(policy, (tuple, list)):
         if len(policy) != 2:
             raise InvalidPolicyError(
@@ -180,42 +182,40 @@ def _policy_pair(policy) -> Tuple[Tuple[int, int], Optional[Callable], Tuple[str
         pair = tuple(policy)
     else:
         pair = (policy, policy)
-    codes, names, evaluator = [], [], None
+    natives, names, evaluator = [], [], None
     for item in pair:
         if isinstance(item, os.PathLike):
             item = os.fspath(item)
         if isinstance(item, str) and item not in POLICIES and _is_net_policy(item):
-            codes.append(_selfplay.POLICY_CODES["net"])     # gulbara.net.model: "net" or an .npz path
+            natives.append("net")                   # gulbara.net.model: "net" or an .npz path
             names.append(item)
         elif isinstance(item, str):
             if item not in POLICIES:
                 raise InvalidPolicyError(
                     f"unknown policy {item!r}: use one of {', '.join(POLICIES)} or a callable")
-            codes.append(_selfplay.POLICY_CODES[item])
+            natives.append(item)
             names.append(item)
         elif callable(item):
             if evaluator is not None and item is not evaluator:
                 raise InvalidPolicyError("one evaluator per run: give the same callable "
                                          "for both seats, or a built-in policy for one")
             evaluator = item
-            codes.append(_selfplay.POLICY_CODES["evaluator"])
+            natives.append(EVALUATOR)
             names.append(getattr(item, "__name__", "evaluator"))
         else:
             raise InvalidPolicyError(
                 f"a policy is one of {', '.join(POLICIES)} or a callable, got {item!r}")
-    return (codes[0], codes[1]), evaluator, (names[0], names[1])
+    return (natives[0], natives[1]), evaluator, (names[0], names[1])
 
 
 def _is_net_policy(name: str) -> bool:
     return name == "net" or name.endswith(".npz")
 
 
-def _net_specs(codes, names) -> Tuple[Optional[str], Optional[str]]:
+def _net_specs(natives, names) -> Tuple[Optional[str], Optional[str]]:
     """Each seat's network ("net" or an absolute .npz path), None for other policies."""
-    from gulbara.selfplay import _selfplay
-    return tuple(name if name == "net" else os.path.abspath(name)
-                 if code == _selfplay.POLICY_CODES["net"] else None
-                 for code, name in zip(codes, names))
+    return tuple(name if name == "net" else os.path.abspath(name) if native == "net" else None
+                 for native, name in zip(natives, names))
 
 
 def _networks(specs, rules: Rules):
@@ -536,7 +536,7 @@ class _Job:
     state: str                 # the start, as Game.state_code() writes it
     rules: Rules
     seed: int
-    codes: Tuple[int, int]
+    policies: Tuple[str, str]
     evaluator: Optional[Callable]
     max_rolls: int
     nets: Tuple[Optional[str], Optional[str]] = (None, None)
@@ -545,7 +545,7 @@ class _Job:
 def _run_chunk(job: _Job, first: int, count: int) -> Tuple[np.ndarray, np.ndarray]:
     from gulbara.selfplay import _selfplay
     game = Game.from_state_code(job.state, job.rules)
-    rows, hist, _ = _selfplay.play_games(game, job.seed, first, count, job.codes,
+    rows, hist, _ = _selfplay.play_games(game, job.seed, first, count, job.policies,
                                          job.evaluator, job.max_rolls,
                                          networks=_networks(job.nets, job.rules))
     return rows, hist
@@ -731,15 +731,15 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
     seed = _check_seed(seed)
     max_rolls = _check_max_rolls(max_rolls)
     backend, workers = _check_backend(backend, workers)
-    codes, evaluator, names = _policy_pair(policy)
+    natives, evaluator, names = _policy_pair(policy)
     if start is None:
         start = Game(checked_rules(rules), auto_roll=False)
     elif not isinstance(start, Game):
         raise TypeError(f"start must be a gulbara.Game, not {type(start).__name__}")
     elif rules is not None and rules != start.rules:
         raise GulBaraError("give the rules through the start game: they differ")
-    job = _Job(start.state_code(), start.rules, seed, codes, evaluator, max_rolls,
-               _net_specs(codes, names))
+    job = _Job(start.state_code(), start.rules, seed, natives, evaluator, max_rolls,
+               _net_specs(natives, names))
     began = time.perf_counter()
     rows, hist = _run(job, n, workers, backend, progress)
     seconds = time.perf_counter() - began
@@ -814,7 +814,7 @@ def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = "ran
     seed = _check_seed(seed)
     index = checked_int(index, "index", 0, _MASK64, bounds="0 .. 2**64 - 1")
     max_rolls = _check_max_rolls(max_rolls)
-    codes, evaluator, names = _policy_pair(policy)
+    natives, evaluator, names = _policy_pair(policy)
     if start is None:
         game = Game(checked_rules(rules), auto_roll=False)
     elif not isinstance(start, Game):
@@ -827,8 +827,8 @@ def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = "ran
         raise TypeError(f"trace must be a list, not {type(trace).__name__}")
     dice = Rng(seed, index, 0)
     rng = Rng(seed, index, 1)
-    policies = [_PythonPolicy(name if code != 3 else "evaluator", evaluator)
-                for name, code in zip(names, codes)]
+    policies = [_PythonPolicy(name if native != EVALUATOR else EVALUATOR, evaluator)
+                for name, native in zip(names, natives)]
     first_rolls = game.game_rolls
     while not game.is_over():
         if game.is_opening():
