@@ -2,7 +2,7 @@
 
     python3 benchmarks/sample_chains.py [--seeds 0:12] [--count]
 
-Plays seeded greedy-against-greedy games (``gulbara.Game(seed=s)``, both sides
+Plays seeded greedy-against-greedy games (``gulbara.tools.suites.suite_game(s)``, both sides
 ``gulbara.GreedyBot``) and lists, in the order they are played, the first
 stage of every escalating 1-1, 2-2 and 3-3 (a side's 4th roll or later, RULES
 §4.2): the position, the side to play and the first number. ``--count`` also

@@ -128,15 +128,12 @@ class _Layout:
 
 def _resolve(obj, turn, last_play, play_seat):
     """(position, turn, play, play seat) from what :func:`board_svg` was given."""
-    from gulbara.core.board import Board
-    from gulbara.game.driver import Game
-
     if isinstance(obj, str):
         position = Position.from_code(obj)
-    elif isinstance(obj, (Board, Game)):
+    elif hasattr(obj, "position") and hasattr(obj, "turn"):       # a Board, a Game, a Match
         position = obj.position
         if turn is None:
-            turn = obj.turn if isinstance(obj, Board) else obj.to_move
+            turn = obj.turn
     elif all(hasattr(obj, name) for name in ("points", "borne_off", "code")):
         position = obj
     else:

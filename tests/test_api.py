@@ -219,7 +219,7 @@ def test_stage_ends_basics():
     assert ends.codes() == [p.code for p in ends]
 
 
-def test_bug_split_moves_in_reverse_order():
+def test_regression_split_moves_in_reverse_order():
     """BUG (play.py, StageEnds.parse / __contains__): StageEnds.parse documents
     "moves in any order, a checker's moves joined (24/14) or split (24/18 18/14)",
     but a split move written second-hop-first is rejected: from the start with 6-5,

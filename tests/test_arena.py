@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gulbara
-from gulbara import Game
+from gulbara import DiceStream, Game
 from gulbara.selfplay.arena import ArenaResult, arena
 from gulbara.conventions import mean_interval, wilson_interval
 from gulbara.bots import make_bot
@@ -42,14 +42,14 @@ def test_reproducible_for_a_seed():
     assert other.seed == 12
 
 
-def test_game_i_uses_seed_plus_i_and_seats_alternate():
+def test_game_i_plays_the_dice_of_game_i_of_the_run_and_seats_alternate():
     a = SeatRecorder()
     result = arena(a, GreedyBot(), 4, seed=7)
     assert result.a_seats == (0, 1, 0, 1)
     assert set(a.seats) == {0, 1}
-    # Game 1 (A Black) replays from Game(seed=8) with the same bots.
+    # Game 1 (A Black) replays on the dice of game 1 of the run seeded 7 with the same bots.
     white, black = GreedyBot(), SeatRecorder()
-    outcome = play_out(Game(seed=8), white, black)
+    outcome = play_out(Game(dice=DiceStream(7, game=1)), white, black)
     expected = 0 if outcome.winner is None else (
         outcome.points if outcome.winner == 1 else -outcome.points)
     assert result.a_points[1] == expected
@@ -223,12 +223,9 @@ def test_regression_arena_seeds_are_checked_before_any_game():
                 arena("greedy", "first", 2, seed=seed, native=native)
         with pytest.raises(TypeError, match="seed"):
             arena("greedy", "first", 2, seed=1.5, native=native)
-    stream = io.StringIO()
-    with pytest.raises(GulBaraError, match="too large for 3 games"):
-        arena("greedy", "first", 3, seed=2**64 - 2, progress=stream)
-    assert stream.getvalue() == ""                          # refused before the first game
-    assert arena("greedy", "first", 2, seed=2**64 - 2).games == 2
-    assert arena("greedy", "first", 4, seed=2**64 - 2, duplicate=True).games == 4
+    # the largest seed is a run like any other: its games are the run's games 0, 1, ...
+    assert arena("greedy", "first", 3, seed=2**64 - 1).games == 3
+    assert arena("greedy", "first", 4, seed=2**64 - 1, duplicate=True).games == 4
 
 
 def test_regression_bots_and_arena_refuse_arguments_of_the_wrong_type():
@@ -250,6 +247,19 @@ def test_regression_cli_arena_seed_errors_are_messages(capsys):
     """gulbara arena --native --seed -1 ended in an OverflowError traceback."""
     assert main(["arena", "greedy", "first", "--games", "2", "--native", "--seed", "-1"]) == 2
     assert "seed must be 0 .. 2**64 - 1" in capsys.readouterr().err
-    assert main(["arena", "greedy", "first", "--games", "3", "-q",
-                 "--seed", str(2**64 - 2)]) == 2
-    assert "too large for 3 games" in capsys.readouterr().err
+    assert main(["arena", "greedy", "first", "--games", "2", "-q", "--seed", str(2**64)]) == 2
+    assert "seed must be 0 .. 2**64 - 1" in capsys.readouterr().err
+
+
+def test_one_seed_one_game_python_native_and_game():
+    """Game(seed=s) is game 0 of the run seeded s; the Python and the native arena play the
+    same games (the same dice, and the same plays by deterministic bots)."""
+    from gulbara.selfplay.games import replay
+    python = arena("greedy", "first", 6, seed=41)
+    native = arena("greedy", "first", 6, seed=41, native=True)
+    assert python.a_points == native.a_points and python.a_seats == native.a_seats
+    game = Game(seed=41)
+    play_out(game, GreedyBot(), GreedyBot())
+    again = replay(41, 0, "greedy")
+    assert [str(p) for _, p in game.plays] == [str(p) for _, p in again.plays]
+    assert game.openings == again.openings

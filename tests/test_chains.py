@@ -803,7 +803,7 @@ def test_the_reference_backend_stands_in_for_every_chain_call(tmp_path):
     assert remainder == sorted(remainder_ends(gulbara.START_CODE, 1, [[5, 5]]).codes())
 
 
-def test_fault12_chain_outcomes_are_indexed_by_ints_only():
+def test_regression_chain_outcomes_are_indexed_by_ints_only():
     chain = chain_ends(gulbara.START_CODE, 0, 5)
     for bad in (True, "a", 1.5, np.bool_(True)):
         with pytest.raises(TypeError, match="outcome indices are ints"):
@@ -813,7 +813,7 @@ def test_fault12_chain_outcomes_are_indexed_by_ints_only():
         chain[len(chain)]
 
 
-def test_fault06_chain_ends_pickle_and_deep_copy():
+def test_regression_chain_ends_pickle_and_deep_copy():
     """ChainEnds (and the core's ChainResult) round-trip through pickle and
     deepcopy: the same outcomes, tags, arrays and steps."""
     import copy

@@ -29,3 +29,13 @@ def test_module_docstrings(name):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS,
                              extraglobs={"gulbara": gulbara})
     assert result.failed == 0
+
+
+DOC_PAGES = sorted((README.parent / "docs").rglob("*.md"))
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=lambda p: str(p.relative_to(README.parent)))
+def test_documentation_page_examples(page):
+    result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS,
+                              globs={"gulbara": gulbara})
+    assert result.failed == 0

@@ -8,7 +8,7 @@ the reference, through the public API in a subprocess with
 ``gulbara ends`` protocol answers a malformed line with ``{"error": ...}`` and
 goes on.
 
-Tests named ``test_bug_*`` are regression tests: each names a bug found while
+Tests named ``test_regression_*`` are regression tests: each names a bug found while
 writing this file (its docstring says what went wrong), fixed since.
 """
 
@@ -195,7 +195,7 @@ def test_loose_but_valid_codes_are_accepted(backend, code):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_bug_huge_token_is_an_invalid_position(backend):
+def test_regression_huge_token_is_an_invalid_position(backend):
     """BUG (reference): a point or borne-off token of more than 4300 digits raises a
     plain ValueError from int() ("Exceeds the limit (4300 digits) for integer string
     conversion") instead of InvalidPositionError; the core says "more than 15"."""
@@ -206,7 +206,7 @@ def test_bug_huge_token_is_an_invalid_position(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_bug_lone_surrogate_is_an_invalid_position(backend):
+def test_regression_lone_surrogate_is_an_invalid_position(backend):
     """BUG (core): a code holding a lone surrogate (possible in a str, e.g. from
     json.loads('"\\ud800"')) raises UnicodeEncodeError from PyUnicode_AsUTF8AndSize
     in read_code instead of InvalidPositionError; the reference says InvalidPositionError."""
@@ -284,7 +284,7 @@ def test_good_dice_are_not_errors(backend, dice, expected):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_bug_non_int_die_is_a_type_error_whatever_its_neighbours(backend):
+def test_regression_non_int_die_is_a_type_error_whatever_its_neighbours(backend):
     """BUG (core, minor): the contract says a non-int die is a TypeError, and the
     reference checks every die's type first; the core checks the dice one by one, so
     [7, 'a'] and [1, 2, 3, 4, 'a'] give InvalidDiceError in the core but TypeError
@@ -689,10 +689,10 @@ def test_protocol_no_trailing_newline(monkeypatch):
     assert "error" in json.loads(second)
 
 
-def test_bug_protocol_lone_surrogate_in_position(monkeypatch):
+def test_regression_protocol_lone_surrogate_in_position(monkeypatch):
     """BUG (core): the JSON line {"position": "G:\\ud800", ...} is valid JSON, but
     answer_request raises UnicodeEncodeError (from read_code, see
-    test_bug_lone_surrogate_is_an_invalid_position) instead of answering
+    test_regression_lone_surrogate_is_an_invalid_position) instead of answering
     {"error": ...}: `gulbara ends` dies and the stream stops."""
     line = '{"position": "G:\\ud800", "seat": 0, "dice": [6, 5]}'
     good = json.dumps({"position": START, "seat": 0, "dice": [6, 5]})
@@ -701,7 +701,7 @@ def test_bug_protocol_lone_surrogate_in_position(monkeypatch):
     assert status == 0 and len(out.splitlines()) == 2
 
 
-def test_bug_protocol_deeply_nested_json(monkeypatch):
+def test_regression_protocol_deeply_nested_json(monkeypatch):
     """BUG (cli, minor): a line of 100,000 '[' makes json.loads raise RecursionError,
     which answer_request does not catch (it catches ValueError only): the stream dies
     instead of answering {"error": ...}."""
@@ -744,7 +744,7 @@ def test_play_from_notation_needs_single_dice():
         assert text in str(info.value)
 
 
-def test_bug_huge_number_in_notation_is_invalid_notation():
+def test_regression_huge_number_in_notation_is_invalid_notation():
     """BUG (play.py): a point or repeat count of more than 4300 digits makes
     parse_notation raise a plain ValueError from int() ("Exceeds the limit (4300
     digits)"), not InvalidNotationError; StageEnds.parse and Board.push_notation

@@ -283,7 +283,7 @@ def test_dice_with_non_ints(dice):
     """Only TypeError or InvalidDiceError; the reference always says TypeError.
 
     (The core can say InvalidDiceError when a bad int comes before the non-int:
-    see test_errors.test_bug_non_int_die_is_a_type_error_whatever_its_neighbours.)
+    see test_errors.test_regression_non_int_die_is_a_type_error_whatever_its_neighbours.)
     """
     assert dice_outcome(_reference, START, 0, dice) == ("TypeError",)
     assert dice_outcome(_movegen, START, 0, dice)[0] in ("TypeError", "InvalidDiceError")

@@ -55,7 +55,7 @@ def test_commands_and_illegal_input_are_explained():
     assert out.rstrip().endswith("Bye.")
     # after the undo, White's opening is shown again with the same dice
     assert out.count("Dice: 6-4  ⚅⚃    White: opening roll: 6-4") == 2
-    assert out.count("Black (greedy bot) rolled 5-2") == 2     # the same dice after undo
+    assert out.count("Black (greedy bot) rolled 3-1") == 2     # the same dice after undo
 
 
 def test_the_board_shows_the_players_own_numbering():

@@ -34,7 +34,7 @@ SLOW_ROW = "G:2,2,2,2,2,2,1,1,1,,,,,,,,,,,,,,,|0,0|0,15"
 # ---------------------------------------------------------------------------
 
 
-def test_fault01_threads_with_worker_pools_play_their_own_games():
+def test_regression_threads_with_worker_pools_play_their_own_games():
     runs = [("random", 1), ("greedy", 2), ("first", 3)]
     n = 2 * CHUNK_GAMES + 1                         # three chunks: two worker processes
     results = [None] * len(runs)
@@ -59,7 +59,7 @@ def test_fault01_threads_with_worker_pools_play_their_own_games():
 # ---------------------------------------------------------------------------
 
 
-def test_fault03_batch_output_is_sized_by_its_own_call():
+def test_regression_batch_output_is_sized_by_its_own_call():
     big = stage_ends_batch(*arrays_from_requests([(HUGE_STAGE, 0, (1, 1, 1, 1))] * 64))
     assert big.n_ends == 64 * 2208
     small = arrays_from_requests([(START, 0, (6, 5))] * 200_000)
@@ -78,7 +78,7 @@ def test_fault03_batch_output_is_sized_by_its_own_call():
     assert again.n_ends == 3 * 2208
 
 
-def test_fault03_batch_grows_past_a_small_start():
+def test_regression_batch_grows_past_a_small_start():
     requests = [(START, 0, (6, 5))] * 100 + [(HUGE_STAGE, 0, (1, 1, 1, 1))] * 40
     out = stage_ends_batch(*arrays_from_requests(requests))
     assert out.n_ends == 200 + 40 * 2208
@@ -163,7 +163,7 @@ def interrupt(call, delay=0.3):
 
 
 @pytest.mark.parametrize("name", sorted(LONG_CALLS))
-def test_fault04_ctrl_c_stops_long_calls(name):
+def test_regression_ctrl_c_stops_long_calls(name):
     seconds = interrupt(LONG_CALLS[name]())
     assert seconds < 1.0, f"{name}: KeyboardInterrupt {seconds:.2f} s after the signal"
     # the process goes on as before
@@ -196,7 +196,7 @@ def test_regression_a_diagram_stopped_part_way_unwinds_at_once(threads):
 # ---------------------------------------------------------------------------
 
 
-def test_fault02_endless_opening_ties_raise():
+def test_regression_endless_opening_ties_raise():
     with pytest.raises(GulBaraError, match="draw function .*lambda.* tied opening pairs"):
         Game(draw=lambda: 0)
     with pytest.raises(GulBaraError, match="draw function"):
@@ -211,7 +211,7 @@ def test_fault02_endless_opening_ties_raise():
 # ---------------------------------------------------------------------------
 
 
-def test_fault05_copy_copy_is_independent():
+def test_regression_copy_copy_is_independent():
     game = Game(seed=5)
     shallow = copy.copy(game)
     shallow.play(shallow.legal_plays()[0])
@@ -239,7 +239,7 @@ def _round_trips(obj):
     return [pickle.loads(pickle.dumps(obj)), copy.deepcopy(obj)]
 
 
-def test_fault06_game_match_and_stage_ends_pickle():
+def test_regression_game_match_and_stage_ends_pickle():
     game = Game(seed=11)
     for _ in range(6):
         game.play(game.legal_plays()[-1])
@@ -266,7 +266,7 @@ def test_fault06_game_match_and_stage_ends_pickle():
         assert list(again) == list(stage) and again.playable_dice == stage.playable_dice
 
 
-def test_fault06_environments_pickle_after_reset():
+def test_regression_environments_pickle_after_reset():
     gymnasium_env = pytest.importorskip("gulbara.envs.gymnasium")
     pettingzoo_env = pytest.importorskip("gulbara.envs.pettingzoo")
     env = gymnasium_env.GulBaraEnv("greedy")
@@ -290,7 +290,7 @@ def test_fault06_environments_pickle_after_reset():
 # ---------------------------------------------------------------------------
 
 
-def test_fault08_failing_opponent_leaves_the_env_consistent():
+def test_regression_failing_opponent_leaves_the_env_consistent():
     gymnasium_env = pytest.importorskip("gulbara.envs.gymnasium")
 
     bot = FlakyBot()
@@ -309,7 +309,7 @@ def test_fault08_failing_opponent_leaves_the_env_consistent():
     assert env.game.decision.seat == env.seat
 
 
-def test_fault08_step_refuses_when_the_agent_is_not_to_act():
+def test_regression_step_refuses_when_the_agent_is_not_to_act():
     gymnasium_env = pytest.importorskip("gulbara.envs.gymnasium")
     env = gymnasium_env.GulBaraEnv("first")
     env.reset(seed=24)
@@ -353,12 +353,12 @@ MARS = "G:,,,,,,,,,,,-15,,,,,,,,,,,,|0,0|15,0 next=over result=W:2:mars rolls=24
     "G:,,,,,,,,,,,,,,,,,,,,,,,|0,0|15,15 next=over result=W:1:single rolls=9,9 stuck=0",
     f"{START} next=over result=draw rolls=50,50 stuck=3",
 ])
-def test_fault10_out_of_range_state_codes_are_refused(code):
+def test_regression_out_of_range_state_codes_are_refused(code):
     with pytest.raises(gulbara.GameStateError):
         Game.from_state_code(code)
 
 
-def test_fault10_accepted_codes_agree_native_and_python():
+def test_regression_accepted_codes_agree_native_and_python():
     from gulbara.game.perft import perft_python
     from gulbara.rules import Rules
     codes = [REMAINDER, REMAINDER_2, WON, MARS,
@@ -389,7 +389,7 @@ def _record_json(obj):
     return json.loads(write_record(obj, "json"))
 
 
-def test_fault11_malformed_records_raise_record_error():
+def test_regression_malformed_records_raise_record_error():
     import json
     from gulbara.game.record import read_record, write_record
     game = Game(seed=4)
@@ -435,7 +435,7 @@ def test_fault11_malformed_records_raise_record_error():
 # ---------------------------------------------------------------------------
 
 
-def test_fault07_evaluator_features_are_not_reused():
+def test_regression_evaluator_features_are_not_reused():
     kept, copies = [], []
 
     def keeper(features):
@@ -455,7 +455,7 @@ def test_fault07_evaluator_features_are_not_reused():
 # ---------------------------------------------------------------------------
 
 
-def test_fault12_messages_cut_echoed_input():
+def test_regression_messages_cut_echoed_input():
     from gulbara.cli import answer_request
     import json
     for call in (lambda: Game.from_state_code(START + " next=" + "x" * 10_000_000),
@@ -470,7 +470,7 @@ def test_fault12_messages_cut_echoed_input():
     assert len(line) < 1000 and "error" in json.loads(line)
 
 
-def test_fault12_huge_ints_as_seats_and_dice():
+def test_regression_huge_ints_as_seats_and_dice():
     huge = 10**5000
     position = gulbara.Position.from_code(START)
     with pytest.raises(gulbara.InvalidSeatError):
@@ -487,7 +487,7 @@ def test_fault12_huge_ints_as_seats_and_dice():
         play_games(huge, "first")
 
 
-def test_fault12_any_integer_type_no_bools():
+def test_regression_any_integer_type_no_bools():
     from gulbara.rules import Rules
     assert gulbara.Board(turn=np.int64(1)).turn == 1
     assert perft(Game.new_perft_root(), np.int64(2)) == 1576
@@ -505,7 +505,7 @@ def test_fault12_any_integer_type_no_bools():
         Rules(stuck_limit=np.bool_(True))
 
 
-def test_fault12_indexing_and_cli_depth():
+def test_regression_indexing_and_cli_depth():
     import contextlib
     import io
     from gulbara.cli import main
@@ -521,7 +521,7 @@ def test_fault12_indexing_and_cli_depth():
     assert "Traceback" not in err.getvalue() and "0..64, got 99" in err.getvalue()
 
 
-def test_fault12_unpicklable_worker_error_names_the_cause():
+def test_regression_unpicklable_worker_error_names_the_cause():
     class LocalError(Exception):
         pass
 
@@ -539,7 +539,7 @@ def test_fault12_unpicklable_worker_error_names_the_cause():
         play_games(2 * CHUNK_GAMES + 1, picklable, seed=1, workers=2)
 
 
-def test_fault12_one_rule_for_scores_and_seeds():
+def test_regression_one_rule_for_scores_and_seeds():
     from gulbara.bots.search import expectimax
     from gulbara.selfplay.games import replay
     game = Game(seed=3)

@@ -12,6 +12,10 @@ from ``gb1.npz`` or from one of three runs of ``gulbara train --games 1000000 --
 0.9 --out FILE`` (S = 1, 2, 3): 2,000,000 more games (``--init``), then 600,000 at a small
 step. Every file of those runs is pinned, and the first 1,000 games of each run are
 retrained from the file it started from.
+
+These are provenance checks, not rules: they carry the ``provenance`` marker, which the default
+run deselects and CI runs in a step of its own (``pytest -m provenance``). After training a new
+shipped network, print the values to pin with ``python tests/test_shipped_net.py``.
 """
 
 import hashlib
@@ -19,15 +23,22 @@ import os
 
 import pytest
 
+pytestmark = pytest.mark.provenance
+
 from gulbara.net.model import (BOT_MEMBER_PATHS, DEFAULT_NET_PATH, PLAIN_DOUBLES_NET_PATH, ValueNet,
                          bot_net, default_net)
 from gulbara.rules import DEFAULT_RULES, Rules
 from gulbara.net.train import TRAIN_DEFAULTS, rules_text, train, training_arguments
 
 
+#: The files the training runs started from, which the package does not ship.
+RUNS_FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "networks")
+
+
 def data_path(name):
-    """A file of the package's data folder."""
-    return os.path.join(os.path.dirname(DEFAULT_NET_PATH), name)
+    """A shipped network (the package's data folder) or a run's start (tests/data/networks)."""
+    shipped = os.path.join(os.path.dirname(DEFAULT_NET_PATH), name)
+    return shipped if os.path.exists(shipped) else os.path.join(RUNS_FOLDER, name)
 
 
 def assert_pinned(path, file_sha256, weights_sha256):
@@ -226,3 +237,13 @@ def test_the_bots_network_is_the_average_of_the_fine_runs_in_order():
     assert net.sha256() == ValueNet.average(members).sha256()
     assert net.meta["averaged_sha256"] == ",".join(m.sha256() for m in members)
     assert bot_net() is net is bot_net(DEFAULT_RULES)
+
+
+if __name__ == "__main__":         # the values to pin: file and weights hashes of every network
+    import glob
+    for folder in (os.path.dirname(DEFAULT_NET_PATH), RUNS_FOLDER):
+        for path in sorted(glob.glob(os.path.join(folder, "*.npz"))):
+            with open(path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+            print(os.path.basename(path), digest, ValueNet.load(path).sha256())
+    print("bot_net", bot_net().sha256())

@@ -6,8 +6,8 @@
 (0, [141, 143])
 >>> driver.apply(141) is None, driver.apply(119)   # 24/20 then 20/14: the stage is played
 (True, Play(((24, 6), (18, 4)), code='G:,,,,,,,,,,,-15,,1,,,,,,,,,,14|0,0|0,0'))
->>> driver.to_act, driver.game.decision.dice       # Black's 5-2 is next
-(1, (5, 2))
+>>> driver.to_act, driver.game.decision.dice       # Black's 3-1 is next
+(1, (3, 1))
 """
 
 from typing import List, Optional

@@ -16,8 +16,8 @@ the end of the game) is worked out by the driver.
 ['24/18 24/20', '24/14']
 >>> game.play("24/14")
 Play(((24, 6), (18, 4)), code='G:,,,,,,,,,,,-15,,1,,,,,,,,,,14|0,0|0,0')
->>> game.decision.seat, game.decision.dice, game.rolls_made   # Black rolled 5-2
-(1, (5, 2), (1, 1))
+>>> game.decision.seat, game.decision.dice, game.rolls_made   # Black rolled 3-1
+(1, (3, 1), (1, 1))
 >>> game.undo()                                        # exact restore; the same dice come again
 Play(((24, 6), (18, 4)), code='G:,,,,,,,,,,,-15,,1,,,,,,,,,,14|0,0|0,0')
 >>> game.decision.seat, game.rolls_made
@@ -40,6 +40,7 @@ from gulbara.errors import (GameStateError, GulBaraError, IllegalPlayError, Inva
                             checked_bool, checked_int, checked_seat, shown)
 from gulbara.core.play import BLACK, WHITE, Play, StageEnds
 from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
+from gulbara.game.rng import Rng
 from gulbara.game.state_codes import (CHAIN, MAX_STATE_COUNT, OPENING, OVER, PLAIN, REMAINDER, ROLL,
                                  SEAT_NAMES, STAGE, GameResult, GameState, Roll, Stage,
                                  StageSpec, escalates, read_state_code, remainder_stages,
@@ -129,20 +130,22 @@ class DiceStream:
     forgetting the values: after an undo the same dice come again, so the
     i-th draw of a game is always the same value however often it is undone.
 
-    The seeded generator is Python's ``random.Random(seed)``, one
-    ``randrange(6)`` per draw.
+    The seeded generator is the one of native self-play (:class:`gulbara.game.rng.Rng`): the
+    dice of game ``game`` of the run seeded ``seed`` (stream 0), one ``below(6)`` per draw, so
+    that ``Game(seed=s)`` plays the dice of native game 0 of the run seeded ``s``, and the
+    arena's game ``i`` those of native game ``i``.
 
     >>> stream = DiceStream(seed=1)
     >>> [stream.next("dice") for _ in range(4)]
-    [1, 4, 0, 2]
+    [1, 5, 1, 1]
     >>> stream.position = 1; stream.next("dice")
-    4
+    5
     """
 
-    __slots__ = ("seed", "_draw", "_rng", "_values", "_purposes", "position")
+    __slots__ = ("seed", "game", "_draw", "_rng", "_values", "_purposes", "position")
 
     def __init__(self, seed: Optional[int] = None,
-                 draw: Optional[Callable[[], int]] = None) -> None:
+                 draw: Optional[Callable[[], int]] = None, *, game: int = 0) -> None:
         if draw is not None and seed is not None:
             raise TypeError("give a seed or a draw function, not both")
         if draw is not None and not callable(draw):
@@ -152,8 +155,9 @@ class DiceStream:
         if seed is not None:                    # the rule of gulbara.selfplay.games's seeds too
             seed = checked_int(seed, "seed", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
         self.seed = seed
+        self.game = checked_int(game, "game", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
         self._draw = draw
-        self._rng = random.Random(seed) if draw is None else None
+        self._rng = Rng(seed, self.game, 0) if draw is None else None
         self._values: List[int] = []
         self._purposes: List[str] = []
         self.position = 0
@@ -169,7 +173,7 @@ class DiceStream:
                 value = checked_int(self._draw(), "the value draw() returns", 0, 5,
                                     InvalidDiceError, InvalidDiceError)
             else:
-                value = self._rng.randrange(6)
+                value = self._rng.die()
             self._values.append(value)
             self._purposes.append(purpose)
         self.position = i + 1
@@ -188,11 +192,9 @@ class DiceStream:
         """An independent copy; a caller's draw function is shared, not copied."""
         other = DiceStream.__new__(DiceStream)
         other.seed = self.seed
+        other.game = self.game
         other._draw = self._draw
-        other._rng = None
-        if self._rng is not None:
-            other._rng = random.Random()
-            other._rng.setstate(self._rng.getstate())
+        other._rng = self._rng.copy() if self._rng is not None else None
         other._values = list(self._values)
         other._purposes = list(self._purposes)
         other.position = self.position
@@ -250,6 +252,26 @@ _ROLL_EVENTS = {(seat, dice, opening): GameEvent("roll", seat, dice, opening)
 class _RulesAndDice:
     """What a :class:`Game` and a :class:`Match` both hold (the rules, the dice, the rolling
     mode) and both do the same way."""
+
+    # python-chess's names for the same ideas, which gulbara.Board uses too, so that code
+    # taking a Board or a Game needs no type switch.
+
+    @property
+    def turn(self) -> Optional[int]:
+        """The side to act (:attr:`to_move`), as :attr:`gulbara.Board.turn` names it."""
+        return self.to_move
+
+    def is_game_over(self) -> bool:
+        """Whether the game (or match) is over (:meth:`is_over`), as a Board names it."""
+        return self.is_over()
+
+    def push(self, play) -> Play:
+        """Play ``play`` (:meth:`play`), as :meth:`gulbara.Board.push` names it."""
+        return self.play(play)
+
+    def pop(self):
+        """Undo the last play (:meth:`undo`), as :meth:`gulbara.Board.pop` names it."""
+        return self.undo()
 
     _rules: Rules
     _stream: Optional[DiceStream]
@@ -504,6 +526,11 @@ class Game(_RulesAndDice):
     def plays(self) -> List[Tuple[Decision, Play]]:
         """Every stage played so far, as ``(decision, play)``, oldest first."""
         return [(event.decision, event.play) for event in self._log if event.kind == "play"]
+
+    @property
+    def move_stack(self) -> List[Play]:
+        """The plays made so far, oldest first (as :attr:`gulbara.Board.move_stack`)."""
+        return [event.play for event in self._log if event.kind == "play"]
 
     @property
     def openings(self) -> List[Tuple[int, int]]:
@@ -878,7 +905,7 @@ class Match(_RulesAndDice):
 
     >>> match = Match(target=1, seed=3)
     >>> match.decision.seat, match.game_number, match.scores
-    (1, 1, (0, 0))
+    (0, 1, (0, 0))
     """
 
     def __init__(self, rules: Optional[Rules] = None, target: Optional[int] = None,

@@ -49,8 +49,8 @@ Rules: default
 Dice: seed 24
 Opening: 6-4
 W1 6-4: 24/14
-B1 5-2:
-State: G:,,,,,,,,,,,-15,,1,,,,,,,,,,14|0,0|0,0 next=play:B stage=5-2 roll=5-2 rolls=1,1 stuck=0
+B1 3-1:
+State: G:,,,,,,,,,,,-15,,1,,,,,,,,,,14|0,0|0,0 next=play:B stage=3-1 roll=3-1 rolls=1,1 stuck=0
 >>> again = read_record(text)
 >>> again.state_code() == game.state_code(), write_record(again) == text
 (True, True)

@@ -1,8 +1,10 @@
 """Bot against bot: many games, both seats, win rate and points per game with 95% intervals.
 
-Game ``i`` of an arena is ``Game(rules, seed=seed + i)``; bot A plays White in
-the even games and Black in the odd ones, so both bots see the same dice from
-both seats. A bot given by name (see :data:`gulbara.bots.REGISTRY`) is built
+Game ``i`` of an arena plays the dice of game ``i`` of the run seeded ``seed`` (those of
+native self-play's game ``i``, :class:`gulbara.game.rng.Rng`; ``Game(seed=seed)`` is game 0);
+bot A plays White in the even games and Black in the odd ones, so both bots see the same dice
+from both seats. The Python and the native arena (``native=True``) play the same games for
+the same seed: the same dice, and the same plays by the deterministic bots. A bot given by name (see :data:`gulbara.bots.REGISTRY`) is built
 fresh for the arena; ``"random"`` is seeded from ``seed`` so that the whole
 arena is reproducible.
 
@@ -43,7 +45,7 @@ from gulbara.bots.registry import (NATIVE_BOTS, REGISTRY, Bot, bot_label, is_net
                                    make_bot, play_out)
 from gulbara.conventions import Z95, mean_interval, wilson_interval
 from gulbara.errors import GulBaraError, checked_int
-from gulbara.game.driver import Game
+from gulbara.game.driver import DiceStream, Game
 from gulbara.net import _play
 from gulbara.net.model import default_net, load
 from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
@@ -115,13 +117,11 @@ def check_seed(seed) -> int:
 
 
 def check_last_seed(seed: int, last: int, duplicate: bool) -> None:
-    """Refuse a ``seed`` whose games would run past the last dice seed: game ``i`` is
-    ``Game(rules, seed=seed + i)`` (``seed + i // 2`` with ``duplicate``), up to game ``last``."""
-    top = seed + (last // 2 if duplicate else last)
+    """Refuse games past the last game of a run: game ``i`` plays the dice of game ``i`` of the
+    run seeded ``seed`` (``i // 2`` with ``duplicate``), up to game ``last``."""
+    top = last // 2 if duplicate else last
     if top > 2**64 - 1:
-        raise GulBaraError(f"seed {seed} is too large for {last + 1} games: game i plays the "
-                           f"dice of seed + i{' // 2' if duplicate else ''}, which must be at "
-                           f"most 2**64 - 1")
+        raise GulBaraError(f"{last + 1} games run past the last game of a run (2**64)")
 
 
 def progress_stream(progress) -> Optional[TextIO]:
@@ -171,7 +171,7 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
 
     Bots are objects with ``choose(game)`` or names in :data:`gulbara.bots.REGISTRY`.
     ``progress`` is ``True`` (a progress line on stderr), a text stream, or
-    ``False``. ``duplicate``: game ``i`` uses dice seed ``seed + i // 2``, so each
+    ``False``. ``duplicate``: game ``i`` plays the dice of game ``i // 2``, so each
     pair of games has the same dice with the seats swapped. ``workers`` > 1
     plays blocks of games in that many processes (bots given by name only; a
     ``random`` bot is then seeded per block). ``first`` is the index of the
@@ -198,7 +198,7 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
     seats, points = [], []
     wins = losses = draws = 0
     for i in range(first, first + games):
-        game = Game(rules, seed=seed + (i // 2 if duplicate else i))
+        game = Game(rules, dice=DiceStream(seed, game=i // 2 if duplicate else i))
         a_seat = 0 if i % 2 == 0 else 1
         white, black = (a, b) if a_seat == 0 else (b, a)
         result = play_out(game, white, black)

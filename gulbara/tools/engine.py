@@ -33,7 +33,7 @@ options. Every answer after a change carries the new ``state``.
 >>> session.answer('{"cmd": "play", "play": "24/14"}')["decision"]["seat"]
 'black'
 >>> session.answer('{"cmd": "play", "play": "24/10"}')["error"]
-"'24/10' is not a legal play of 5-2 for Black; legal: '24/19 24/22', '24/17'"
+"'24/10' is not a legal play of 3-1 for Black; legal: '24/21 24/23', '24/20'"
 """
 
 import json

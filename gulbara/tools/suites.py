@@ -171,7 +171,7 @@ def selfplay_totals(policy: str, seed: int, games: int, workers: int = 1):
 class ChainDecision(NamedTuple):
     """A whole-chain decision met in play, with its number of outcomes."""
 
-    seed: int            # the game: gulbara.Game(seed=seed), greedy against greedy
+    seed: int            # the game: greedy against greedy on suite_game(seed)'s dice
     ply: int             # plays made before this decision
     code: str
     seat: int            # the side playing the chain
@@ -179,14 +179,24 @@ class ChainDecision(NamedTuple):
     outcomes: int        # distinct outcomes of the whole chain
 
 
+def suite_game(seed: int):
+    """The game of a suite's ``seed``: its dice drawn by Python's ``random.Random(seed)``, one
+    ``randrange(6)`` per die. The suites were sampled from such games, and keep them so that a
+    suite never changes; ``gulbara.Game(seed=seed)`` draws from the self-play generator."""
+    import random
+
+    import gulbara
+    draw = random.Random(seed).randrange
+    return gulbara.Game(draw=lambda: draw(6))
+
+
 def chain_decisions(seeds, numbers=(1, 2, 3)):
     """The first stages of escalating chains of ``numbers`` met in the seeded
     greedy-against-greedy games ``seeds``, as ChainDecision (outcomes 0)."""
-    import gulbara
     from gulbara.bots.simple import GreedyBot
     bot = GreedyBot()
     for seed in seeds:
-        game = gulbara.Game(seed=seed)
+        game = suite_game(seed)
         while not game.is_over():
             decision = game.decision
             if (decision.is_escalating and decision.stage == 0 and not decision.is_remainder
