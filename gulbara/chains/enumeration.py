@@ -457,10 +457,11 @@ def remainder_ends(code, seat: int, stages: Sequence[Sequence[int]],
     ``stages`` are lists of one to four equal dice in ascending order of
     number, e.g. ``[[4, 4], [5, 5, 5, 5], [6, 6, 6, 6]]``. Dice of a stage
     that cannot be played are lost and play goes on with the next stage; a
-    stage that ends the game ends it (RULES §5.5). ``max_ends``,
-    ``threads``, ``memory``, ``plan`` and ``stats`` as in :func:`chain_ends`. No rule option changes a
-    remainder's stages; ``rules`` (the game's) is what the result's ``rules`` says,
-    for valuing the outcomes (:meth:`gulbara.net.model.ValueNet.outcome_values`).
+    stage that ends the game ends it (RULES §5.5). ``max_ends``, ``threads``,
+    ``memory``, ``plan`` and ``stats`` as in :func:`chain_ends`. No rule option
+    changes a remainder's stages; ``rules`` (the game's) is what the result's
+    ``rules`` says, for valuing the outcomes
+    (:meth:`gulbara.net.model.ValueNet.outcome_values`).
 
     >>> outcomes = remainder_ends(START_CODE, 1, [[5, 5]])
     >>> sorted(o.code for o in outcomes)
@@ -646,4 +647,4 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
     return [BestOutcome(score, outcome, steps) for score, _, outcome, steps in best]
 
 
-from gulbara.core._backend import START_CODE  # noqa: E402  (for the doctests)
+from gulbara.core._backend import START_CODE  # noqa: E402,F401  (for the doctests)
