@@ -62,8 +62,10 @@ cdef enum:
 # order whatever the number of threads, and a contiguous run of parts (a
 # pass) is a contiguous run of that order.
 
-# Stages whose frontier holds fewer positions than the plan's threaded_frontier
-# run on the calling thread alone (tests lower it to share small stages too).
+# How a call goes about its work is its plan (ChainPlan, _chain_engine.pxd),
+# read once per call: stages whose frontier holds fewer positions than its
+# threaded_frontier run on the calling thread alone (tests lower it to share
+# small stages too); its other sizes are below.
 cdef ChainPlan default_plan() noexcept nogil:
     """The plan every enumeration takes unless told (gulbara.chains.ChainPlan()):
     the sizes measured best on the suites (docs/dev/performance.md)."""
