@@ -18,19 +18,18 @@ diagrams off (every chain enumerated stage by stage, as before them).
 import json
 import sys
 
-from gulbara.chains import _chains
+from gulbara.chains import ChainPlan
 from gulbara.tools.bench import chain_time_summary, time_chain_decisions
 from gulbara.tools.suites import REAL_GAME_CHAINS
 
 
 def main():
-    if "--stage-by-stage" in sys.argv[1:]:
-        _chains._py_set_diagrams(False)
+    plan = ChainPlan(diagrams="--stage-by-stage" not in sys.argv[1:])
     seconds = {1: [], 2: []}
     for entry in REAL_GAME_CHAINS:
-        time_chain_decisions([entry], 2)                                   # untimed
+        time_chain_decisions([entry], 2, plan)                                 # untimed
         for threads in (1, 2):
-            seconds[threads] += time_chain_decisions([entry], threads)     # count checked
+            seconds[threads] += time_chain_decisions([entry], threads, plan)   # count checked
         print(entry.outcomes, [round(seconds[t][-1], 3) for t in (1, 2)], flush=True)
     for threads in (1, 2):
         print(threads, json.dumps(chain_time_summary(REAL_GAME_CHAINS, seconds[threads])))

@@ -7,20 +7,21 @@ exactly the outcomes that iterating ``stage_ends`` stage by stage gives
 unstarted chains, bear-offs and game ends mid-chain.
 """
 
+import dataclasses
+import functools
 import random
 from collections import Counter
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
 
 import gulbara
-from gulbara.chains import _chain_dd_out
 from gulbara.chains import _chains
+from gulbara.chains import enumeration
 from gulbara.core import _movegen
 from gulbara.core import _reference
 from gulbara.chains.enumeration import (BYTES_PER_END, STOP_COMPLETE, STOP_GAME_OVER, STOP_NAMES, STOP_STALLED,
-                            STOP_UNSTARTED, chain_ends, remainder_ends)
+                            STOP_UNSTARTED, ChainPlan)
 from gulbara.tools.suites import MID_GAME_11, REAL_GAME_CHAINS
 from positions import (bear_off_position, blocked_start_position, prime_position,
                        random_play_positions)
@@ -28,15 +29,31 @@ from positions import (bear_off_position, blocked_start_position, prime_position
 SIZE_LIMIT = 12_000     # outcomes per case the Python expansion handles quickly
 
 
-@pytest.fixture(autouse=True)
-def stage_by_stage():
-    """This module's tests check the stage-by-stage enumeration, decision diagrams off;
-    the tests of the diagrams (at the end) turn them on and compare the two ways."""
-    previous = _chains._py_set_diagrams(False)
-    try:
-        yield
-    finally:
-        _chains._py_set_diagrams(previous)
+# This module's tests check the stage-by-stage enumeration, decision diagrams off:
+# its chain calls take this plan unless they name another; the tests of the
+# diagrams (at the end) turn them on and compare the two ways.
+STAGE_BY_STAGE = ChainPlan(diagrams=False)
+
+
+def planned(**changes):
+    """The stage-by-stage plan with ``changes`` (ChainPlan's fields)."""
+    return dataclasses.replace(STAGE_BY_STAGE, **changes)
+
+
+# Every stage shared between the threads, however small.
+EVERY_STAGE_THREADED = planned(threaded_frontier=1)
+
+
+def _stage_by_stage(call):
+    return functools.wraps(call)(functools.partial(call, plan=STAGE_BY_STAGE))
+
+
+chain_ends = _stage_by_stage(enumeration.chain_ends)
+remainder_ends = _stage_by_stage(enumeration.remainder_ends)
+chain_count = _stage_by_stage(enumeration.chain_count)
+chain_ends_iter = _stage_by_stage(enumeration.chain_ends_iter)
+remainder_ends_iter = _stage_by_stage(enumeration.remainder_ends_iter)
+chain_best = _stage_by_stage(enumeration.chain_best)
 
 
 def small_chain(code, seat, first, limit=SIZE_LIMIT, **kw):
@@ -89,37 +106,17 @@ def chain_cases():
 CASES = chain_cases()
 
 
-@contextmanager
-def stage_plan_forced(*plan):
-    """Run the block under a stage plan (_chains._py_set_stage_plan), restored after."""
-    old = _chains._py_set_stage_plan(*plan)
-    try:
-        yield
-    finally:
-        _chains._py_set_stage_plan(*old)
-
-
-@contextmanager
-def every_stage_threaded():
-    """Run the block with every stage shared between the threads, restored after."""
-    previous = _chains._py_set_threaded_frontier(1)
-    try:
-        yield
-    finally:
-        _chains._py_set_threaded_frontier(previous)
-
-
 @pytest.fixture(params=[1, 2, 3], ids=["1-thread", "2-threads", "3-threads"])
 def threads(request):
-    """Run a test on 1, 2 and 3 threads, every stage shared between them."""
-    with every_stage_threaded():
-        yield request.param
+    """Run a test on 1, 2 and 3 threads (every stage shared between them:
+    EVERY_STAGE_THREADED)."""
+    return request.param
 
 
-def checked_chain_outcomes(code, seat, first, threads):
-    """The chain's outcomes (None past SIZE_LIMIT), checked distinct and equal to
-    the stage-by-stage expansion's."""
-    chain = small_chain(code, seat, first, threads=threads)
+def checked_chain_outcomes(code, seat, first, threads, plan=EVERY_STAGE_THREADED, stats=None):
+    """The chain's outcomes under ``plan`` (None past SIZE_LIMIT), checked distinct
+    and equal to the stage-by-stage expansion's."""
+    chain = small_chain(code, seat, first, threads=threads, plan=plan, stats=stats)
     if chain is None:
         return None
     want = expansion(code, seat, [(n, 4) for n in range(first, 7)], True)
@@ -159,7 +156,7 @@ def test_remainders_match_the_stage_by_stage_expansion(threads):
         stages = [(start, rng.randint(1, 4))] + [(n, 4) for n in range(start + 1, 7)]
         try:
             result = remainder_ends(code, seat, [[n] * k for n, k in stages], max_ends=SIZE_LIMIT,
-                                    threads=threads)
+                                    threads=threads, plan=EVERY_STAGE_THREADED)
         except gulbara.EnumerationLimitError:
             continue
         assert core_outcomes(result) == expansion(code, seat, stages, False)
@@ -168,42 +165,48 @@ def test_remainders_match_the_stage_by_stage_expansion(threads):
     assert compared >= 40
 
 
-# The stage plans a test can force on small chains (_chains._py_set_stage_plan):
-# every stage bucketed and expanded at once, or bucketed and a step at a time.
-STAGE_PLANS = {"bucketed": (1, 1 << 40, 0), "bucketed-layered": (1, 1, 0)}
-NO_BUCKETS = (1 << 40, 1 << 40, 0)
+def stage_plan(bucket_frontier, layered_frontier, layered_duplication, layered_probe=1024,
+               turn_duplication=12, threaded_frontier=1):
+    """A stage-by-stage plan that buckets and layers at the sizes given, every stage
+    shared between the threads unless told."""
+    return planned(bucket_frontier=bucket_frontier, layered_frontier=layered_frontier,
+                   layered_duplication=layered_duplication, layered_probe=layered_probe,
+                   turn_duplication=turn_duplication, threaded_frontier=threaded_frontier)
 
+
+# The stage plans a test can force on small chains: every stage bucketed and
+# expanded at once, or bucketed and a step at a time.
+STAGE_PLANS = {"bucketed": stage_plan(1, 1 << 40, 0), "bucketed-layered": stage_plan(1, 1, 0)}
+NO_BUCKETS = stage_plan(1 << 40, 1 << 40, 0)
 
 
 @pytest.fixture(params=[("bucketed", 1), ("bucketed", 3), ("bucketed-layered", 1),
                         ("bucketed-layered", 2)], ids=lambda p: f"{p[0]}-{p[1]}-threads")
-def stage_plan(request):
+def forced_stage_plan(request):
     """Every stage bucketed (RULES §2.1: its positions grouped by their checkers
-    per class of points), on the given threads; the plan and the threads are
-    restored after."""
-    name, threads = request.param
-    with every_stage_threaded(), stage_plan_forced(*STAGE_PLANS[name]):
-        _chains._py_stage_counts()
-        yield name, threads
+    per class of points), on the given threads: (name, threads)."""
+    return request.param
 
 
-def test_bucketed_stages_match_the_stage_by_stage_expansion(stage_plan):
-    name, threads = stage_plan
+def test_bucketed_stages_match_the_stage_by_stage_expansion(forced_stage_plan):
+    name, threads = forced_stage_plan
+    plan = STAGE_PLANS[name]
+    stats = {}
     compared = 0
     for code, seat, first in CASES[::3]:
-        compared += checked_chain_outcomes(code, seat, first, threads) is not None
+        compared += checked_chain_outcomes(code, seat, first, threads, plan, stats) is not None
     rng = random.Random(19)
     for code, seat in candidate_positions()[1::4]:
         start = rng.randint(2, 6)
         stages = [(start, rng.randint(1, 4))] + [(n, 4) for n in range(start + 1, 7)]
         try:
             result = remainder_ends(code, seat, [[n] * k for n, k in stages],
-                                    max_ends=SIZE_LIMIT, threads=threads)
+                                    max_ends=SIZE_LIMIT, threads=threads, plan=plan, stats=stats)
         except gulbara.EnumerationLimitError:
             continue
         assert core_outcomes(result) == expansion(code, seat, stages, False)
         compared += 1
-    bucketed, layered, _ = _chains._py_stage_counts()
+    bucketed, layered = stats["stages_bucketed"], stats["stages_layered"]
     assert compared >= 120
     assert bucketed >= 300                     # the plan was taken
     assert (layered >= 300) == (name == "bucketed-layered")
@@ -215,20 +218,18 @@ def test_a_stage_turned_to_layers_part_way_matches_the_stage_by_stage_expansion(
     # many (here more than 3 per distinct end, after 4 positions): outcomes and
     # order as without buckets.
     turned = compared = 0
-    with every_stage_threaded():
-        for code, seat, first in CASES:
-            with stage_plan_forced(*NO_BUCKETS):
-                plain = small_chain(code, seat, first)
-            if plain is None:
-                continue
-            _chains._py_stage_counts()
-            with stage_plan_forced(1, 1, 3, 4, 3):
-                assert checked_chain_outcomes(code, seat, first, 1) is not None
-                for threads in (1, 2):
-                    chain = chain_ends(code, seat, first, threads=threads)
-                    assert outcome_rows(chain) == outcome_rows(plain)
-            turned += _chains._py_stage_counts()[2] > 0
-            compared += 1
+    turning = stage_plan(1, 1, 3, 4, 3)
+    for code, seat, first in CASES:
+        plain = small_chain(code, seat, first, plan=NO_BUCKETS)
+        if plain is None:
+            continue
+        stats = {}
+        assert checked_chain_outcomes(code, seat, first, 1, turning, stats) is not None
+        for threads in (1, 2):
+            chain = chain_ends(code, seat, first, threads=threads, plan=turning, stats=stats)
+            assert outcome_rows(chain) == outcome_rows(plain)
+        turned += stats["stages_turned"] > 0
+        compared += 1
     assert compared >= 100
     assert turned >= 5                        # the turn was taken
 
@@ -237,15 +238,12 @@ def test_bucketed_stages_give_the_same_outcomes_in_the_same_order():
     # Buckets only order the work: the outcomes and their order are those of
     # the stages expanded as they are read, on any number of threads.
     entry = MID_GAME_11[2]                                   # mid-c
-    with every_stage_threaded():
-        with stage_plan_forced(*NO_BUCKETS):
-            plain = chain_ends(entry.code, entry.seat, 1, threads=1)
-        assert len(plain) == entry.outcomes[0]
-        for plan in STAGE_PLANS.values():
-            with stage_plan_forced(*plan):
-                for threads in (1, 2, 3):
-                    chain = chain_ends(entry.code, entry.seat, 1, threads=threads)
-                    assert outcome_rows(chain) == outcome_rows(plain)
+    plain = chain_ends(entry.code, entry.seat, 1, threads=1, plan=NO_BUCKETS)
+    assert len(plain) == entry.outcomes[0]
+    for plan in STAGE_PLANS.values():
+        for threads in (1, 2, 3):
+            chain = chain_ends(entry.code, entry.seat, 1, threads=threads, plan=plan)
+            assert outcome_rows(chain) == outcome_rows(plain)
 
 
 def test_recovered_steps_replay_to_each_outcome_and_match_the_reference():
@@ -486,9 +484,9 @@ def test_bad_threads_memory_and_max_ends():
     with pytest.raises(gulbara.GulBaraError, match="memory"):
         chain_ends(gulbara.START_CODE, 0, 5, memory=1000)
     with pytest.raises(gulbara.GulBaraError, match="chunk"):
-        list(gulbara.chain_ends_iter(gulbara.START_CODE, 0, 5, chunk=0))
+        list(chain_ends_iter(gulbara.START_CODE, 0, 5, chunk=0))
     with pytest.raises(gulbara.GulBaraError, match="k must"):
-        gulbara.chain_best(gulbara.START_CODE, 0, 5, k=0)
+        chain_best(gulbara.START_CODE, 0, 5, k=0)
     assert len(chain_ends(gulbara.START_CODE, 0, 5, threads=np.int64(2))) == 44
 
 
@@ -496,9 +494,9 @@ def test_regression_chain_calls_check_their_rules():
     # chain_ends once stored any rules it was given and failed later, with an
     # AttributeError, when the outcome arrays were built.
     for call in (lambda: chain_ends(gulbara.START_CODE, 0, 4, rules="default"),
-                 lambda: list(gulbara.chain_ends_iter(gulbara.START_CODE, 0, 4, rules={})),
+                 lambda: list(chain_ends_iter(gulbara.START_CODE, 0, 4, rules={})),
                  lambda: remainder_ends(gulbara.START_CODE, 0, [[4, 4]], rules="default"),
-                 lambda: list(gulbara.remainder_ends_iter(gulbara.START_CODE, 0, [[4]],
+                 lambda: list(remainder_ends_iter(gulbara.START_CODE, 0, [[4]],
                                                           rules=1))):
         with pytest.raises(TypeError, match="rules must be a gulbara.Rules"):
             call()
@@ -529,65 +527,70 @@ def test_regression_bucket_slots_reserved_by_the_block_leave_no_trace():
     # reserved slots empty: no empty slot may become a position, and the bound
     # on positions held (max_ends) may not count them.
     entry = MID_GAME_11[2]                                   # mid-c
-    with every_stage_threaded(), stage_plan_forced(*STAGE_PLANS["bucketed"]):
-        bucketed = [chain_ends(gulbara.START_CODE, 0, 4, threads=3),
-                    chain_ends(entry.code, entry.seat, 1, threads=3)]
+    plan = STAGE_PLANS["bucketed"]
+    bucketed = [chain_ends(gulbara.START_CODE, 0, 4, threads=3, plan=plan),
+                chain_ends(entry.code, entry.seat, 1, threads=3, plan=plan)]
     plain = [chain_ends(gulbara.START_CODE, 0, 4, threads=1),
              chain_ends(entry.code, entry.seat, 1, threads=1)]
     assert [outcome_rows(c) for c in bucketed] == [outcome_rows(c) for c in plain]
     assert len(plain[0]) == 1601 and len(plain[1]) == entry.outcomes[0]
 
 
-@contextmanager
-def meter_takes_refused(first, count):
-    """Run the block with ``count`` memory takes of every enumeration refused from
-    its ``first``, as a full budget refuses them (_chains._py_refuse_meter_takes)."""
-    _chains._py_refuse_meter_takes(first, count)
+def outcomes_or_limit(entry, threads=1, memory=None, plan=STAGE_BY_STAGE):
+    """The chain's count of outcomes in one pass under ``memory`` bytes (the
+    budget refuses every memory take that would pass it, wherever in the chain
+    that falls), or "limit" for EnumerationLimitError."""
+    run = _chains.chain_run_raw(entry.code, entry.seat, entry.first, None, threads, memory,
+                                plan=plan)
     try:
-        yield
-    finally:
-        _chains._py_refuse_meter_takes(0, 0)
-
-
-def outcomes_or_limit(entry, threads=1):
-    """The chain's count of outcomes, or "limit" for EnumerationLimitError."""
-    try:
-        return len(chain_ends(entry.code, entry.seat, entry.first, threads=threads))
+        return len(run.run(0, 1))
     except gulbara.EnumerationLimitError:
         return "limit"
+
+
+def budgets_along(entry, threads, shares, plan=STAGE_BY_STAGE):
+    """Memory budgets of ``shares`` of the chain's one-pass peak (at least the
+    smallest budget): the takes refused first fall all along the chain. (A
+    budget short of the peak is not always refused: the stages bucketed only
+    with room to spare under the budget hold more without buckets.)"""
+    peak = chain_ends(entry.code, entry.seat, entry.first, threads=threads,
+                      plan=plan)._raw.table_peak_bytes
+    return [max(_chains.CHAIN_BASE_BYTES, int(peak * share)) for share in shares]
 
 
 def test_regression_a_local_set_left_without_a_table_queues_its_waiting_keys():
     """A bucket's LocalSet that could not double was flushed, and when the budget
     then refused it a table of its first size it was left with none but the old
     size: the keys still waiting in its ring were inserted into no table (a
-    crash, seen with threads taking what the flush gave back). Takes 25 to 28
-    of this chain refused four at a time did that on one thread; now every
-    window ends in the chain's outcomes or EnumerationLimitError (the slow test
-    below tries windows all along a chain)."""
+    crash, seen with threads taking what the flush gave back, and with takes 25
+    to 28 of this chain refused on one thread). Now a budget that refuses the
+    takes past it anywhere along the chain, from a quarter of its peak to
+    twice it (the bucketed stages' LocalSets meet it from 1.3), ends in the
+    chain's outcomes or EnumerationLimitError (the slow test below tries budgets
+    all along a bigger chain)."""
     entry = REAL_GAME_CHAINS[24]                    # 63,492 outcomes, frontiers of 2M
     assert outcomes_or_limit(entry) == entry.outcomes
-    for first in range(23, 31):
-        with meter_takes_refused(first, 4):
-            assert outcomes_or_limit(entry) in (entry.outcomes, "limit"), first
+    results = []
+    for memory in budgets_along(entry, 1, (0.25, 0.5, 1.0, 1.3, 1.4, 1.5, 1.6, 1.7, 1.85, 2.0)):
+        results.append(outcomes_or_limit(entry, memory=memory))
+        assert results[-1] in (entry.outcomes, "limit"), memory
+    assert "limit" in results and entry.outcomes in results
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("count, threads, start, step",
-                         [(1, 1, 1, 2), (4, 1, 2, 2), (16, 1, 1, 2), (4, 2, 1, 8)])
-def test_every_refused_memory_take_ends_in_the_outcomes_or_a_limit(count, threads, start,
-                                                                   step):
-    """Windows of refused takes all along a 728,121-outcome chain (about 120 takes
-    on one thread, every other one a window's first; far more on two, every
-    eighth): what a full budget can refuse anywhere ends cleanly, never in a
-    crash or a wrong count."""
+@pytest.mark.parametrize("threads", [1, 2])
+def test_every_budget_ends_in_the_outcomes_or_a_limit(threads):
+    """Memory budgets all along a 728,121-outcome chain, from the smallest to three
+    times its one-pass peak (121 of them; on two threads the chain needs 2.5 times
+    it once the budget leaves no room for buckets): what a full budget can refuse
+    anywhere ends cleanly, never in a crash or a wrong count."""
     entry = REAL_GAME_CHAINS[9]
     assert outcomes_or_limit(entry, threads) == entry.outcomes
-    _, takes = _chains._py_refuse_meter_takes(0, 0)
-    assert takes > 50
-    for first in range(start, takes + 1, step):
-        with meter_takes_refused(first, count):
-            assert outcomes_or_limit(entry, threads) in (entry.outcomes, "limit"), first
+    results = []
+    for memory in budgets_along(entry, threads, [k / 40 for k in range(121)]):
+        results.append(outcomes_or_limit(entry, threads, memory))
+        assert results[-1] in (entry.outcomes, "limit"), memory
+    assert "limit" in results and entry.outcomes in results
 
 
 def outcome_rows(chain):
@@ -603,8 +606,8 @@ THREAD_CASES = [(MID_GAME_11[0].code, MID_GAME_11[0].seat, 2),
 
 @pytest.mark.parametrize("code, seat, first", THREAD_CASES)
 def test_threads_give_the_same_outcomes_in_the_same_order(code, seat, first):
-    with every_stage_threaded():
-        results = [outcome_rows(chain_ends(code, seat, first, threads=t)) for t in (1, 2, 3)]
+    results = [outcome_rows(chain_ends(code, seat, first, threads=t, plan=EVERY_STAGE_THREADED))
+               for t in (1, 2, 3)]
     assert results[0] == results[1] == results[2]
     assert len(set(results[0])) == len(results[0]) > 0
 
@@ -642,12 +645,12 @@ def test_passes_and_streams_give_the_one_pass_result(code, seat, first, threads)
     # the frontiers' edge fits one run and not the next, and the smallest one
     # that had fitted once was once refused here in 64 passes.
     memory = max(fitted, default=None)
-    chunks = list(gulbara.chain_ends_iter(code, seat, first, chunk=997, threads=threads,
+    chunks = list(chain_ends_iter(code, seat, first, chunk=997, threads=threads,
                                           memory=memory))
     assert all(0 < len(c) <= 997 for c in chunks)
     assert [row for c in chunks for row in outcome_rows(c)] == rows
     assert np.array_equal(np.concatenate([c.boards for c in chunks]), whole.boards)
-    assert gulbara.chain_count(code, seat, first, threads=threads, memory=memory) == len(whole)
+    assert chain_count(code, seat, first, threads=threads, memory=memory) == len(whole)
 
 
 def test_regression_stream_uses_the_thread_count_its_budget_was_found_with():
@@ -660,9 +663,9 @@ def test_regression_stream_uses_the_thread_count_its_budget_was_found_with():
     peak = chain_ends(code, seat, first, threads=2)._raw.table_peak_bytes
     budget = max(_chains.CHAIN_BASE_BYTES, int(peak * 0.6))
     assert chain_ends(code, seat, first, threads=2, memory=budget)._raw.passes > 1
-    streamed = list(gulbara.chain_ends_iter(code, seat, first, threads=2, memory=budget))
+    streamed = list(chain_ends_iter(code, seat, first, threads=2, memory=budget))
     assert sum(len(c) for c in streamed) == len(whole)
-    assert gulbara.chain_count(code, seat, first, threads=2, memory=budget) == len(whole)
+    assert chain_count(code, seat, first, threads=2, memory=budget) == len(whole)
 
 
 def test_regression_a_stream_pass_that_does_not_fit_is_split_into_finer_passes():
@@ -730,7 +733,7 @@ def test_remainder_streams_give_the_in_memory_result():
     code, seat = MID_GAME_11[1].code, MID_GAME_11[1].seat
     stages = [[2, 2], [3] * 4, [4] * 4, [5] * 4, [6] * 4]      # 6,020 outcomes
     whole = remainder_ends(code, seat, stages, threads=1)
-    chunks = list(gulbara.remainder_ends_iter(code, seat, stages, chunk=1000, threads=2,
+    chunks = list(remainder_ends_iter(code, seat, stages, chunk=1000, threads=2,
                                               memory=_chains.CHAIN_BASE_BYTES * 2))
     assert [row for c in chunks for row in outcome_rows(c)] == outcome_rows(whole)
     assert len(whole) > 1000 and len(chunks) > 6
@@ -755,14 +758,14 @@ def test_chain_best_is_the_top_of_the_full_result():
     whole = chain_ends(code, seat, 3)
     scores = gulbara.eval.greedy.greedy_scores(whole)
     ranked = sorted(range(len(whole)), key=lambda i: (-scores[i], i))[:5]
-    best = gulbara.chain_best(code, seat, 3, k=5, chunk=300)
+    best = chain_best(code, seat, 3, k=5, chunk=300)
     assert [b.outcome for b in best] == [whole[i] for i in ranked]
     assert [b.score for b in best] == [float(scores[i]) for i in ranked]
     position = gulbara.Position.from_code(code)
     for stage in best[0].steps:
         position = position.apply_steps(seat, stage)
     assert position.code() == best[0].outcome.code
-    by_pips = gulbara.chain_best(code, seat, 3, k=1, evaluate=lambda c: -c.borne_off[:, seat])
+    by_pips = chain_best(code, seat, 3, k=1, evaluate=lambda c: -c.borne_off[:, seat])
     assert len(by_pips) == 1
 
 
@@ -786,7 +789,8 @@ def test_the_reference_backend_stands_in_for_every_chain_call(tmp_path):
     import sys
     child = ("import gulbara, json; c = gulbara.chain_ends(gulbara.START_CODE, 0, 5); "
              "print(json.dumps([sorted(c.codes()), gulbara.BACKEND_NAME, "
-             "gulbara.chain_count(gulbara.START_CODE, 0, 5), "
+             "gulbara.chain_count(gulbara.START_CODE, 0, 5, "
+             "plan=gulbara.chains.ChainPlan(diagrams=False)), "
              "[len(x) for x in gulbara.chain_ends_iter(gulbara.START_CODE, 0, 5, chunk=20)], "
              "gulbara.chain_best(gulbara.START_CODE, 0, 5, k=1)[0].score, "
              "sorted(gulbara.remainder_ends(gulbara.START_CODE, 1, [[5, 5]]).codes())]))")
@@ -799,7 +803,7 @@ def test_the_reference_backend_stands_in_for_every_chain_call(tmp_path):
     core = chain_ends(gulbara.START_CODE, 0, 5)
     assert name == "reference" and codes == sorted(core.codes()) and count == len(core) == 44
     assert chunks == [20, 20, 4]
-    assert best == gulbara.chain_best(gulbara.START_CODE, 0, 5, k=1)[0].score
+    assert best == chain_best(gulbara.START_CODE, 0, 5, k=1)[0].score
     assert remainder == sorted(remainder_ends(gulbara.START_CODE, 1, [[5, 5]]).codes())
 
 
@@ -837,7 +841,7 @@ def test_regression_chain_best_scores_must_be_real_numbers():
     for evaluate in (lambda c: np.ones(len(c)) * 1j, lambda c: ["a"] * len(c),
                      lambda c: np.full(len(c), np.inf), lambda c: np.zeros(len(c) + 1)):
         with pytest.raises(gulbara.GulBaraError, match="evaluate"):
-            gulbara.chain_best(gulbara.START_CODE, 0, 5, evaluate=evaluate)
+            chain_best(gulbara.START_CODE, 0, 5, evaluate=evaluate)
 
 
 def test_regression_remainder_dice_are_all_type_checked():
@@ -853,24 +857,21 @@ def test_regression_remainder_dice_are_all_type_checked():
 # ---------------------------------------------------------------------------
 
 
-@contextmanager
-def diagrams(enabled, small_chain=0):
-    """Run the block with decision diagrams allowed or not (allowed: past
-    ``small_chain`` positions held and, if that is given, with few of the
-    opponent's points in the way; by default for every chain), restored after."""
-    previous = _chains._py_set_diagrams(enabled)
-    small = _chains._py_set_small_chain(small_chain, 24 if small_chain == 0 else 3)
-    try:
-        yield
-    finally:
-        _chains._py_set_diagrams(previous)
-        _chains._py_set_small_chain(*small)
+def by_diagram(small_chain=0, **changes):
+    """A plan with decision diagrams allowed: past ``small_chain`` positions held
+    and, if that is given, with few of the opponent's points in the way (as by
+    default); by default for every chain."""
+    return planned(diagrams=True, small_chain=small_chain,
+                   diagram_contact=24 if small_chain == 0 else 3, **changes)
+
+
+DIAGRAMS = by_diagram()
+AS_BY_DEFAULT = by_diagram(small_chain=30_000)
 
 
 def stage_by_stage_rows(code, seat, first, limit=200_000):
     """The chain's outcome rows from the stage-by-stage enumeration (None past ``limit``)."""
-    with diagrams(False):
-        chain = small_chain(code, seat, first, limit=limit)
+    chain = small_chain(code, seat, first, limit=limit, plan=STAGE_BY_STAGE)
     return None if chain is None else outcome_rows(chain)
 
 
@@ -884,12 +885,12 @@ def test_diagrams_give_the_stage_by_stage_outcomes_in_the_same_order():
         want = stage_by_stage_rows(code, seat, first)
         if want is None:
             continue
-        _chains._py_diagram_chains()
-        with every_stage_threaded(), diagrams(True):
-            for threads in (1, 2):
-                assert outcome_rows(chain_ends(code, seat, first, threads=threads)) == want, \
-                    (code, seat, first, threads)
-        used += _chains._py_diagram_chains() == 2
+        stats = {}
+        for threads in (1, 2):
+            assert outcome_rows(chain_ends(code, seat, first, threads=threads,
+                                           plan=by_diagram(threaded_frontier=1),
+                                           stats=stats)) == want, (code, seat, first, threads)
+        used += stats["diagram_chains"] == 2
         compared += 1
     assert compared >= 90 and used >= 50, (compared, used)
 
@@ -899,26 +900,26 @@ def test_diagrams_take_the_big_real_game_chains_whole(index):
     """Chains of 33,069 to 1,180,975 outcomes met in play: by diagram, the same outcomes
     in the same order as stage by stage, and streamed and counted in passes alike."""
     entry = REAL_GAME_CHAINS[index]
-    _chains._py_diagram_chains()
-    with diagrams(True, small_chain=30_000):         # as by default
-        chain = chain_ends(entry.code, entry.seat, entry.first, threads=2)
-    assert _chains._py_diagram_chains() == 1 and len(chain) == entry.outcomes
+    stats = {}
+    chain = chain_ends(entry.code, entry.seat, entry.first, threads=2, plan=AS_BY_DEFAULT,
+                       stats=stats)
+    assert stats["diagram_chains"] == 1 and len(chain) == entry.outcomes
     whole = chain_ends(entry.code, entry.seat, entry.first, threads=2)
     for field in ("boards", "stop", "stop_number", "played"):
         assert np.array_equal(getattr(chain, field), getattr(whole, field)), field
-    with diagrams(True, small_chain=30_000):
-        check_passes_and_streams(entry, chain)
+    check_passes_and_streams(entry, chain, AS_BY_DEFAULT)
 
 
-def check_passes_and_streams(entry, chain):
+def check_passes_and_streams(entry, chain, plan):
     """The chain in passes under the smallest budget that needs them, streamed and
-    counted under it: the one-pass result."""
-    peak = chain_ends(entry.code, entry.seat, entry.first, threads=1)._raw.table_peak_bytes
-    _chains._py_diagram_chains()
+    counted under it, as ``plan`` says: the one-pass result."""
+    peak = chain_ends(entry.code, entry.seat, entry.first, threads=1,
+                      plan=plan)._raw.table_peak_bytes
+    stats = {}
     for share in (0.3, 0.45, 0.6, 0.75, 0.9):      # the smallest budget that fits in passes
         try:
             passed = chain_ends(entry.code, entry.seat, entry.first, threads=1,
-                                memory=int(peak * share))
+                                memory=int(peak * share), plan=plan, stats=stats)
         except gulbara.EnumerationLimitError:
             continue
         break
@@ -926,13 +927,13 @@ def check_passes_and_streams(entry, chain):
         pytest.fail(f"no budget under the one-pass peak ({peak:,} bytes) fitted")
     assert passed._raw.passes > 1 and outcome_rows(passed) == outcome_rows(chain)
     if entry.outcomes > 500_000:                  # (a small pass may go stage by stage)
-        assert _chains._py_diagram_chains() >= passed._raw.passes     # every pass by diagram
+        assert stats["diagram_chains"] >= passed._raw.passes     # every pass by diagram
     memory = int(peak * share)
-    chunks = list(gulbara.chain_ends_iter(entry.code, entry.seat, entry.first, chunk=100_000,
-                                          threads=1, memory=memory))
+    chunks = list(chain_ends_iter(entry.code, entry.seat, entry.first, chunk=100_000,
+                                  threads=1, memory=memory, plan=plan))
     assert np.array_equal(np.concatenate([c.boards for c in chunks]), chain.boards)
-    assert gulbara.chain_count(entry.code, entry.seat, entry.first, threads=1,
-                               memory=memory) == entry.outcomes
+    assert chain_count(entry.code, entry.seat, entry.first, threads=1,
+                       memory=memory, plan=plan) == entry.outcomes
 
 
 def near_home_positions(n, seed):
@@ -969,17 +970,17 @@ def test_positions_that_may_bear_off_are_expanded_one_by_one():
     cases += [(code, 0, first) for code in near_home_positions(40, 5) for first in (1, 2, 3)]
     stops = Counter()
     for code, seat, first in cases:
-        _chains._py_diagram_chains()
-        with diagrams(True):
-            chain = chain_ends(code, seat, first, threads=1)
-        assert _chains._py_diagram_chains() == 1, code
+        stats = {}
+        chain = chain_ends(code, seat, first, threads=1, plan=DIAGRAMS, stats=stats)
+        assert stats["diagram_chains"] == 1, code
         assert outcome_rows(chain) == stage_by_stage_rows(code, seat, first, limit=3_000_000)
         stops.update(STOP_NAMES[s] for s in chain.stop)
     assert all(stops[name] > 0 for name in ("complete", "stalled", "game_over")), stops
     near = "G:3,3,3,3,,,2,,,,,-15,,,,,,,,,,,,1|0,0|0,0"    # three checkers outside home
-    with diagrams(True):
-        assert outcome_rows(chain_ends(near, 0, 1, threads=1)) == stage_by_stage_rows(near, 0, 1)
-    assert _chains._py_diagram_chains() == 0
+    stats = {}
+    assert (outcome_rows(chain_ends(near, 0, 1, threads=1, plan=DIAGRAMS, stats=stats))
+            == stage_by_stage_rows(near, 0, 1))
+    assert stats["diagram_chains"] == 0
 
 
 def test_a_diagram_past_max_ends_falls_back_or_is_refused():
@@ -987,16 +988,14 @@ def test_a_diagram_past_max_ends_falls_back_or_is_refused():
     them the chain goes stage by stage, and is refused only where that is refused too."""
     entry = REAL_GAME_CHAINS[20]                      # 33,069 outcomes
     for limit in (1_000, 20_000, 40_000, 80_000):
-        with diagrams(False):
-            try:
-                want = len(chain_ends(entry.code, entry.seat, entry.first, threads=1,
-                                      max_ends=limit))
-            except gulbara.EnumerationLimitError:
-                want = None
         try:
-            with diagrams(True):
-                got = len(chain_ends(entry.code, entry.seat, entry.first, threads=1,
-                                     max_ends=limit))
+            want = len(chain_ends(entry.code, entry.seat, entry.first, threads=1,
+                                  max_ends=limit, plan=STAGE_BY_STAGE))
+        except gulbara.EnumerationLimitError:
+            want = None
+        try:
+            got = len(chain_ends(entry.code, entry.seat, entry.first, threads=1,
+                                 max_ends=limit, plan=DIAGRAMS))
         except gulbara.EnumerationLimitError:
             got = None
         assert got == want or (want is None and got == entry.outcomes), (limit, got, want)
@@ -1007,16 +1006,18 @@ def test_chains_with_the_opponent_in_the_way_go_stage_by_stage():
     the mover's rearmost checker: its diagrams are slower than stage by stage, so by
     default those chains go stage by stage (REAL_GAME_CHAINS[9] too, with four), and
     the chains of the real-game suite with at most three by diagram."""
-    with diagrams(True, small_chain=30_000):            # as by default
-        _chains._py_diagram_chains()
-        for entry in MID_GAME_11[:2]:
-            assert len(chain_ends(entry.code, entry.seat, 1, threads=1)) == entry.outcomes[0]
-        entry = REAL_GAME_CHAINS[9]
-        assert len(chain_ends(entry.code, entry.seat, entry.first, threads=2)) == entry.outcomes
-        assert _chains._py_diagram_chains() == 0
-        entry = REAL_GAME_CHAINS[19]
-        assert len(chain_ends(entry.code, entry.seat, entry.first, threads=1)) == entry.outcomes
-        assert _chains._py_diagram_chains() == 1
+    stats = {}
+    for entry in MID_GAME_11[:2]:
+        assert len(chain_ends(entry.code, entry.seat, 1, threads=1, plan=AS_BY_DEFAULT,
+                              stats=stats)) == entry.outcomes[0]
+    entry = REAL_GAME_CHAINS[9]
+    assert len(chain_ends(entry.code, entry.seat, entry.first, threads=2, plan=AS_BY_DEFAULT,
+                          stats=stats)) == entry.outcomes
+    assert stats["diagram_chains"] == 0
+    entry = REAL_GAME_CHAINS[19]
+    assert len(chain_ends(entry.code, entry.seat, entry.first, threads=1, plan=AS_BY_DEFAULT,
+                          stats=stats)) == entry.outcomes
+    assert stats["diagram_chains"] == 1
 
 
 def test_a_team_of_two_threads_builds_the_same_diagram():
@@ -1033,20 +1034,20 @@ def test_a_team_of_two_threads_builds_the_same_diagram():
     teams = 0
     stops = Counter()
     for code, seat, first in cases:
-        _chains._py_diagram_chains()
-        with diagrams(True):
-            want = outcome_rows(chain_ends(code, seat, first, threads=1))
-            one = _chain_dd_out._py_last_diagram()
-            assert not one["team"] and one["dead"] == 0
-            for threads in (2, 3):
-                assert outcome_rows(chain_ends(code, seat, first, threads=threads)) == want, \
-                    (code, seat, first, threads)
-                last = _chain_dd_out._py_last_diagram()
-                assert last["team"], last
-                if (code, seat, first) in same_nodes:
-                    assert last["nodes"] - last["dead"] == one["nodes"], last
-                assert gulbara.chain_count(code, seat, first, threads=threads) == len(want)
-        teams += _chains._py_diagram_chains() == 5
+        stats = {}
+        want = outcome_rows(chain_ends(code, seat, first, threads=1, plan=DIAGRAMS, stats=stats))
+        one = stats["last_diagram"]
+        assert not one["team"] and one["dead"] == 0
+        for threads in (2, 3):
+            assert outcome_rows(chain_ends(code, seat, first, threads=threads, plan=DIAGRAMS,
+                                           stats=stats)) == want, (code, seat, first, threads)
+            last = stats["last_diagram"]
+            assert last["team"], last
+            if (code, seat, first) in same_nodes:
+                assert last["nodes"] - last["dead"] == one["nodes"], last
+            assert chain_count(code, seat, first, threads=threads, plan=DIAGRAMS,
+                               stats=stats) == len(want)
+        teams += stats["diagram_chains"] == 5
         stops.update(row[1] for row in want)
     assert teams == len(cases)
     assert all(stops[s] > 0 for s in (STOP_COMPLETE, STOP_STALLED, STOP_GAME_OVER)), stops
@@ -1057,22 +1058,22 @@ def test_a_team_whose_memory_runs_out_stops_both_threads():
     walk, the outcomes): the chain on two threads falls back, finishes in passes or
     is refused, never hangs, and what it returns is the one-thread result."""
     entry = REAL_GAME_CHAINS[20]                      # 33,069 outcomes
-    with diagrams(True):
-        want = outcome_rows(chain_ends(entry.code, entry.seat, entry.first, threads=1))
-        gulbara.chain_count(entry.code, entry.seat, entry.first, threads=2)
-        chain_ends(entry.code, entry.seat, entry.first, threads=2)
-        _, takes = _chains._py_refuse_meter_takes(0, 0)
-        assert takes > 10
-        finished = 0
-        for first in range(1, takes + 1, max(1, takes // 16)):
-            with meter_takes_refused(first, 3):
-                try:
-                    chain = chain_ends(entry.code, entry.seat, entry.first, threads=2)
-                    count = gulbara.chain_count(entry.code, entry.seat, entry.first, threads=2)
-                except gulbara.EnumerationLimitError:
-                    continue
-            assert outcome_rows(chain) == want and count == len(want), first
-            finished += 1
+    want = outcome_rows(chain_ends(entry.code, entry.seat, entry.first, threads=1, plan=DIAGRAMS))
+    stats = {}
+    assert chain_count(entry.code, entry.seat, entry.first, threads=2, plan=DIAGRAMS,
+                       stats=stats) == len(want)
+    assert stats["last_diagram"]["team"]
+    finished = 0
+    for memory in budgets_along(entry, 2, [k / 16 for k in range(1, 25)], DIAGRAMS):
+        try:
+            chain = chain_ends(entry.code, entry.seat, entry.first, threads=2, memory=memory,
+                               plan=DIAGRAMS)
+            count = chain_count(entry.code, entry.seat, entry.first, threads=2, memory=memory,
+                                plan=DIAGRAMS)
+        except gulbara.EnumerationLimitError:
+            continue
+        assert outcome_rows(chain) == want and count == len(want), memory
+        finished += 1
     assert finished > 0
 
 
@@ -1082,9 +1083,9 @@ def test_regression_the_diagrams_walk_arrays_are_counted_in_the_meter():
     counts are its room for nodes, its cache and those arrays, and the chain's peak
     holds them all."""
     entry = REAL_GAME_CHAINS[20]                      # 33,069 outcomes
-    with diagrams(True):
-        chain = chain_ends(entry.code, entry.seat, entry.first, threads=1)
-    last = _chain_dd_out._py_last_diagram()
+    stats = {}
+    chain = chain_ends(entry.code, entry.seat, entry.first, threads=1, plan=DIAGRAMS, stats=stats)
+    last = stats["last_diagram"]
     assert last["nodes"] > 1_000 and last["walk_bytes"] >= 34
     assert last["counted"] == (last["room"] * last["room_bytes"] + last["nodes"] * last["walk_bytes"]
                                + last["cache_slots"] * last["slot_bytes"])
@@ -1099,11 +1100,12 @@ def test_chain_count_counts_the_diagram_without_writing_the_outcomes():
     cases += [(code, 0, first) for code in near_home_positions(12, 5) for first in (1, 2, 3)]
     by_diagram = 0
     for code, seat, first in cases + CASES[::30]:
-        _chains._py_diagram_chains()
-        with diagrams(True):        # (the outcomes by diagram are the stage-by-stage ones: above)
-            want = len(chain_ends(code, seat, first, threads=1))
-            assert gulbara.chain_count(code, seat, first, threads=1) == want, (code, seat, first)
-        by_diagram += _chains._py_diagram_chains() == 2
+        stats = {}
+        # (the outcomes by diagram are the stage-by-stage ones: above)
+        want = len(chain_ends(code, seat, first, threads=1, plan=DIAGRAMS, stats=stats))
+        assert chain_count(code, seat, first, threads=1, plan=DIAGRAMS,
+                           stats=stats) == want, (code, seat, first)
+        by_diagram += stats["diagram_chains"] == 2
     assert by_diagram >= 40, by_diagram
 
 
@@ -1112,15 +1114,15 @@ def test_regression_chain_count_tries_a_diagram_that_does_not_apply_once():
     bear-off) ran the small first try and the diagram twice: in its count, then again
     in the stage-by-stage passes."""
     code = "G:2,3,1,2,3,4,,,,,,,-2,-3,-1,-4,-2,-3,,,,,,|0,0|0,0"
-    with diagrams(True, small_chain=10):
-        for first in (1, 2, 3):
-            _chains._py_small_tries()
-            _chains._py_diagram_chains()
-            want = len(chain_ends(code, 0, first, threads=1))
-            assert _chains._py_small_tries() == 1 and _chains._py_diagram_chains() == 0
-            assert want > 10
-            assert gulbara.chain_count(code, 0, first, threads=1) == want
-            assert _chains._py_small_tries() == 1 and _chains._py_diagram_chains() == 0
+    plan = by_diagram(small_chain=10)
+    for first in (1, 2, 3):
+        stats = {}
+        want = len(chain_ends(code, 0, first, threads=1, plan=plan, stats=stats))
+        assert stats["small_tries"] == 1 and stats["diagram_chains"] == 0
+        assert want > 10
+        stats = {}
+        assert chain_count(code, 0, first, threads=1, plan=plan, stats=stats) == want
+        assert stats["small_tries"] == 1 and stats["diagram_chains"] == 0
 
 
 def test_chain_count_of_a_big_chain_needs_no_passes():
@@ -1129,29 +1131,26 @@ def test_chain_count_of_a_big_chain_needs_no_passes():
     diagram, in passes (or EnumerationLimitError), never a wrong count."""
     entry = REAL_GAME_CHAINS[42]
     memory = 24 << 20
-    with diagrams(True, small_chain=30_000):          # as by default
-        assert chain_ends(entry.code, entry.seat, entry.first, threads=2,
-                          memory=memory)._raw.passes > 1
-        _chains._py_diagram_chains()
-        assert gulbara.chain_count(entry.code, entry.seat, entry.first, threads=2,
-                                   memory=memory) == entry.outcomes
-        assert _chains._py_diagram_chains() == 1
-        assert _chain_dd_out._py_last_diagram()["counted"] < memory
-        _, takes = _chains._py_refuse_meter_takes(0, 0)
-        assert takes > 10
-        for first in range(1, takes + 1, max(1, takes // 12)):
-            with meter_takes_refused(first, 3):
-                try:
-                    count = gulbara.chain_count(entry.code, entry.seat, entry.first,
-                                                threads=1, memory=memory)
-                except gulbara.EnumerationLimitError:
-                    continue
-            assert count == entry.outcomes, first
+    assert chain_ends(entry.code, entry.seat, entry.first, threads=2, memory=memory,
+                      plan=AS_BY_DEFAULT)._raw.passes > 1
+    stats = {}
+    assert chain_count(entry.code, entry.seat, entry.first, threads=2, memory=memory,
+                       plan=AS_BY_DEFAULT, stats=stats) == entry.outcomes
+    assert stats["diagram_chains"] == 1
+    assert stats["last_diagram"]["counted"] < memory
+    for budget in range(_chains.CHAIN_BASE_BYTES, memory + 1, memory // 16):
+        try:
+            count = chain_count(entry.code, entry.seat, entry.first, threads=1, memory=budget,
+                                plan=AS_BY_DEFAULT)
+        except gulbara.EnumerationLimitError:
+            continue
+        assert count == entry.outcomes, budget
 
 
-def remainder_rows(code, seat, stages, threads=1):
-    """A remainder's outcome rows (outcome_rows)."""
-    return outcome_rows(remainder_ends(code, seat, stages, threads=threads))
+def remainder_rows(code, seat, stages, threads=1, plan=STAGE_BY_STAGE, stats=None):
+    """A remainder's outcome rows (outcome_rows) under ``plan``."""
+    return outcome_rows(remainder_ends(code, seat, stages, threads=threads, plan=plan,
+                                       stats=stats))
 
 
 def test_remainders_by_diagram_give_the_stage_by_stage_outcomes_in_the_same_order():
@@ -1168,16 +1167,93 @@ def test_remainders_by_diagram_give_the_stage_by_stage_outcomes_in_the_same_orde
         stages = [[first] * rng.randint(1, 4)] + [[n] * 4 for n in range(first + 1, 7)]
         if rng.random() < 0.3:                        # a shorter remainder, a stage missing
             stages = [s for s in stages if s[0] != 4 or len(stages) < 3]
-        with diagrams(False):
-            want = remainder_rows(code, seat, stages)
+        want = remainder_rows(code, seat, stages)
         if len(want) > 200_000:
             continue
-        _chains._py_diagram_chains()
-        with every_stage_threaded(), diagrams(True):
-            for threads in (1, 2):
-                assert remainder_rows(code, seat, stages, threads) == want, (code, seat, stages)
-        used += _chains._py_diagram_chains() == 2
+        stats = {}
+        for threads in (1, 2):
+            assert remainder_rows(code, seat, stages, threads, by_diagram(threaded_frontier=1),
+                                  stats) == want, (code, seat, stages)
+        used += stats["diagram_chains"] == 2
         compared += 1
         stops.update(row[1] for row in want)
     assert compared >= 50 and used >= 40, (compared, used)
     assert stops[STOP_GAME_OVER] > 0 and stops[STOP_COMPLETE] > 0, stops
+
+
+# ---------------------------------------------------------------------------
+# The plan of a call (ChainPlan) and its stats
+# ---------------------------------------------------------------------------
+
+
+def test_the_python_plan_is_the_engines_default():
+    """gulbara.chains.ChainPlan() has the fields and defaults of the engine's
+    default_plan(), and the bounds the backend checks."""
+    assert dataclasses.asdict(ChainPlan()) == _chains.DEFAULT_PLAN
+    assert enumeration._PLAN_BOUNDS == _chains.PLAN_BOUNDS
+    assert gulbara.chains.ChainPlan is ChainPlan
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ChainPlan().diagrams = False
+
+
+def test_bad_plans_and_stats_are_refused_with_clear_errors():
+    for changes, error, words in [(dict(diagrams=1), TypeError, "plan.diagrams"),
+                                  (dict(threaded_frontier=0), gulbara.GulBaraError,
+                                   "plan.threaded_frontier must be at least 1, got 0"),
+                                  (dict(small_chain=-1), gulbara.GulBaraError, "plan.small_chain"),
+                                  (dict(diagram_contact=25), gulbara.GulBaraError,
+                                   "plan.diagram_contact must be 0..24"),
+                                  (dict(turn_duplication=10 ** 7), gulbara.GulBaraError,
+                                   "plan.turn_duplication"),
+                                  (dict(layered_probe=1.5), TypeError, "plan.layered_probe")]:
+        with pytest.raises(error, match=words):
+            ChainPlan(**changes)
+    assert issubclass(gulbara.GulBaraError, ValueError)
+    assert ChainPlan(diagrams=np.bool_(False), bucket_frontier=np.int64(7)) == \
+        ChainPlan(diagrams=False, bucket_frontier=7)
+    calls = [lambda **kw: enumeration.chain_ends(gulbara.START_CODE, 0, 5, **kw),
+             lambda **kw: enumeration.remainder_ends(gulbara.START_CODE, 0, [[5, 5]], **kw),
+             lambda **kw: enumeration.chain_count(gulbara.START_CODE, 0, 5, **kw),
+             lambda **kw: list(enumeration.chain_ends_iter(gulbara.START_CODE, 0, 5, **kw)),
+             lambda **kw: list(enumeration.remainder_ends_iter(gulbara.START_CODE, 0, [[5]], **kw)),
+             lambda **kw: enumeration.chain_best(gulbara.START_CODE, 0, 5, **kw)]
+    for call in calls:
+        for plan in ({"diagrams": False}, _chains.DEFAULT_PLAN, "default", 3):
+            with pytest.raises(TypeError, match="plan must be a gulbara.chains.ChainPlan"):
+                call(plan=plan)
+        with pytest.raises(TypeError, match="stats must be a dict"):
+            call(stats=[])
+        stats = {}
+        call(plan=ChainPlan(threaded_frontier=1), stats=stats)
+        assert set(stats) == {"diagram_chains", "small_tries", "stages_bucketed",
+                              "stages_layered", "stages_turned", "last_diagram"}
+    # the backend's entry points check a plan as well (any object with its fields)
+    with pytest.raises(TypeError, match="plan must be"):
+        _chains.chain_ends_raw(gulbara.START_CODE, 0, 5, plan=object())
+    bad = type("Plan", (), dict(_chains.DEFAULT_PLAN, bucket_frontier=0))()
+    with pytest.raises(gulbara.GulBaraError, match="plan.bucket_frontier must be at least 1"):
+        _chains.chain_ends_raw(gulbara.START_CODE, 0, 5, plan=bad)
+
+
+def test_no_plan_changes_the_outcomes_and_none_is_left_behind():
+    """The outcomes and their order are those of the default plan under every plan,
+    and a plan is for its call alone: the next call without one is the default."""
+    entry = MID_GAME_11[2]                                   # mid-c
+    want = outcome_rows(enumeration.chain_ends(entry.code, entry.seat, 2, threads=2))
+    plans = [ChainPlan(diagrams=False), ChainPlan(small_chain=0, diagram_contact=24),
+             ChainPlan(diagrams=False, threaded_frontier=1, bucket_frontier=1,
+                       layered_frontier=1, layered_duplication=0),
+             ChainPlan(diagrams=False, bucket_frontier=1 << 40, layered_frontier=1 << 40)]
+    for plan in plans:
+        assert outcome_rows(enumeration.chain_ends(entry.code, entry.seat, 2, threads=2,
+                                                   plan=plan)) == want
+        assert enumeration.chain_count(entry.code, entry.seat, 2, threads=2,
+                                       plan=plan) == len(want)
+    stats = {}
+    enumeration.chain_ends(entry.code, entry.seat, 2, threads=2, stats=stats)
+    fresh = {}
+    enumeration.chain_ends(entry.code, entry.seat, 2, threads=2,
+                           plan=ChainPlan(diagrams=False), stats=fresh)
+    again = {}
+    enumeration.chain_ends(entry.code, entry.seat, 2, threads=2, stats=again)
+    assert again == stats and fresh["diagram_chains"] == 0

@@ -351,20 +351,11 @@ cdef int dd_write_outcomes(const Diagram* dd, const DDRoot* roots, const uint64_
     return sh.err
 
 
-# Tests: the last diagram's nodes, room, cache slots and bytes counted in the meter.
-cdef Py_ssize_t LAST_NODES = 0, LAST_ROOM = 0, LAST_SLOTS = 0, LAST_DEAD = 0
-cdef bint LAST_TEAM = False
-cdef size_t LAST_BYTES = 0
-
-
-def _py_last_diagram():
-    """Tests: the last chain enumerated by diagram: its nodes (``dead``: ids left
-    unused by a team), room for nodes, cache slots and the bytes it counted in the
-    meter, whether a helper thread built it with the calling one (``team``), and the
-    bytes of a node, of a node of room and of a cache slot."""
-    return dict(nodes=LAST_NODES, dead=LAST_DEAD, team=LAST_TEAM, room=LAST_ROOM,
-                cache_slots=LAST_SLOTS, counted=LAST_BYTES,
-                walk_bytes=walk_bytes(1), room_bytes=node_bytes(1),
+def diagram_sizes():
+    """The bytes a diagram counts in the meter for a node (``walk_bytes``: the
+    arrays its outcomes are written from), a node of room (``room_bytes``) and a
+    cache slot (``slot_bytes``)."""
+    return dict(walk_bytes=walk_bytes(1), room_bytes=node_bytes(1),
                 slot_bytes=sizeof(DDCacheEntry))
 
 
@@ -374,8 +365,7 @@ cdef int chain_diagram(Diagram* dd, const Pos* start, int seat, const uint8_t* n
                        int* over_stage) noexcept nogil:
     """A chain's or remainder's diagram (dd_chain), its paths counted: CHAIN_OK (``dd`` to
     be freed by the caller), -1 where the diagram does not apply (``dd`` freed), or a
-    failure, also in ``sh.err`` (``dd`` freed)."""
-    global LAST_NODES, LAST_ROOM, LAST_SLOTS, LAST_BYTES, LAST_DEAD, LAST_TEAM
+    failure, also in ``sh.err`` (``dd`` freed). Its sizes go into ``sh.stats``."""
     cdef uint32_t i
     cdef Key96 key = pos_mover_key(start, seat)
     cdef int err = dd_chain(dd, &sh.meter, &sh.held, sh.max_held, &sh.intr, start, seat, key.lo,
@@ -389,14 +379,14 @@ cdef int chain_diagram(Diagram* dd, const Pos* start, int seat, const uint8_t* n
             shared_fail(sh, CHAIN_NO_MEMORY if err == DD_NO_MEMORY else CHAIN_INTERRUPTED)
             return sh.err
         return -1
-    LAST_NODES = dd.n
-    LAST_TEAM = dd.built_by_team
-    LAST_DEAD = 0
+    sh.stats.dd_nodes = dd.n
+    sh.stats.dd_team = dd.built_by_team
+    sh.stats.dd_dead = 0
     for i in range(2, dd.n):
-        LAST_DEAD += dd.level[i] == DD_DEAD
-    LAST_ROOM = dd.cap
-    LAST_SLOTS = dd.cache_mask + 1
-    LAST_BYTES = dd.nbytes
+        sh.stats.dd_dead += dd.level[i] == DD_DEAD
+    sh.stats.dd_room = dd.cap
+    sh.stats.dd_cache_slots = dd.cache_mask + 1
+    sh.stats.dd_bytes = dd.nbytes
     return CHAIN_OK
 
 

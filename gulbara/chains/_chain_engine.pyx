@@ -62,19 +62,24 @@ cdef enum:
 # order whatever the number of threads, and a contiguous run of parts (a
 # pass) is a contiguous run of that order.
 
-# Stages whose frontier holds fewer positions than this run on the calling
-# thread alone (tests lower it to share small stages too).
-cdef Py_ssize_t THREADED_FRONTIER = 2048
-
-
-def _py_set_threaded_frontier(Py_ssize_t positions):
-    """Tests: share the stages of at least ``positions`` frontier positions
-    between threads (2,048 by default); the previous value is returned."""
-    global THREADED_FRONTIER
-    previous = THREADED_FRONTIER
-    THREADED_FRONTIER = max(1, positions)
-    return previous
-
+# How a call goes about its work is its plan (ChainPlan, _chain_engine.pxd),
+# read once per call: stages whose frontier holds fewer positions than its
+# threaded_frontier run on the calling thread alone (tests lower it to share
+# small stages too); its other sizes are below.
+cdef ChainPlan default_plan() noexcept nogil:
+    """The plan every enumeration takes unless told (gulbara.chains.ChainPlan()):
+    the sizes measured best on the suites (docs/dev/performance.md)."""
+    cdef ChainPlan plan
+    plan.diagrams = True
+    plan.small_chain = 30000
+    plan.diagram_contact = 3
+    plan.threaded_frontier = 2048
+    plan.bucket_frontier = 4096
+    plan.layered_frontier = 4096
+    plan.layered_duplication = 10
+    plan.layered_probe = 1024
+    plan.turn_duplication = 12
+    return plan
 
 
 cdef int max_steps_no_bear_off(uint32_t mine, uint64_t lo, uint64_t hi, uint32_t blocked,
@@ -104,110 +109,28 @@ cdef int max_steps_no_bear_off(uint32_t mine, uint64_t lo, uint64_t hi, uint32_t
 # takes whole buckets), their ends merged first in a small table that stays in
 # the core's cache (LocalSet); only the distinct ones go on to the big tables.
 
-# Stages of fewer frontier positions are expanded as they are read, and are
-# not layered (tests lower both to take every path on small chains).
-cdef Py_ssize_t BUCKET_FRONTIER = 4096
-cdef Py_ssize_t LAYERED_FRONTIER = 4096
-# A stage is expanded a step at a time (chain_layers for every group and
-# bucket) when the stage before made more than this many ends per distinct
-# position it left, and so are the stages after it: then the positions of a
-# stage share most of their ends, and merging after every step makes fewer.
-# A bucketed stage that starts whole play by whole play measures the same
-# ratio on its own buckets as it goes (their ends meet in the LocalSet): a
-# thread turns to layers for the rest of its buckets once its first buckets
-# (LAYERED_PROBE positions, or a sixteenth of the stage's frontier if more)
-# made more than TURN_DUPLICATION ends per distinct end. The stage before is
+# Stages of fewer frontier positions than the plan's bucket_frontier are
+# expanded as they are read, and of fewer than its layered_frontier are not
+# layered (tests lower both to take every path on small chains). A stage is
+# expanded a step at a time (chain_layers for every group and bucket) when the
+# stage before made more than layered_duplication ends per distinct position
+# it left, and so are the stages after it: then the positions of a stage
+# share most of their ends, and merging after every step makes fewer. A
+# bucketed stage that starts whole play by whole play measures the same ratio
+# on its own buckets as it goes (their ends meet in the LocalSet): a thread
+# turns to layers for the rest of its buckets once its first buckets
+# (layered_probe positions, or a sixteenth of the stage's frontier if more)
+# made more than turn_duplication ends per distinct end. The stage before is
 # a poor guide when it was small or played a die with fewer ways to merge.
 # (Measured on the two suites: layers break even at about 8 to 12 ends per
 # distinct end, and save a third to a half of a stage's time past 15.)
-cdef Py_ssize_t LAYERED_DUPLICATION = 10
-cdef Py_ssize_t LAYERED_PROBE = 1024
-cdef Py_ssize_t TURN_DUPLICATION = 12
-# Stages bucketed, layered, and turned to layers part way (counted in both)
-# since _py_stage_counts was last called.
-cdef Py_ssize_t BUCKETED_SEEN = 0
-cdef Py_ssize_t LAYERED_SEEN = 0
-cdef Py_ssize_t TURNED_SEEN = 0
-
-
-def _py_set_stage_plan(Py_ssize_t bucket_frontier, Py_ssize_t layered_frontier,
-                       Py_ssize_t layered_duplication, Py_ssize_t layered_probe=1024,
-                       Py_ssize_t turn_duplication=12):
-    """Tests: bucket the stages of at least ``bucket_frontier`` frontier
-    positions, layer those of at least ``layered_frontier`` once a stage made
-    more than ``layered_duplication`` ends per distinct position, or once a
-    thread's first ``layered_probe`` bucket positions (at least) made more than
-    ``turn_duplication`` (4,096, 4,096, 10, 1,024 and 12 by default). The
-    previous values are returned."""
-    global BUCKET_FRONTIER, LAYERED_FRONTIER, LAYERED_DUPLICATION, LAYERED_PROBE
-    global TURN_DUPLICATION
-    previous = (BUCKET_FRONTIER, LAYERED_FRONTIER, LAYERED_DUPLICATION, LAYERED_PROBE,
-                TURN_DUPLICATION)
-    BUCKET_FRONTIER = max(1, bucket_frontier)
-    LAYERED_FRONTIER = max(1, layered_frontier)
-    LAYERED_DUPLICATION = max(0, layered_duplication)
-    LAYERED_PROBE = max(1, layered_probe)
-    TURN_DUPLICATION = max(0, turn_duplication)
-    return previous
-
-
-# Escalating chains are first tried as decision diagrams (_chain_dd.pyx: while
-# no position can bear off); tests turn that off to compare the two ways.
-cdef bint DIAGRAMS = True
-cdef Py_ssize_t DIAGRAM_SEEN = 0
-cdef Py_ssize_t SMALL_TRIES = 0
-# Chains that hold at most this many positions at once go stage by stage (tests
-# lower it to 0 to send every chain to the diagram).
-cdef Py_ssize_t SMALL_CHAIN = 30000
-# ... and chains with more of the opponent's points in the mover's way than this
-# (points_in_the_way) go stage by stage whatever their size.
-cdef int DIAGRAM_CONTACT = 3
-
-
-def _py_set_diagrams(bint enabled):
-    """Tests: whether escalating chains may be enumerated by decision diagrams;
-    returns the setting before."""
-    global DIAGRAMS
-    before = DIAGRAMS
-    DIAGRAMS = enabled
-    return before
-
-
-def _py_set_small_chain(Py_ssize_t positions, int contact=3):
-    """Tests: the positions held at once up to which a chain goes stage by stage
-    before it is tried by diagram, and the opponent's points in the mover's way
-    past which it is not; returns the settings before."""
-    global SMALL_CHAIN, DIAGRAM_CONTACT
-    before = SMALL_CHAIN, DIAGRAM_CONTACT
-    SMALL_CHAIN = positions
-    DIAGRAM_CONTACT = contact
-    return before
-
-
-def _py_diagram_chains():
-    """Tests: the chains enumerated by decision diagrams since the last call."""
-    global DIAGRAM_SEEN
-    seen = DIAGRAM_SEEN
-    DIAGRAM_SEEN = 0
-    return seen
-
-
-def _py_small_tries():
-    """Tests: the chains tried stage by stage up to SMALL_CHAIN positions before a
-    diagram (small_try) since the last call."""
-    global SMALL_TRIES
-    seen = SMALL_TRIES
-    SMALL_TRIES = 0
-    return seen
-
-
-def _py_stage_counts():
-    """Tests: (stages bucketed, stages layered, stages turned to layers part
-    way) since the last call."""
-    global BUCKETED_SEEN, LAYERED_SEEN, TURNED_SEEN
-    seen = (BUCKETED_SEEN, LAYERED_SEEN, TURNED_SEEN)
-    BUCKETED_SEEN = LAYERED_SEEN = TURNED_SEEN = 0
-    return seen
+#
+# Escalating chains and remainders are first tried as decision diagrams
+# (_chain_dd.pyx: while no position can bear off) where the plan's diagrams
+# allow it: those that hold at most small_chain positions at once go stage by
+# stage (small_try), and so do those with more than diagram_contact of the
+# opponent's points in the mover's way (points_in_the_way). What an
+# enumeration took is counted in its Shared's stats.
 
 
 # What every thread needs to know of the stage being expanded.
@@ -222,6 +145,7 @@ ctypedef struct StageInfo:
     uint64_t leaf_tags[MAX_STAGE_DICE + 1]    # by plays' length: tag of their leaves (<< 32)
     int leaf_tables[MAX_STAGE_DICE + 1]       # by plays' length: 1 next frontier, 2 outcomes
     Buckets* buckets          # where full plays that cannot bear off wait (NULL: expanded as read)
+    Py_ssize_t turn_duplication   # the plan's: a probing thread turns to layers past it
 
 
 cdef void stage_info_set(StageInfo* info, int stage, int n_stages, int number, int count,
@@ -616,7 +540,7 @@ cdef void expand_buckets(Worker* w, const StageInfo* info, int first, int last) 
                 w.whole_distinct += w.local.n + w.local.ring.waiting
                 if w.whole_positions >= w.probe_positions:
                     w.probing = False
-                    w.layered = w.whole_made > TURN_DUPLICATION * w.whole_distinct
+                    w.layered = w.whole_made > info.turn_duplication * w.whole_distinct
         if w.local.slots != NULL:
             w.bucket_ends += w.local.n + w.local.ring.waiting
             # (a whole bucket's ends: no other bucket makes them, RULES §2.1)
@@ -864,27 +788,28 @@ cdef int points_in_the_way(const Pos* start, int seat) noexcept nogil:
     return count
 
 
-cdef inline bint goes_by_diagram(const Pos* start, int seat, Py_ssize_t max_held) noexcept nogil:
-    """Whether a chain or remainder past SMALL_CHAIN positions goes by decision
-    diagram (diagrams on, a bound above SMALL_CHAIN, few points in the way)."""
-    return (DIAGRAMS and max_held > SMALL_CHAIN
-            and points_in_the_way(start, seat) <= DIAGRAM_CONTACT)
+cdef inline bint goes_by_diagram(const Pos* start, int seat, Py_ssize_t max_held,
+                                 const ChainPlan* plan) noexcept nogil:
+    """Whether a chain or remainder past the plan's small_chain positions goes by
+    decision diagram (its diagrams on, a bound above small_chain, no more points
+    in the way than its diagram_contact)."""
+    return (plan.diagrams and max_held > plan.small_chain
+            and points_in_the_way(start, seat) <= plan.diagram_contact)
 
 
 cdef int small_try(const Pos* start, int seat, const uint8_t* numbers, const uint8_t* counts,
-                   int n_stages, bint is_chain, int threads, int keep_lo, int keep_hi, Shared* sh,
-                   KeySet* result) noexcept nogil:
+                   int n_stages, bint is_chain, int threads, int keep_lo, int keep_hi,
+                   const ChainPlan* plan, Shared* sh, KeySet* result) noexcept nogil:
     """The first try of a chain that may go by diagram: stage by stage while it
-    holds at most SMALL_CHAIN positions (a diagram costs more than a small chain).
-    Its result; on CHAIN_TOO_MANY everything it held is freed and ``sh`` is ready
-    for the diagram."""
-    global SMALL_TRIES
+    holds at most the plan's small_chain positions (a diagram costs more than a
+    small chain). Its result; on CHAIN_TOO_MANY everything it held is freed and
+    ``sh`` is ready for the diagram."""
     cdef Py_ssize_t max_held = sh.max_held
     cdef int err
-    SMALL_TRIES += 1
-    sh.max_held = SMALL_CHAIN
+    sh.stats.small_tries += 1
+    sh.max_held = plan.small_chain
     err = enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
-                         keep_hi, False, sh, result)
+                         keep_hi, False, plan, sh, result)
     sh.max_held = max_held
     if err == CHAIN_TOO_MANY:
         sh.err = CHAIN_OK
@@ -894,43 +819,45 @@ cdef int small_try(const Pos* start, int seat, const uint8_t* numbers, const uin
 
 cdef int chain_enumerate(const Pos* start, int seat, const uint8_t* numbers,
                          const uint8_t* counts, int n_stages, bint is_chain, int threads,
-                         int keep_lo, int keep_hi, bint may_diagram, Shared* sh,
-                         KeySet* result) noexcept nogil:
+                         int keep_lo, int keep_hi, bint may_diagram, const ChainPlan* plan,
+                         Shared* sh, KeySet* result) noexcept nogil:
     """Enumerate every distinct outcome of a sequence of equal-dice stages
-    (enumerate_once): stage by stage, or, where ``may_diagram`` and
-    goes_by_diagram, stage by stage up to SMALL_CHAIN positions (small_try) and
-    past that from its start again by decision diagram where one applies. (A
-    caller that already knows the diagram does not apply, from
-    chain_count_enumerate's -1, passes ``may_diagram`` false.)"""
+    (enumerate_once) as ``plan`` says: stage by stage, or, where ``may_diagram``
+    and goes_by_diagram, stage by stage up to the plan's small_chain positions
+    (small_try) and past that from its start again by decision diagram where one
+    applies. (A caller that already knows the diagram does not apply, from
+    chain_count_enumerate's -1, passes ``may_diagram`` false.) The outcomes do
+    not depend on the plan, only the time taken."""
     cdef int err
-    if not may_diagram or not goes_by_diagram(start, seat, sh.max_held):
+    cdef ChainPlan local = plan[0]        # (read once: the threads share this copy)
+    if not may_diagram or not goes_by_diagram(start, seat, sh.max_held, &local):
         return enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
-                              keep_hi, False, sh, result)
+                              keep_hi, False, &local, sh, result)
     err = small_try(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo, keep_hi,
-                    sh, result)
+                    &local, sh, result)
     if err != CHAIN_TOO_MANY:
         return err
     return enumerate_once(start, seat, numbers, counts, n_stages, is_chain, threads, keep_lo,
-                          keep_hi, True, sh, result)
+                          keep_hi, True, &local, sh, result)
 
 
 cdef Py_ssize_t chain_count_enumerate(const Pos* start, int seat, const uint8_t* numbers,
                                       const uint8_t* counts, int n_stages, int threads,
-                                      Shared* sh) noexcept nogil:
+                                      const ChainPlan* plan, Shared* sh) noexcept nogil:
     """How many outcomes an escalating chain has, for a chain chain_enumerate would
-    take by decision diagram: counted on the diagram, none written (a chain that
-    fits SMALL_CHAIN positions is enumerated and its outcomes counted). -1 where
-    it would go stage by stage (the caller counts its outcomes), -2 on a failure
-    (in ``sh.err``)."""
-    global DIAGRAM_SEEN
+    take by decision diagram under ``plan``: counted on the diagram, none written (a
+    chain that fits the plan's small_chain positions is enumerated and its outcomes
+    counted). -1 where it would go stage by stage (the caller counts its outcomes),
+    -2 on a failure (in ``sh.err``)."""
     cdef KeySet result
     cdef Py_ssize_t n
     cdef int err
-    if not goes_by_diagram(start, seat, sh.max_held):
+    cdef ChainPlan local = plan[0]
+    if not goes_by_diagram(start, seat, sh.max_held, &local):
         return -1
     keyset_clear(&result, &sh.meter)
-    err = small_try(start, seat, numbers, counts, n_stages, True, threads, 0, N_PARTS, sh,
-                    &result)
+    err = small_try(start, seat, numbers, counts, n_stages, True, threads, 0, N_PARTS, &local,
+                    sh, &result)
     if err == CHAIN_OK:
         n = result.size
         keyset_free(&result)
@@ -939,16 +866,17 @@ cdef Py_ssize_t chain_count_enumerate(const Pos* start, int seat, const uint8_t*
         return -2
     n = chain_count_by_diagram(start, seat, numbers, counts, n_stages,
                                rotate12(start.occ[1 - seat]), threads, sh)
-    DIAGRAM_SEEN += n >= 0
+    sh.stats.diagram_chains += n >= 0
     return n
 
 
 cdef int enumerate_once(const Pos* start, int seat, const uint8_t* numbers,
                         const uint8_t* counts, int n_stages, bint is_chain, int threads,
-                        int keep_lo, int keep_hi, bint diagram, Shared* sh,
-                        KeySet* result) noexcept nogil:
+                        int keep_lo, int keep_hi, bint diagram, const ChainPlan* plan,
+                        Shared* sh, KeySet* result) noexcept nogil:
     """Enumerate every distinct outcome of a sequence of equal-dice stages, by
-    decision diagram if ``diagram`` and one applies.
+    decision diagram if ``diagram`` and one applies, else stage by stage, each
+    stage shared between the threads, bucketed and layered as ``plan`` says.
 
     ``is_chain``: an escalating chain (RULES §4.3-4.4: the chain stops at the
     first stage not played in full); otherwise a remainder (RULES §5.3: dice
@@ -959,15 +887,14 @@ cdef int enumerate_once(const Pos* start, int seat, const uint8_t* numbers,
     ``sh.max_held`` bounds the distinct positions held at once, in every
     table alive (CHAIN_TOO_MANY past it); every table's bytes are counted
     in ``sh.meter``, held to its budget. Everything is freed on failure.
+    What it took is counted in ``sh.stats``.
     """
-    global DIAGRAM_SEEN
     cdef Worker* workers = <Worker*>calloc(threads, sizeof(Worker))
     cdef PartSet* frontier = <PartSet*>malloc(sizeof(PartSet))
     cdef KeyRun* frontier_runs = <KeyRun*>calloc(threads * N_PARTS, sizeof(KeyRun))
     cdef StageInfo info
     cdef Buckets buckets
     cdef Task task
-    global BUCKETED_SEEN, LAYERED_SEEN, TURNED_SEEN
     cdef int stage, t, p, k, err = CHAIN_OK, active
     cdef bint layered = False, bucketing, bucketed, by_diagram
     cdef uint64_t over_tag = 0, h
@@ -976,6 +903,13 @@ cdef int enumerate_once(const Pos* start, int seat, const uint8_t* numbers,
     cdef Py_ssize_t fsize, room, made = 0, distinct = 0
     cdef KeySet* part
     cdef int part_mask = N_PARTS - 1 if threads > 1 else 0
+    # the plan's sizes, read once
+    cdef Py_ssize_t threaded_frontier = plan.threaded_frontier
+    cdef Py_ssize_t bucket_frontier = plan.bucket_frontier
+    cdef Py_ssize_t layered_frontier = plan.layered_frontier
+    cdef Py_ssize_t layered_duplication = plan.layered_duplication
+    cdef Py_ssize_t layered_probe = plan.layered_probe
+    cdef Py_ssize_t turn_duplication = plan.turn_duplication
     keyset_clear(result, &sh.meter)
     task_init(&task, workers, threads, frontier, sh)
     task.runs = frontier_runs
@@ -1002,9 +936,9 @@ cdef int enumerate_once(const Pos* start, int seat, const uint8_t* numbers,
     by_diagram = False
     if diagram:
         by_diagram = chain_by_diagram(start, seat, numbers, counts, n_stages, is_chain, blocked,
-                                      threads, THREADED_FRONTIER, keep_lo, keep_hi, sh,
+                                      threads, threaded_frontier, keep_lo, keep_hi, sh,
                                       result) >= 0
-        DIAGRAM_SEEN += by_diagram and sh.err == CHAIN_OK
+        sh.stats.diagram_chains += by_diagram and sh.err == CHAIN_OK
     key = pos_mover_key(start, seat)
     h = key_hash(key.lo, key.hi)
     if not by_diagram:
@@ -1018,15 +952,16 @@ cdef int enumerate_once(const Pos* start, int seat, const uint8_t* numbers,
         if sh.err != CHAIN_OK:
             break
         stage_info_set(&info, stage, n_stages, numbers[stage], counts[stage], is_chain, blocked)
+        info.turn_duplication = turn_duplication
         fsize = partset_size(frontier) + runs_size(frontier_runs, threads * N_PARTS)
         # (once layered, the stages after stay so: a layered stage's ends made
         # count its steps' positions, not the ends the whole plays would make)
-        layered = (fsize >= LAYERED_FRONTIER and distinct > 0
-                   and (layered or made > LAYERED_DUPLICATION * distinct))
+        layered = (fsize >= layered_frontier and distinct > 0
+                   and (layered or made > layered_duplication * distinct))
         info.layered = layered
-        LAYERED_SEEN += layered
-        active = threads if fsize >= THREADED_FRONTIER else 1
-        bucketing = fsize >= BUCKET_FRONTIER and info.number > 1
+        sh.stats.stages_layered += layered
+        active = threads if fsize >= threaded_frontier else 1
+        bucketing = fsize >= bucket_frontier and info.number > 1
         for t in range(active):
             search_setup(&workers[t].st, &info)
             workers[t].st.queue.pushed = 0
@@ -1048,18 +983,18 @@ cdef int enumerate_once(const Pos* start, int seat, const uint8_t* numbers,
         # ends (RULES §2.1: not for 1s, whose one class every position shares)
         # (and only with room to spare under the memory budget: the buckets
         # are a faster order, never a reason to run short)
-        if (fsize >= BUCKET_FRONTIER and info.number > 1
+        if (bucketing
                 and sh.meter.budget - sh.meter.held > <size_t>fsize * 2 * BUCKET_BYTES
                 and buckets_init(&buckets, fsize + active * BUCKET_BLOCK, info.number,
                                  &sh.meter) == CHAIN_OK):
             info.buckets = &buckets
-            BUCKETED_SEEN += 1
+            sh.stats.stages_bucketed += 1
             for t in range(active):
                 workers[t].slot = workers[t].slot_end = 0
                 workers[t].bucket_positions = workers[t].bucket_ends = 0
                 workers[t].layered = layered
-                workers[t].probing = not layered and fsize >= LAYERED_FRONTIER
-                workers[t].probe_positions = max(LAYERED_PROBE, fsize // (16 * active))
+                workers[t].probing = not layered and fsize >= layered_frontier
+                workers[t].probe_positions = max(layered_probe, fsize // (16 * active))
                 workers[t].whole_positions = workers[t].whole_made = 0
                 workers[t].whole_distinct = 0
                 if workers[t].local.slots == NULL:
@@ -1089,8 +1024,8 @@ cdef int enumerate_once(const Pos* start, int seat, const uint8_t* numbers,
             made += workers[t].st.queue.pushed
             if bucketed and workers[t].layered and not layered:
                 layered = True          # (it turned to layers: so do the stages after)
-                LAYERED_SEEN += 1
-                TURNED_SEEN += 1
+                sh.stats.stages_layered += 1
+                sh.stats.stages_turned += 1
             if workers[t].st.queue.err != CHAIN_OK:
                 shared_fail(sh, workers[t].st.queue.err)
             if over_tag == 0 and workers[t].st.queue.over_seen:
@@ -1107,7 +1042,7 @@ cdef int enumerate_once(const Pos* start, int seat, const uint8_t* numbers,
         fsize = 0
         for t in range(threads):
             fsize += partset_size(&workers[t].out) + runs_size(workers[t].out_runs, N_PARTS)
-        err = collect_outcomes(workers, threads, threads if fsize >= THREADED_FRONTIER else 1,
+        err = collect_outcomes(workers, threads, threads if fsize >= threaded_frontier else 1,
                                frontier, PART_BITS if part_mask else 0, over_tag, sh, result)
         if err != CHAIN_OK:
             shared_fail(sh, err)

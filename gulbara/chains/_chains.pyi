@@ -1,6 +1,6 @@
 """Type stubs for gulbara's compiled whole chains and remainders (see docs/dev/backend.md)."""
 
-from typing import Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -11,6 +11,8 @@ DEFAULT_CHAIN_MEMORY: int
 CHAIN_MAX_PASSES: int
 CHAIN_BYTES_PER_END: int
 CHAIN_BASE_BYTES: int
+DEFAULT_PLAN: Dict[str, Any]
+PLAN_BOUNDS: Tuple[Tuple[str, int, int], ...]
 
 class ChainResult:
     @property
@@ -34,17 +36,21 @@ class ChainRun:
     max_ends: Optional[int]
     def run(self, q: int, passes: int) -> ChainResult: ...
     def count(self) -> Optional[int]: ...
+    @property
+    def stats(self) -> Dict[str, Any]: ...
     def __call__(self) -> ChainResult: ...
 
 def chain_run_raw(code_or_position: Union[str, Position], seat: int, first: int,
                   max_ends: Optional[int] = ..., threads: Optional[int] = ...,
-                  memory: Optional[int] = ...) -> ChainRun: ...
+                  memory: Optional[int] = ..., plan: Any = ...) -> ChainRun: ...
 def remainder_run_raw(code_or_position: Union[str, Position], seat: int,
                       stages: Sequence[Tuple[int, int]], max_ends: Optional[int] = ...,
-                      threads: Optional[int] = ..., memory: Optional[int] = ...) -> ChainRun: ...
+                      threads: Optional[int] = ..., memory: Optional[int] = ...,
+                      plan: Any = ...) -> ChainRun: ...
 def chain_ends_raw(code_or_position: Union[str, Position], seat: int, first: int,
                    max_ends: Optional[int] = ..., threads: Optional[int] = ...,
-                   memory: Optional[int] = ...) -> ChainResult: ...
+                   memory: Optional[int] = ..., plan: Any = ...) -> ChainResult: ...
 def remainder_ends_raw(code_or_position: Union[str, Position], seat: int,
                        stages: Sequence[Tuple[int, int]], max_ends: Optional[int] = ...,
-                       threads: Optional[int] = ..., memory: Optional[int] = ...) -> ChainResult: ...
+                       threads: Optional[int] = ..., memory: Optional[int] = ...,
+                       plan: Any = ...) -> ChainResult: ...

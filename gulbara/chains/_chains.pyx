@@ -17,24 +17,22 @@ from libc.string cimport memcpy, memset
 from gulbara.core._masks cimport point_in_other_frame
 from gulbara.core._interrupt cimport interrupt_init, interrupt_raise
 from gulbara.chains._tables cimport (CHAIN_OK, CHAIN_TOO_MANY, CHAIN_NO_MEMORY, N_PARTS, MAX_THREADS, Shared, KeySet, big_release,
+                              ChainStats,
                               meter_init,
                               table_bytes, keyset_clear, keyset_init, keyset_free)
 from gulbara.core._types cimport Pos, Step, Key96, MAX_STAGE_DICE
 from gulbara.core._movegen cimport Position, EndSet, read_code, format_code, check_seat
-from gulbara.chains._chain_engine cimport (STOP_GAME_OVER, BYTES_PER_HELD, BASE_BYTES, chain_enumerate,
-                                    chain_count_enumerate)
+from gulbara.chains._chain_engine cimport (STOP_GAME_OVER, BYTES_PER_HELD, BASE_BYTES, ChainPlan,
+                                    default_plan, chain_enumerate, chain_count_enumerate)
 from gulbara.chains._chain_steps cimport chain_recover
 
 from operator import index as _index
 import threading
 
-from gulbara.errors import checked_int, InvalidDiceError, EnumerationLimitError
+from gulbara.errors import checked_int, checked_bool, InvalidDiceError, EnumerationLimitError
 from gulbara.core._movegen import START_CODE
 from gulbara.chains._tables import buffer_pool_release, buffer_pool_stats
-# tests set how the engine shares and orders its work
-from gulbara.chains._chain_engine import (_py_set_threaded_frontier, _py_set_stage_plan,
-                                   _py_stage_counts, _py_set_diagrams, _py_diagram_chains,
-                                   _py_set_small_chain, _py_small_tries)
+from gulbara.chains._chain_dd_out import diagram_sizes
 
 # Only the main thread runs signal handlers (_interrupt.pxd).
 cdef unsigned long MAIN_THREAD = threading.main_thread().ident
@@ -48,25 +46,6 @@ cdef enum:
 CHAIN_BYTES_PER_END = BYTES_PER_HELD
 #: What the smallest tables add to that bound, in bytes.
 CHAIN_BASE_BYTES = BASE_BYTES
-
-
-# Tests: the takes of the meter that an enumeration is refused, and how many
-# takes the last enumeration made (_py_refuse_meter_takes).
-cdef size_t _refuse_from = 0
-cdef size_t _refuse_until = 0
-cdef size_t _last_takes = 0
-
-
-def _py_refuse_meter_takes(size_t first=0, size_t count=0):
-    """Refuse ``count`` memory takes of every later enumeration from its
-    ``first`` (the first take is 1), whatever its budget, as a full budget
-    would (0, 0: none); returns (the previous setting, the takes made by the
-    last enumeration)."""
-    global _refuse_from, _refuse_until
-    previous = (_refuse_from, _refuse_until - _refuse_from)
-    _refuse_from = first
-    _refuse_until = first + count
-    return previous, _last_takes
 
 
 def _half_the_memory():
@@ -88,16 +67,67 @@ CHAIN_MAX_PASSES = N_PARTS
 
 # The stages a chain or a remainder enumerates (RULES §4-5): their numbers and
 # how many dice of each, and whether a stage that plays nothing ends it.
-ctypedef struct ChainPlan:
+ctypedef struct ChainStages:
     bint is_chain
     int n_stages
     uint8_t numbers[7]
     uint8_t counts[7]
 
 
+# A plan's fields (ChainPlan in _chain_engine.pxd) and the values each may take:
+# (name, least, most); ``diagrams`` is a bool.
+PLAN_BOUNDS = (("small_chain", 0, PY_SSIZE_T_MAX), ("diagram_contact", 0, 24),
+               ("threaded_frontier", 1, PY_SSIZE_T_MAX), ("bucket_frontier", 1, PY_SSIZE_T_MAX),
+               ("layered_frontier", 1, PY_SSIZE_T_MAX), ("layered_duplication", 0, 1_000_000),
+               ("layered_probe", 1, PY_SSIZE_T_MAX), ("turn_duplication", 0, 1_000_000))
+
+
+cdef dict plan_fields(const ChainPlan* plan):
+    return dict(diagrams=bool(plan.diagrams), small_chain=plan.small_chain,
+                diagram_contact=plan.diagram_contact, threaded_frontier=plan.threaded_frontier,
+                bucket_frontier=plan.bucket_frontier, layered_frontier=plan.layered_frontier,
+                layered_duplication=plan.layered_duplication, layered_probe=plan.layered_probe,
+                turn_duplication=plan.turn_duplication)
+
+
+cdef ChainPlan _default = default_plan()
+#: The fields of the plan an enumeration takes unless given one (``plan=None``),
+#: those of ``gulbara.chains.ChainPlan()``.
+DEFAULT_PLAN = plan_fields(&_default)
+
+
+cdef ChainPlan read_plan(object plan) except *:
+    """The C plan of a ``plan`` argument: None is the default plan; else an
+    object with the fields of DEFAULT_PLAN (gulbara.chains.ChainPlan), each checked."""
+    cdef ChainPlan p = default_plan()
+    if plan is None:
+        return p
+    values = {}
+    for name in DEFAULT_PLAN:
+        try:
+            values[name] = getattr(plan, name)
+        except AttributeError:
+            raise TypeError(f"plan must be a gulbara.chains.ChainPlan or None, "
+                            f"not {type(plan).__name__}") from None
+    values["diagrams"] = checked_bool(values["diagrams"], "plan.diagrams")
+    for name, low, high in PLAN_BOUNDS:
+        values[name] = checked_int(values[name], f"plan.{name}", low, high,
+                                   bounds=f"at least {low}" if high == PY_SSIZE_T_MAX else None)
+    p.diagrams = values["diagrams"]
+    p.small_chain = values["small_chain"]
+    p.diagram_contact = values["diagram_contact"]
+    p.threaded_frontier = values["threaded_frontier"]
+    p.bucket_frontier = values["bucket_frontier"]
+    p.layered_frontier = values["layered_frontier"]
+    p.layered_duplication = values["layered_duplication"]
+    p.layered_probe = values["layered_probe"]
+    p.turn_duplication = values["turn_duplication"]
+    return p
+
+
 cdef class ChainResult(EndSet):
     """Every distinct outcome of a chain or a remainder (backend object; see gulbara.chains.enumeration)."""
-    cdef ChainPlan plan
+    cdef ChainStages chain
     cdef KeySet outcomes
     cdef readonly size_t table_peak_bytes  # the most bytes its tables held at once (with
                                            # max_ends set, at most max_ends *
@@ -120,8 +150,8 @@ cdef class ChainResult(EndSet):
     @property
     def stages(self):
         """The stages as tuples of equal dice."""
-        cdef const ChainPlan* plan = &self.plan
-        return tuple([(plan.numbers[i],) * plan.counts[i] for i in range(plan.n_stages)])
+        cdef const ChainStages* chain = &self.chain
+        return tuple([(chain.numbers[i],) * chain.counts[i] for i in range(chain.n_stages)])
 
     def tag(self, Py_ssize_t i):
         """(stop, number, dice played in that stage) of outcome ``i``."""
@@ -156,9 +186,9 @@ cdef class ChainResult(EndSet):
         """Pickles (and deep copies) carry the start, the stages and the outcomes."""
         cdef bytes outcomes = (<char*>self.outcomes.dense)[:table_bytes(self.outcomes.size)]
         return (_chain_result_from_state,
-                (format_code(&self.base), self.seat, self.plan.is_chain,
-                 bytes([self.plan.numbers[k] for k in range(self.plan.n_stages)]),
-                 bytes([self.plan.counts[k] for k in range(self.plan.n_stages)]),
+                (format_code(&self.base), self.seat, self.chain.is_chain,
+                 bytes([self.chain.numbers[k] for k in range(self.chain.n_stages)]),
+                 bytes([self.chain.counts[k] for k in range(self.chain.n_stages)]),
                  outcomes, self.table_peak_bytes, self.passes))
 
     def take(self, Py_ssize_t start, Py_ssize_t stop):
@@ -175,7 +205,7 @@ cdef class ChainResult(EndSet):
         return part
 
     cdef ChainResult like(self):
-        return new_result(&self.base, self.seat, &self.plan, self.table_peak_bytes, self.passes)
+        return new_result(&self.base, self.seat, &self.chain, self.table_peak_bytes, self.passes)
 
     def steps(self, Py_ssize_t i):
         """One canonical stage-by-stage play reaching outcome ``i``: a tuple of
@@ -195,8 +225,8 @@ cdef class ChainResult(EndSet):
         if keyset_init(&failed, 1024, NULL):
             raise MemoryError()
         with nogil:
-            found = chain_recover(&q, self.seat, self.plan.numbers, self.plan.counts,
-                                  self.plan.n_stages, self.plan.is_chain, 0, target, tag, path,
+            found = chain_recover(&q, self.seat, self.chain.numbers, self.chain.counts,
+                                  self.chain.n_stages, self.chain.is_chain, 0, target, tag, path,
                                   stage_steps, &failed, &last)
         keyset_free(&failed)
         if found < 0:
@@ -211,13 +241,13 @@ cdef class ChainResult(EndSet):
         return tuple(result)
 
 
-cdef ChainResult new_result(const Pos* base, int seat, const ChainPlan* plan, size_t peak,
+cdef ChainResult new_result(const Pos* base, int seat, const ChainStages* chain, size_t peak,
                             int passes):
-    """A ChainResult of ``plan`` with no outcomes yet."""
+    """A ChainResult of ``chain``'s stages with no outcomes yet."""
     cdef ChainResult result = ChainResult.__new__(ChainResult)
     result.base = base[0]
     result.seat = seat
-    result.plan = plan[0]
+    result.chain = chain[0]
     result.table_peak_bytes = peak
     result.passes = passes
     keyset_clear(&result.outcomes, NULL)
@@ -228,19 +258,19 @@ def _chain_result_from_state(str code, int seat, bint is_chain, bytes numbers, b
                              bytes outcomes, size_t peak, int passes):
     """A ChainResult from its pickled state (ChainResult.__reduce__)."""
     cdef ChainResult result
-    cdef ChainPlan plan
+    cdef ChainStages chain
     cdef Pos p
     cdef Py_ssize_t n = len(outcomes) // table_bytes(1), k
     if len(numbers) != len(counts) or not 1 <= len(numbers) <= 6 or len(outcomes) % table_bytes(1):
         raise ValueError("not the state of a chain result")
     read_code(code, &p)
-    memset(&plan, 0, sizeof(plan))
-    plan.is_chain = is_chain
-    plan.n_stages = len(numbers)
-    for k in range(plan.n_stages):
-        plan.numbers[k] = numbers[k]
-        plan.counts[k] = counts[k]
-    result = new_result(&p, check_seat(seat), &plan, peak, passes)
+    memset(&chain, 0, sizeof(chain))
+    chain.is_chain = is_chain
+    chain.n_stages = len(numbers)
+    for k in range(chain.n_stages):
+        chain.numbers[k] = numbers[k]
+        chain.counts[k] = counts[k]
+    result = new_result(&p, check_seat(seat), &chain, peak, passes)
     result.outcomes.dense = <uint64_t*>malloc(table_bytes(n + 1))
     if result.outcomes.dense == NULL:
         raise MemoryError("out of memory unpickling chain outcomes")
@@ -264,10 +294,12 @@ cdef class ChainRun:
     object; see gulbara.chains.enumeration). ``run(q, passes)`` enumerates it again,
     keeping the outcomes of pass ``q`` of ``passes`` (a power of 4 up to
     CHAIN_MAX_PASSES): together the passes give every outcome once, in the
-    order of the one-pass result."""
+    order of the one-pass result. ``stats``: what its enumerations took so far."""
     cdef Pos start
     cdef int seat
-    cdef ChainPlan plan
+    cdef ChainStages chain
+    cdef ChainPlan plan              # how it goes about it (read_plan)
+    cdef ChainStats seen             # what its enumerations counted, summed (tally)
     cdef int threads
     cdef Py_ssize_t max_held
     cdef size_t budget
@@ -277,17 +309,52 @@ cdef class ChainRun:
     cdef void shared_init(self, Shared* sh):
         """A fresh state for one enumeration: this run's budget and max_held."""
         meter_init(&sh.meter, self.budget)
-        sh.meter.refuse_from = _refuse_from
-        sh.meter.refuse_until = _refuse_until
+        memset(&sh.stats, 0, sizeof(ChainStats))
         sh.held = 0
         sh.max_held = self.max_held
         sh.err = CHAIN_OK
         interrupt_init(&sh.intr, POLL_EVERY, MAIN_THREAD)
 
+    cdef void tally(self, const ChainStats* stats):
+        """Add one enumeration's counts to the run's (its diagram, if it built one,
+        is the run's last)."""
+        self.seen.diagram_chains += stats.diagram_chains
+        self.seen.small_tries += stats.small_tries
+        self.seen.stages_bucketed += stats.stages_bucketed
+        self.seen.stages_layered += stats.stages_layered
+        self.seen.stages_turned += stats.stages_turned
+        if stats.dd_nodes:
+            self.seen.dd_nodes = stats.dd_nodes
+            self.seen.dd_dead = stats.dd_dead
+            self.seen.dd_room = stats.dd_room
+            self.seen.dd_cache_slots = stats.dd_cache_slots
+            self.seen.dd_bytes = stats.dd_bytes
+            self.seen.dd_team = stats.dd_team
+
+    @property
+    def stats(self):
+        """What this run's enumerations (its passes and its count) took so far:
+        ``diagram_chains`` (done by decision diagram), ``small_tries`` (tried stage
+        by stage first, up to the plan's small_chain), ``stages_bucketed``,
+        ``stages_layered`` and ``stages_turned`` (layered part way: counted in
+        both), and ``last_diagram``, None or the last diagram's ``nodes``
+        (``dead``: ids a team left unused), ``room`` (for nodes), ``cache_slots``,
+        the bytes it ``counted`` in the meter, whether a helper thread built it
+        (``team``) and the bytes of a node, a node of room and a cache slot."""
+        last = None
+        if self.seen.dd_nodes:
+            last = dict(nodes=self.seen.dd_nodes, dead=self.seen.dd_dead,
+                        team=bool(self.seen.dd_team), room=self.seen.dd_room,
+                        cache_slots=self.seen.dd_cache_slots, counted=self.seen.dd_bytes,
+                        **diagram_sizes())
+        return dict(diagram_chains=self.seen.diagram_chains, small_tries=self.seen.small_tries,
+                    stages_bucketed=self.seen.stages_bucketed,
+                    stages_layered=self.seen.stages_layered,
+                    stages_turned=self.seen.stages_turned, last_diagram=last)
+
     def run(self, int q, int passes):
         """Pass ``q`` of ``passes``: a ChainResult, or EnumerationLimitError
         (past max_ends or the memory budget), KeyboardInterrupt (Ctrl-C)."""
-        global _last_takes
         cdef Shared sh
         cdef int err, keep_lo, keep_hi
         cdef ChainResult result
@@ -296,13 +363,13 @@ cdef class ChainRun:
         keep_lo = q * (N_PARTS // passes)
         keep_hi = keep_lo + N_PARTS // passes
         self.shared_init(&sh)
-        result = new_result(&self.start, self.seat, &self.plan, 0, passes)
+        result = new_result(&self.start, self.seat, &self.chain, 0, passes)
         with nogil:
-            err = chain_enumerate(&self.start, self.seat, self.plan.numbers, self.plan.counts,
-                                  self.plan.n_stages, self.plan.is_chain, self.threads, keep_lo,
-                                  keep_hi, not self.by_stages, &sh, &result.outcomes)
+            err = chain_enumerate(&self.start, self.seat, self.chain.numbers, self.chain.counts,
+                                  self.chain.n_stages, self.chain.is_chain, self.threads, keep_lo,
+                                  keep_hi, not self.by_stages, &self.plan, &sh, &result.outcomes)
         result.table_peak_bytes = sh.meter.peak
-        _last_takes = sh.meter.takes
+        self.tally(&sh.stats)
         interrupt_raise(&sh.intr)
         if err == CHAIN_TOO_MANY:
             if self.max_ends is not None:
@@ -323,16 +390,16 @@ cdef class ChainRun:
         writing them (or, for a small chain, its outcomes enumerated and counted);
         None where the chain goes stage by stage (count the outcomes of its
         passes), or a remainder. KeyboardInterrupt on Ctrl-C."""
-        global _last_takes
         cdef Shared sh
         cdef Py_ssize_t n
-        if not self.plan.is_chain:
+        if not self.chain.is_chain:
             return None
         self.shared_init(&sh)
         with nogil:
-            n = chain_count_enumerate(&self.start, self.seat, self.plan.numbers,
-                                      self.plan.counts, self.plan.n_stages, self.threads, &sh)
-        _last_takes = sh.meter.takes
+            n = chain_count_enumerate(&self.start, self.seat, self.chain.numbers,
+                                      self.chain.counts, self.chain.n_stages, self.threads,
+                                      &self.plan, &sh)
+        self.tally(&sh.stats)
         interrupt_raise(&sh.intr)
         if n == -2 and sh.err == CHAIN_NO_MEMORY:
             raise MemoryError("out of memory counting a chain's outcomes")
@@ -382,16 +449,18 @@ cdef int check_threads(object threads) except -1:
 
 
 cdef ChainRun make_run(const Pos* p, int seat, list stages, bint is_chain, object max_ends,
-                       object threads, object memory):
+                       object threads, object memory, object plan):
     cdef ChainRun run = ChainRun.__new__(ChainRun)
     cdef int k
     run.start = p[0]
     run.seat = seat
-    run.plan.is_chain = is_chain
-    run.plan.n_stages = len(stages)
-    for k in range(run.plan.n_stages):
-        run.plan.numbers[k] = stages[k][0]
-        run.plan.counts[k] = stages[k][1]
+    run.chain.is_chain = is_chain
+    run.chain.n_stages = len(stages)
+    for k in range(run.chain.n_stages):
+        run.chain.numbers[k] = stages[k][0]
+        run.chain.counts[k] = stages[k][1]
+    run.plan = read_plan(plan)
+    memset(&run.seen, 0, sizeof(ChainStats))
     run.threads = check_threads(threads)
     run.max_ends = max_ends
     if max_ends is not None:
@@ -445,8 +514,10 @@ cdef Pos read_start(object code_or_position) except *:
     return p
 
 
-def chain_run_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None):
-    """A ChainRun for an escalating chain from ``first`` up to 6 (RULES §4.3-4.4)."""
+def chain_run_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None,
+                  plan=None):
+    """A ChainRun for an escalating chain from ``first`` up to 6 (RULES §4.3-4.4),
+    enumerated as ``plan`` says (None: the default plan)."""
     cdef Pos p = read_start(code_or_position)
     cdef int s = check_seat(seat)
     if isinstance(first, bool) or not hasattr(first, "__index__"):
@@ -454,24 +525,28 @@ def chain_run_raw(code_or_position, seat, first, max_ends=None, threads=None, me
     if not 1 <= _index(first) <= 6:
         raise InvalidDiceError(f"a chain starts at a number 1..6, got {first!r}")
     return make_run(&p, s, [(n, 4) for n in range(_index(first), 7)], True, max_ends, threads,
-                    memory)
+                    memory, plan)
 
 
-def remainder_run_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None):
+def remainder_run_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None,
+                      plan=None):
     """A ChainRun for a remainder's stages (RULES §5.3); ``stages`` as (number, count) pairs."""
     cdef Pos p = read_start(code_or_position)
     cdef int s = check_seat(seat)
-    return make_run(&p, s, check_remainder_stages(stages), False, max_ends, threads, memory)
+    return make_run(&p, s, check_remainder_stages(stages), False, max_ends, threads, memory,
+                    plan)
 
 
-def chain_ends_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None):
+def chain_ends_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None,
+                   plan=None):
     """Every outcome of an escalating chain from ``first`` up to 6 (RULES §4.3-4.4)."""
-    return chain_run_raw(code_or_position, seat, first, max_ends, threads, memory)()
+    return chain_run_raw(code_or_position, seat, first, max_ends, threads, memory, plan)()
 
 
-def remainder_ends_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None):
+def remainder_ends_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None,
+                       plan=None):
     """Every outcome of a remainder's stages (RULES §5.3); ``stages`` as (number, count) pairs."""
-    return remainder_run_raw(code_or_position, seat, stages, max_ends, threads, memory)()
+    return remainder_run_raw(code_or_position, seat, stages, max_ends, threads, memory, plan)()
 
 
 

@@ -68,9 +68,6 @@ cdef extern from *:
         }
         return 0;
     }
-    static inline size_t gulbara_count_one(size_t* counter) {
-        return __atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
-    }
     static inline void gulbara_meter_sub(size_t* held, size_t n) {
         __atomic_sub_fetch(held, n, __ATOMIC_RELAXED);
     }
@@ -107,7 +104,6 @@ cdef extern from *:
     int atomic_meter_take "gulbara_meter_take"(size_t* held, size_t* peak, size_t budget,
                                                size_t n) noexcept nogil
     void atomic_meter_sub "gulbara_meter_sub"(size_t* held, size_t n) noexcept nogil
-    size_t atomic_count_one "gulbara_count_one"(size_t* counter) noexcept nogil
     void prefetch "gulbara_prefetch"(const void* p) noexcept nogil
     void prefetch_read "gulbara_prefetch_read"(const void* p) noexcept nogil
     # a free slot's k1 (no key has it), and the key bits of keyset_add_max's k1
@@ -139,26 +135,17 @@ cdef int run_threads(int n, task_fn fn, void* arg) noexcept nogil
 cdef bint start_thread(Thread* thread, task_fn fn, void* arg, int t) noexcept nogil
 cdef void join_thread(Thread* thread) noexcept nogil
 
-# The memory an enumeration's tables hold, its peak, and its budget; the
-# takes counted, and (for tests of the paths that meet a full budget) the
-# takes refused whatever the budget: from refuse_from (the first take is 1; 0:
-# none) to before refuse_until.
+# The memory an enumeration's tables hold, its peak, and its budget.
 ctypedef struct Meter:
     size_t held
     size_t peak
     size_t budget
-    size_t takes
-    size_t refuse_from
-    size_t refuse_until
 
 
 cdef inline int meter_take(Meter* m, size_t nbytes) noexcept nogil:
     """Count ``nbytes`` more, or CHAIN_TOO_MANY when the budget would be passed."""
     if m == NULL:
         return CHAIN_OK
-    cdef size_t take = atomic_count_one(&m.takes)
-    if m.refuse_from <= take < m.refuse_until:
-        return CHAIN_TOO_MANY
     if atomic_meter_take(&m.held, &m.peak, m.budget, nbytes) != 0:
         return CHAIN_TOO_MANY
     return CHAIN_OK
@@ -174,9 +161,23 @@ cdef inline void meter_init(Meter* m, size_t budget) noexcept nogil:
     m.held = 0
     m.peak = 0
     m.budget = budget
-    m.takes = 0
-    m.refuse_from = 0
-    m.refuse_until = 0
+
+
+# What one enumeration counted of the ways it took (the ``stats`` of
+# gulbara.chains' calls: tests prove with them that a path ran). Written by
+# the calling thread alone; zeroed with its Shared.
+ctypedef struct ChainStats:
+    Py_ssize_t diagram_chains     # enumerations and counts done by decision diagram
+    Py_ssize_t small_tries        # chains tried stage by stage before a diagram (small_try)
+    Py_ssize_t stages_bucketed    # stages whose full plays went into buckets
+    Py_ssize_t stages_layered     # stages expanded a step at a time (from their start or
+    Py_ssize_t stages_turned      # turned to it part way: those counted in both)
+    Py_ssize_t dd_nodes           # the last diagram built (0: none): its nodes,
+    Py_ssize_t dd_dead            # the ids among them a team took and left unused,
+    Py_ssize_t dd_room            # its room for nodes, its cache slots
+    Py_ssize_t dd_cache_slots
+    size_t dd_bytes               # and the bytes it counted in the meter;
+    bint dd_team                  # whether a helper thread built it with the calling one
 
 
 # What the threads of one enumeration share.
@@ -186,6 +187,7 @@ ctypedef struct Shared:
     Py_ssize_t max_held       # max_ends: CHAIN_TOO_MANY past it
     int err                   # the first failure; every thread stops when it is set
     Interrupt intr            # Ctrl-C, looked for by the calling thread (_interrupt.pxd)
+    ChainStats stats          # what it counted of its ways (the calling thread's)
 
 
 cdef inline void shared_fail(Shared* sh, int err) noexcept nogil:

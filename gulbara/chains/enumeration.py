@@ -16,6 +16,7 @@ back as arrays, not as Python objects.
 ((24, 5), (24, 5), (24, 5), (24, 5))
 """
 
+import dataclasses
 import os
 from typing import Iterator, NamedTuple, Optional, Sequence, Tuple
 
@@ -35,7 +36,7 @@ else:
 
 __all__ = [
     "chain_ends", "remainder_ends", "chain_ends_iter", "remainder_ends_iter", "chain_count",
-    "chain_best", "ChainEnds", "ChainOutcome", "BestOutcome",
+    "chain_best", "ChainEnds", "ChainOutcome", "BestOutcome", "ChainPlan",
     "STOP_COMPLETE", "STOP_STALLED", "STOP_UNSTARTED", "STOP_GAME_OVER", "STOP_NAMES",
     "BYTES_PER_END", "DEFAULT_MEMORY", "MAX_PASSES", "buffer_pool", "release_buffers",
 ]
@@ -94,6 +95,88 @@ def release_buffers() -> int:
     True
     """
     return int(backend.release_buffers())
+
+
+@dataclasses.dataclass(frozen=True)
+class ChainPlan:
+    """How the compiled enumeration goes about a chain: which way it takes and the
+    sizes from which it shares, buckets and layers a stage. Only the time taken
+    depends on the plan, never the outcomes or their order; the default is the
+    one measured best on the benchmark suites. Pass one as ``plan=`` to
+    :func:`chain_ends`, :func:`remainder_ends`, :func:`chain_count`, the streams
+    and :func:`chain_best` (the reference backend ignores it).
+
+    >>> plan = ChainPlan(diagrams=False)       # every chain stage by stage
+    >>> len(chain_ends(START_CODE, 0, 4, plan=plan)) == len(chain_ends(START_CODE, 0, 4))
+    True
+    >>> ChainPlan(threaded_frontier=0)
+    Traceback (most recent call last):
+    ...
+    gulbara.errors.GulBaraError: plan.threaded_frontier must be at least 1, got 0
+    """
+
+    diagrams: bool = True
+    """Escalating chains and remainders may go by decision diagram where one applies."""
+    small_chain: int = 30_000
+    """... but go stage by stage first while they hold at most this many positions at once."""
+    diagram_contact: int = 3
+    """... and never with more of the opponent's points in the mover's way than this (0..24)."""
+    threaded_frontier: int = 2048
+    """Stages of fewer frontier positions run on the calling thread alone."""
+    bucket_frontier: int = 4096
+    """Stages of at least this many frontier positions put their full plays into buckets."""
+    layered_frontier: int = 4096
+    """Stages of at least this many may be expanded a step at a time (layers) ..."""
+    layered_duplication: int = 10
+    """... when the stage before made more than this many ends per distinct position
+    (0..1,000,000)."""
+    layered_probe: int = 1024
+    """A bucketed stage not layered measures its ends per distinct end on each thread's
+    first buckets of this many positions (or a sixteenth of the frontier) ..."""
+    turn_duplication: int = 12
+    """... and turns to layers past this many (0..1,000,000)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "diagrams",
+                           gulbara_errors.checked_bool(self.diagrams, "plan.diagrams"))
+        for name, low, high in _PLAN_BOUNDS:
+            object.__setattr__(self, name, gulbara_errors.checked_int(
+                getattr(self, name), f"plan.{name}", low, high,
+                bounds=f"at least {low}" if high == _MAX_SIZE else None))
+
+
+_MAX_SIZE = (1 << 63) - 1
+# The values each of a plan's sizes may take: (name, least, most).
+_PLAN_BOUNDS = (("small_chain", 0, _MAX_SIZE), ("diagram_contact", 0, 24),
+                ("threaded_frontier", 1, _MAX_SIZE), ("bucket_frontier", 1, _MAX_SIZE),
+                ("layered_frontier", 1, _MAX_SIZE), ("layered_duplication", 0, 1_000_000),
+                ("layered_probe", 1, _MAX_SIZE), ("turn_duplication", 0, 1_000_000))
+
+
+def _checked_plan(plan) -> Optional[ChainPlan]:
+    if plan is not None and not isinstance(plan, ChainPlan):
+        raise TypeError(f"plan must be a gulbara.chains.ChainPlan or None, "
+                        f"not {type(plan).__name__}")
+    return plan
+
+
+def _checked_stats(stats) -> Optional[dict]:
+    if stats is not None and not isinstance(stats, dict):
+        raise TypeError(f"stats must be a dict or None, not {type(stats).__name__}")
+    return stats
+
+
+def _tally(stats: Optional[dict], run) -> None:
+    """Add what ``run``'s enumerations took (``run.stats``) to the caller's ``stats``:
+    its counts added to those there, its ``last_diagram`` (if any) put in."""
+    if stats is None:
+        return
+    for name, value in run.stats.items():
+        if name == "last_diagram":
+            if value is not None or name not in stats:
+                stats[name] = value
+        else:
+            stats[name] = stats.get(name, 0) + value
 
 
 def default_threads() -> int:
@@ -313,7 +396,8 @@ def _threads(threads, max_ends=None) -> int:
 
 def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
                max_ends: Optional[int] = None, *, threads: Optional[int] = None,
-               memory: Optional[int] = None) -> ChainEnds:
+               memory: Optional[int] = None, plan: Optional[ChainPlan] = None,
+               stats: Optional[dict] = None) -> ChainEnds:
     """Every distinct outcome of an escalating chain from ``first`` up to 6.
 
     Each stage is judged on its own (RULES §4.3); the chain goes on only
@@ -337,29 +421,47 @@ def chain_ends(code, seat: int, first: int, rules: Optional[Rules] = None,
     that is why ``max_ends`` without ``threads`` runs on one thread, a bound
     that means the same on every machine. Ctrl-C stops it promptly.
 
+    ``plan``: how the work is done (a :class:`ChainPlan`; None, the default
+    one): it changes the time taken, never the outcomes. ``stats``: a dict to
+    which the call adds what its enumeration took (diagnostics: counts of
+    ``diagram_chains``, ``small_tries``, ``stages_bucketed``,
+    ``stages_layered`` and ``stages_turned``, added to any already there, and
+    the ``last_diagram`` built, or None; the reference backend counts none).
+
     >>> chain = chain_ends("G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12", 1, 6)
     >>> list(chain)
     [ChainOutcome(code='G:,,,,,2,2,2,2,2,2,-3,,,,,,,,,,,,3|0,0|0,12', stop='unstarted', remainder=(), ends_game=False)]
+    >>> stats = {}
+    >>> len(chain_ends(START_CODE, 0, 4, plan=ChainPlan(diagrams=False), stats=stats))
+    1601
+    >>> stats["diagram_chains"]
+    0
     """
     rules = checked_rules(rules, DEFAULT_RULES)
     first = _first_number(first)
-    raw = backend.chain_ends_raw(as_position(code), seat, first, max_ends, _threads(threads, max_ends),
-                                 memory)
-    return ChainEnds(raw, rules, first)
+    plan, stats = _checked_plan(plan), _checked_stats(stats)
+    run = backend.chain_run_raw(as_position(code), seat, first, max_ends,
+                                _threads(threads, max_ends), memory, plan=plan)
+    try:
+        return ChainEnds(run(), rules, first)
+    finally:
+        _tally(stats, run)
 
 
 def remainder_ends(code, seat: int, stages: Sequence[Sequence[int]],
                    max_ends: Optional[int] = None, *, threads: Optional[int] = None,
-                   memory: Optional[int] = None, rules: Optional[Rules] = None) -> ChainEnds:
+                   memory: Optional[int] = None, rules: Optional[Rules] = None,
+                   plan: Optional[ChainPlan] = None, stats: Optional[dict] = None) -> ChainEnds:
     """Every distinct outcome of playing a remainder's stages in order (RULES §5.3).
 
     ``stages`` are lists of one to four equal dice in ascending order of
     number, e.g. ``[[4, 4], [5, 5, 5, 5], [6, 6, 6, 6]]``. Dice of a stage
     that cannot be played are lost and play goes on with the next stage; a
-    stage that ends the game ends it (RULES §5.5). ``max_ends``,
-    ``threads`` and ``memory`` as in :func:`chain_ends`. No rule option changes a
-    remainder's stages; ``rules`` (the game's) is what the result's ``rules`` says,
-    for valuing the outcomes (:meth:`gulbara.net.model.ValueNet.outcome_values`).
+    stage that ends the game ends it (RULES §5.5). ``max_ends``, ``threads``,
+    ``memory``, ``plan`` and ``stats`` as in :func:`chain_ends`. No rule option
+    changes a remainder's stages; ``rules`` (the game's) is what the result's
+    ``rules`` says, for valuing the outcomes
+    (:meth:`gulbara.net.model.ValueNet.outcome_values`).
 
     >>> outcomes = remainder_ends(START_CODE, 1, [[5, 5]])
     >>> sorted(o.code for o in outcomes)
@@ -367,9 +469,13 @@ def remainder_ends(code, seat: int, stages: Sequence[Sequence[int]],
     """
     rules = checked_rules(rules, DEFAULT_RULES)
     pairs = _remainder_pairs(stages)
-    raw = backend.remainder_ends_raw(as_position(code), seat, pairs, max_ends,
-                                     _threads(threads, max_ends), memory)
-    return ChainEnds(raw, rules, None)
+    plan, stats = _checked_plan(plan), _checked_stats(stats)
+    run = backend.remainder_run_raw(as_position(code), seat, pairs, max_ends,
+                                    _threads(threads, max_ends), memory, plan=plan)
+    try:
+        return ChainEnds(run(), rules, None)
+    finally:
+        _tally(stats, run)
 
 
 def _passes(run):
@@ -396,14 +502,17 @@ def _share(run, q: int, passes: int):
     yield result
 
 
-def _chunks(run, rules, first, chunk):
-    for result in _passes(run):
-        if len(result) <= chunk:
-            yield ChainEnds(result, rules, first)
-        else:
-            for start in range(0, len(result), chunk):
-                yield ChainEnds(result.take(start, start + chunk), rules, first)
-        del result
+def _chunks(run, rules, first, chunk, stats):
+    try:
+        for result in _passes(run):
+            if len(result) <= chunk:
+                yield ChainEnds(result, rules, first)
+            else:
+                for start in range(0, len(result), chunk):
+                    yield ChainEnds(result.take(start, start + chunk), rules, first)
+            del result
+    finally:
+        _tally(stats, run)          # (once the stream ends or is dropped)
 
 
 def _check_chunk(chunk) -> int:
@@ -416,7 +525,8 @@ def _check_chunk(chunk) -> int:
 
 def chain_ends_iter(code, seat: int, first: int, rules: Optional[Rules] = None, *,
                     chunk: int = 1_000_000, threads: Optional[int] = None,
-                    memory: Optional[int] = None) -> Iterator[ChainEnds]:
+                    memory: Optional[int] = None, plan: Optional[ChainPlan] = None,
+                    stats: Optional[dict] = None) -> Iterator[ChainEnds]:
     """The outcomes of :func:`chain_ends`, in the same order, as a stream of
     :class:`ChainEnds` chunks of at most ``chunk`` outcomes.
 
@@ -425,46 +535,67 @@ def chain_ends_iter(code, seat: int, first: int, rules: Optional[Rules] = None, 
     :data:`MAX_PASSES`), and each pass's outcomes are handed out and dropped
     before the next pass: what is held at once is the tables (at most
     ``memory`` bytes), one pass's outcomes (16 bytes each) and the chunk.
+    ``plan`` and ``stats`` as in :func:`chain_ends` (``stats`` filled when the
+    stream ends).
 
-    >>> chunks = list(chain_ends_iter(START_CODE, 0, 4, chunk=500))
+    >>> chunks = list(chain_ends_iter(START_CODE, 0, 4, chunk=500,
+    ...                               plan=ChainPlan(bucket_frontier=1)))
     >>> [len(c) for c in chunks]
     [500, 500, 500, 101]
     """
     rules = checked_rules(rules, DEFAULT_RULES)
     first = _first_number(first)
     chunk = _check_chunk(chunk)
-    run = backend.chain_run_raw(as_position(code), seat, first, None, _threads(threads), memory)
-    return _chunks(run, rules, first, chunk)
+    plan, stats = _checked_plan(plan), _checked_stats(stats)
+    run = backend.chain_run_raw(as_position(code), seat, first, None, _threads(threads), memory,
+                                plan=plan)
+    return _chunks(run, rules, first, chunk, stats)
 
 
 def remainder_ends_iter(code, seat: int, stages: Sequence[Sequence[int]], *,
                         chunk: int = 1_000_000, threads: Optional[int] = None,
                         memory: Optional[int] = None,
-                        rules: Optional[Rules] = None) -> Iterator[ChainEnds]:
-    """The outcomes of :func:`remainder_ends` as a stream of chunks (see :func:`chain_ends_iter`)."""
+                        rules: Optional[Rules] = None, plan: Optional[ChainPlan] = None,
+                        stats: Optional[dict] = None) -> Iterator[ChainEnds]:
+    """The outcomes of :func:`remainder_ends` as a stream of chunks (see :func:`chain_ends_iter`).
+
+    >>> [len(c) for c in remainder_ends_iter(START_CODE, 1, [[5, 5]], plan=ChainPlan())]
+    [2]
+    """
     rules = checked_rules(rules, DEFAULT_RULES)
     pairs = _remainder_pairs(stages)
     chunk = _check_chunk(chunk)
-    run = backend.remainder_run_raw(as_position(code), seat, pairs, None, _threads(threads), memory)
-    return _chunks(run, rules, None, chunk)
+    plan, stats = _checked_plan(plan), _checked_stats(stats)
+    run = backend.remainder_run_raw(as_position(code), seat, pairs, None, _threads(threads),
+                                    memory, plan=plan)
+    return _chunks(run, rules, None, chunk, stats)
 
 
 def chain_count(code, seat: int, first: int, *, threads: Optional[int] = None,
-                memory: Optional[int] = None) -> int:
+                memory: Optional[int] = None, plan: Optional[ChainPlan] = None,
+                stats: Optional[dict] = None) -> int:
     """How many distinct outcomes an escalating chain has (``len(chain_ends(...))``).
     A chain that :func:`chain_ends` takes by decision diagram is counted on the
     diagram, none of its outcomes written (a fraction of its time and memory);
     any other holds the outcomes of one pass at a time (see :func:`chain_ends_iter`).
+    ``plan`` and ``stats`` as in :func:`chain_ends`.
 
     >>> chain_count(START_CODE, 0, 4)
     1601
+    >>> chain_count(START_CODE, 0, 4, plan=ChainPlan(diagrams=False))
+    1601
     """
     first = _first_number(first)
-    run = backend.chain_run_raw(as_position(code), seat, first, None, _threads(threads), memory)
-    counted = run.count()
-    if counted is not None:
-        return counted
-    return sum(len(result) for result in _passes(run))
+    plan, stats = _checked_plan(plan), _checked_stats(stats)
+    run = backend.chain_run_raw(as_position(code), seat, first, None, _threads(threads), memory,
+                                plan=plan)
+    try:
+        counted = run.count()
+        if counted is not None:
+            return counted
+        return sum(len(result) for result in _passes(run))
+    finally:
+        _tally(stats, run)
 
 
 class BestOutcome(NamedTuple):
@@ -478,7 +609,8 @@ class BestOutcome(NamedTuple):
 
 def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] = None, *,
                evaluate=greedy_scores, chunk: int = 1_000_000, threads: Optional[int] = None,
-               memory: Optional[int] = None) -> list:
+               memory: Optional[int] = None, plan: Optional[ChainPlan] = None,
+               stats: Optional[dict] = None) -> list:
     """The ``k`` best outcomes of an escalating chain under ``evaluate``, best
     first (ties in the order of :func:`chain_ends`), without holding more than
     a chunk of outcome arrays at a time (:func:`chain_ends_iter`).
@@ -487,8 +619,9 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
     score per outcome, higher better: :func:`greedy_scores` by default, or the
     value network's native valuation of each outcome after the turn,
     :func:`gulbara.net.model.net_scores` (``evaluate=net_scores(rolls=game.rolls_made)``).
+    ``plan`` and ``stats`` as in :func:`chain_ends`.
 
-    >>> best = chain_best(START_CODE, 0, 5, k=2)
+    >>> best = chain_best(START_CODE, 0, 5, k=2, plan=ChainPlan(threaded_frontier=1))
     >>> [b.outcome.code for b in best]
     ['G:1,,,,,,,,,,,-15,,1,,,,1,1,,,,,11|0,0|0,0', 'G:,1,,,,,,,,,,-15,1,,,,,1,1,,,,,11|0,0|0,0']
     """
@@ -497,7 +630,7 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
     best = []           # (score, order, outcome, steps), at most k
     order = 0
     for part in chain_ends_iter(code, seat, first, rules, chunk=chunk, threads=threads,
-                                memory=memory):
+                                memory=memory, plan=plan, stats=stats):
         scores = gulbara_errors.checked_scores(evaluate(part), len(part), "evaluate")
         threshold = best_scores.min() if len(best) == k else -np.inf
         candidates = np.flatnonzero(scores >= threshold)
@@ -514,4 +647,4 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
     return [BestOutcome(score, outcome, steps) for score, _, outcome, steps in best]
 
 
-from gulbara.core._backend import START_CODE  # noqa: E402  (for the doctests)
+from gulbara.core._backend import START_CODE  # noqa: E402,F401  (for the doctests)

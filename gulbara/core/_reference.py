@@ -759,6 +759,12 @@ class ChainRun:
         """None: the reference has no diagrams (count the outcomes of its passes)."""
         return None
 
+    @property
+    def stats(self):
+        """What its enumerations took (the core's keys): nothing but stage by stage."""
+        return dict(diagram_chains=0, small_tries=0, stages_bucketed=0, stages_layered=0,
+                    stages_turned=0, last_diagram=None)
+
     def run(self, q, passes):
         if passes < 1 or CHAIN_MAX_PASSES % passes or not 0 <= q < passes:
             raise ValueError(f"pass {q} of {passes}: passes must divide {CHAIN_MAX_PASSES}")
@@ -791,23 +797,28 @@ def _remainder_args(code_or_position, seat, stages):
     return code, _check_seat(seat), pairs
 
 
-def chain_run_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None):
-    """A ChainRun for an escalating chain from ``first`` up to 6 (``threads`` and
-    ``memory`` are accepted and ignored: the reference is one thread, in Python)."""
+def chain_run_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None,
+                  plan=None):
+    """A ChainRun for an escalating chain from ``first`` up to 6 (``threads``,
+    ``memory`` and ``plan`` are accepted and ignored: the reference is one thread,
+    stage by stage, in Python)."""
     return ChainRun(*_chain_args(code_or_position, seat, first), True, max_ends)
 
 
-def remainder_run_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None):
+def remainder_run_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None,
+                      plan=None):
     """A ChainRun for a remainder's stages, given as (number, count) pairs."""
     return ChainRun(*_remainder_args(code_or_position, seat, stages), False, max_ends)
 
 
-def chain_ends_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None):
+def chain_ends_raw(code_or_position, seat, first, max_ends=None, threads=None, memory=None,
+                   plan=None):
     """Every outcome of an escalating chain from ``first`` up to 6 (RULES §4.3-4.4)."""
     return chain_run_raw(code_or_position, seat, first, max_ends)()
 
 
-def remainder_ends_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None):
+def remainder_ends_raw(code_or_position, seat, stages, max_ends=None, threads=None, memory=None,
+                       plan=None):
     """Every outcome of a remainder's stages (RULES §5.3), given as (number, count) pairs."""
     return remainder_run_raw(code_or_position, seat, stages, max_ends)()
 

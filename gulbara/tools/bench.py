@@ -85,11 +85,12 @@ def _chain_rows(rounds: int) -> List[Dict]:
     return rows
 
 
-def time_chain_decisions(decisions, threads: int) -> List[float]:
+def time_chain_decisions(decisions, threads: int, plan=None) -> List[float]:
     """Seconds to enumerate each whole chain of ``decisions`` (suite entries
-    with ``code``, ``seat``, ``first``, ``outcomes``), each count checked."""
+    with ``code``, ``seat``, ``first``, ``outcomes``) as ``plan`` says (a
+    ``gulbara.chains.ChainPlan``; None: the default), each count checked."""
     return [time_call(lambda: len(gulbara.chain_ends(entry.code, entry.seat, entry.first,
-                                                     threads=threads)),
+                                                     threads=threads, plan=plan)),
                       expected=entry.outcomes,
                       what=f"chain from {entry.code} ({entry.seat}, {entry.first})").seconds[0]
             for entry in decisions]
