@@ -31,7 +31,7 @@ from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 if BACKEND_NAME == "reference":     # GULBARA_BACKEND=reference: the rules-literal chains
     from gulbara.core import _reference as backend
 else:
-    from gulbara.chains import _chains as backend
+    from gulbara.chains import _chains as backend  # type: ignore[no-redef]  # the same API
 
 __all__ = [
     "chain_ends", "remainder_ends", "chain_ends_iter", "remainder_ends_iter", "chain_count",
@@ -280,7 +280,7 @@ def _first_number(first) -> int:
 
 def _remainder_pairs(stages) -> list:
     """(number, count) pairs of a remainder given as lists of equal dice (RULES §5.3)."""
-    pairs = []
+    pairs: list = []
     for stage in stages:
         dice = list(stage)
         for number in dice:                 # every die, as stage_ends checks them
@@ -494,7 +494,7 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
     """
     k = gulbara_errors.checked_int(k, "k", 1)
     best_scores = np.zeros(0)
-    best = []           # (score, order, outcome, steps), at most k
+    best: list = []     # (score, order, outcome, steps), at most k
     order = 0
     for part in chain_ends_iter(code, seat, first, rules, chunk=chunk, threads=threads,
                                 memory=memory):
@@ -514,4 +514,4 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
     return [BestOutcome(score, outcome, steps) for score, _, outcome, steps in best]
 
 
-from gulbara.core._backend import START_CODE  # noqa: E402  (for the doctests)
+from gulbara.core._backend import START_CODE  # noqa: E402,F401  (for the doctests)
