@@ -33,7 +33,7 @@ if importlib.util.find_spec("gulbara") is None:
     sys.path.insert(1, str(HERE.parent))
 
 import gulbara  # noqa: E402
-from gulbara.core import _movegen
+from gulbara.core import _movegen  # noqa: E402
 from gulbara.core import _reference  # noqa: E402
 from gulbara.tools.timing import calibrate, time_call  # noqa: E402
 from bench_chains import MID_GAME_11  # noqa: E402

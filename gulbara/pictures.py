@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple, Union
 from xml.sax.saxutils import escape, quoteattr
 
-from gulbara.core._backend import START_CODE, Position
+from gulbara.core._backend import Position
 from gulbara.conventions import white_point
 from gulbara.errors import GulBaraError, IllegalPlayError, checked_seat
 from gulbara.core.play import BLACK, WHITE, Play

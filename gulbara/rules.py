@@ -12,7 +12,7 @@ gulbara.errors.InvalidRulesError: Rules.remainder must be one of 'to_opponent', 
 
 import re
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, overload
 
 from gulbara.errors import InvalidRulesError, checked_int, shown
 
@@ -253,6 +253,10 @@ def rules_from_options(options: Mapping[str, Any], where: str,
         raise error(f"{where}: {exc}") from None
 
 
+@overload
+def checked_rules(rules: Optional[Rules], default: Rules) -> Rules: ...
+@overload
+def checked_rules(rules: Optional[Rules], default: None = None) -> Optional[Rules]: ...
 def checked_rules(rules: Optional[Rules], default: Optional[Rules] = None) -> Optional[Rules]:
     """``rules``, or ``default`` for ``None``; ``TypeError`` for anything but a :class:`Rules`.
 

@@ -46,7 +46,7 @@ def whole_roll_ends(mine, high, low):
     return {counts_of(row) for row in chain.boards}
 
 
-ROLLS = [(h, l) for h in range(1, 7) for l in range(1, h + 1)]
+ROLLS = [(h, low) for h in range(1, 7) for low in range(1, h + 1)]
 
 
 def prob(high, low):

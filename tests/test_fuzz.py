@@ -449,7 +449,7 @@ def test_stage_parse_accepts_every_canonical_notation():
 
 import json  # noqa: E402
 
-from gulbara import Game
+from gulbara import Game  # noqa: E402
 from gulbara import Match  # noqa: E402
 from gulbara.errors import GulBaraError  # noqa: E402
 from gulbara.game.perft import perft, perft_python  # noqa: E402

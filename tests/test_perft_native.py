@@ -27,7 +27,7 @@ from conftest import DATA
 from gulbara import Game, Rules
 from gulbara.core import _movegen
 from gulbara.tools.bench import perft_rows
-from gulbara.game.perft import NATIVE, divide, divide_python, perft, perft_python
+from gulbara.game.perft import divide, divide_python, perft, perft_python
 from positions import mixed_positions
 
 from gulbara.game import _perft

@@ -8,7 +8,7 @@ import pytest
 from gulbara import Game, Rules
 from gulbara.cli import main
 from gulbara.errors import GameStateError
-from gulbara.selfplay.games import (CHUNK_GAMES, COLUMNS, Estimate, InvalidPolicyError,
+from gulbara.selfplay.games import (CHUNK_GAMES, Estimate, InvalidPolicyError,
                               play_games, rollout)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 import gulbara
 from gulbara.selfplay.arena import native_arena
-from gulbara.net.model import (DEFAULT_NET_PATH, PLAIN_DOUBLES_NET_PATH, ValueNet, bot_net, default_net,
+from gulbara.net.model import (DEFAULT_NET_PATH, PLAIN_DOUBLES_NET_PATH, bot_net, default_net,
                          load, shipped_net_path)
 from gulbara.bots.netbot import Net2Bot, NetBot
 from gulbara.rules import DEFAULT_RULES, PRESETS, Rules

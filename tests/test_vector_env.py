@@ -5,16 +5,16 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium")
 
-import gulbara
-from gulbara import Game, Rules
-from gulbara.envs._vector import VecGames, greedy_score_native
-from gulbara.eval.greedy import greedy_score
-from gulbara.envs import PASS_ACTION, StepGame
-from gulbara.envs._observe import observe
-from gulbara.envs.vector import GulBaraVectorEnv
-import gulbara.envs.gymnasium  # noqa: F401  registers GulBara-v0
+import gulbara  # noqa: E402
+from gulbara import Game, Rules  # noqa: E402
+from gulbara.envs._vector import VecGames, greedy_score_native  # noqa: E402
+from gulbara.eval.greedy import greedy_score  # noqa: E402
+from gulbara.envs import PASS_ACTION, StepGame  # noqa: E402
+from gulbara.envs._observe import observe  # noqa: E402
+from gulbara.envs.vector import GulBaraVectorEnv  # noqa: E402
+import gulbara.envs.gymnasium  # noqa: E402,F401  registers GulBara-v0
 
-from flaky_bots import FlakyBot
+from flaky_bots import FlakyBot  # noqa: E402
 
 RULES = [Rules(), Rules(exempt_rolls=0), Rules(exempt_rolls=0, remainder="lost"),
          Rules(exempt_rolls=0, unstarted_chain="to_opponent"),

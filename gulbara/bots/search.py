@@ -440,6 +440,7 @@ class _Searcher:
         else:
             v = self.decision(game, depth)[0]
         if key is not None:
+            assert self.cache is not None               # a key only with a cache
             self.cache[key] = v
         return v
 
@@ -554,6 +555,7 @@ def expectimax(game, depth: int, evaluate: Optional[Evaluator] = None, *,
                 continue
             _, pairs = searcher.decision(root, d, order, root=True)
         except _OutOfBudget:
+            assert done is not None                     # depth 1 runs without a budget
             return SearchResult(done.play, done.value, seat, done.depth, searcher.nodes, True,
                                 done.scores)
         ends = root.legal_plays()
@@ -561,5 +563,6 @@ def expectimax(game, depth: int, evaluate: Optional[Evaluator] = None, *,
         order = [i for i, _ in ranked]
         scores = tuple((ends[i], sign * v) for i, v in ranked)
         done = SearchResult(scores[0][0], scores[0][1], seat, d, searcher.nodes, False, scores)
+    assert done is not None                             # depth >= 1
     return SearchResult(done.play, done.value, seat, done.depth, searcher.nodes, False,
                         done.scores)

@@ -11,7 +11,7 @@ True
 """
 
 import random
-from typing import Callable, Optional, Protocol, runtime_checkable
+from typing import Callable, Optional, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -74,7 +74,8 @@ class GreedyBot(Bot):
     def score(self, seat: int, play: Play) -> int:
         """The heuristic score of a play for ``seat`` (higher is better)."""
         from gulbara.core._backend import Position
-        return greedy_score(Position.from_code(play.code), seat, play.ends_game)
+        # (a play of a stage's ends has its end's code)
+        return greedy_score(Position.from_code(cast(str, play.code)), seat, play.ends_game)
 
     def choose(self, game) -> Play:
         ends = current_game(game).legal_plays()
@@ -88,6 +89,7 @@ class GreedyBot(Bot):
             score = self.score(seat, play)
             if best_score is None or score > best_score:
                 best, best_score = play, score
+        assert best is not None                         # a stage has at least one end
         return best
 
 
@@ -134,8 +136,10 @@ class ExpectimaxBot(Bot):
         ends = game.legal_plays()
         if len(ends) == 1:
             return ends[0]
-        return expectimax(game, self.depth, self.evaluate, budget_nodes=self.budget_nodes,
+        play = expectimax(game, self.depth, self.evaluate, budget_nodes=self.budget_nodes,
                           budget_seconds=self.budget_seconds, cache=self.cache).play
+        assert play is not None                         # at a decision
+        return play
 
     def __repr__(self) -> str:
         return f"ExpectimaxBot(depth={self.depth})"

@@ -32,7 +32,7 @@ from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 if BACKEND_NAME == "reference":     # GULBARA_BACKEND=reference: the rules-literal chains
     from gulbara.core import _reference as backend
 else:
-    from gulbara.chains import _chains as backend
+    from gulbara.chains import _chains as backend  # type: ignore[no-redef]  # the same API
 
 __all__ = [
     "chain_ends", "remainder_ends", "chain_ends_iter", "remainder_ends_iter", "chain_count",
@@ -363,7 +363,7 @@ def _first_number(first) -> int:
 
 def _remainder_pairs(stages) -> list:
     """(number, count) pairs of a remainder given as lists of equal dice (RULES §5.3)."""
-    pairs = []
+    pairs: list = []
     for stage in stages:
         dice = list(stage)
         for number in dice:                 # every die, as stage_ends checks them
@@ -627,7 +627,7 @@ def chain_best(code, seat: int, first: int, k: int = 1, rules: Optional[Rules] =
     """
     k = gulbara_errors.checked_int(k, "k", 1)
     best_scores = np.zeros(0)
-    best = []           # (score, order, outcome, steps), at most k
+    best: list = []     # (score, order, outcome, steps), at most k
     order = 0
     for part in chain_ends_iter(code, seat, first, rules, chunk=chunk, threads=threads,
                                 memory=memory, plan=plan, stats=stats):

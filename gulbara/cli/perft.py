@@ -3,6 +3,7 @@ perft over game states (RULES §10, :mod:`gulbara.game.perft`), with the nodes p
 
 import json
 import sys
+from typing import Dict, Optional
 
 from gulbara.core._backend import BACKEND_NAME
 from gulbara.cli._args import add_rules_argument, add_state_arguments, state_from_args
@@ -43,7 +44,7 @@ def run(args, stdin=None, stdout=None) -> int:
         if not 0 <= args.depth <= MAX_DEPTH:
             raise GulBaraError(f"perft depth must be 0..{MAX_DEPTH}, got {args.depth}")
         engine = args.engine or ("native" if NATIVE else "python")
-        cache = {} if engine == "python" else None
+        cache: Optional[Dict] = {} if engine == "python" else None
         if args.divide and args.depth >= 1:
             timing = time_call(lambda: divide(game, args.depth, cache, engine=engine))
             rows = timing.result

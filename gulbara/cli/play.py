@@ -27,7 +27,7 @@ explained and asked again.
 
 import argparse
 import sys
-from typing import List, Optional, TextIO
+from typing import TYPE_CHECKING, List, Optional, TextIO, Union
 
 from gulbara.bots import REGISTRY, GreedyBot, bot_label, is_network_path, make_bot
 from gulbara.cli._args import add_rules_argument, check_output_path, seat_type
@@ -36,6 +36,9 @@ from gulbara.errors import GulBaraError
 from gulbara.game.driver import SEAT_NAMES, Game, Match
 from gulbara.core.play import BLACK, WHITE
 from gulbara.rules import Rules
+
+if TYPE_CHECKING:
+    from gulbara.bots.netbot import NetBot
 
 __all__ = ["render_board", "add_arguments", "build_parser", "run", "main"]
 
@@ -180,8 +183,9 @@ class _Session:
         self.bot = make_bot(args.bot, seed=args.bot_seed)
         self.bot_name = bot_label(args.bot)
         self.args_hint = getattr(args, "hint_bot", "net")
-        self.hinter = None
+        self.hinter: Optional[NetBot] = None
         rules = Rules.from_text(args.rules)
+        self.game: Union[Match, Game]
         if args.match is not None:
             self.game = Match(rules, target=args.match, seed=args.seed)
         else:
@@ -215,6 +219,7 @@ class _Session:
 
     def show_decision(self) -> None:
         decision = self.game.decision
+        assert decision is not None                  # the game waits for a stage
         ends = self.game.legal_plays()
         self.say()
         self.show_board()
@@ -243,6 +248,7 @@ class _Session:
         self.announce_opening()
         while not self.game.is_over():
             decision = self.game.decision
+            assert decision is not None              # a game that goes on waits for a stage
             if decision.seat != self.human:
                 self.bot_turn()
                 continue
@@ -272,8 +278,9 @@ class _Session:
         before = self.games_number()
         self.game.play(play)
         if isinstance(self.game, Match) and self.games_number() != before:
-            finished = self.game.games[before - 1]
-            self.say(f"\nGame {before} is over: {finished.result().describe()}. "
+            finished = self.game.games[before - 1].result()
+            assert finished is not None
+            self.say(f"\nGame {before} is over: {finished.describe()}. "
                      f"Score: White {self.game.scores[0]}, Black {self.game.scores[1]}.")
             self.say(f"\nGame {self.games_number()}.")
             self.announce_opening()
@@ -283,6 +290,7 @@ class _Session:
 
     def bot_turn(self) -> None:
         decision = self.game.decision
+        assert decision is not None                  # the game waits for a stage
         play = self.bot.choose(self.game)
         dice = _dice_text(decision.roll, self.unicode)
         if play.is_empty():
@@ -383,13 +391,16 @@ class _Session:
         self.show_board()
         if isinstance(self.game, Match):
             game_result = self.game.game.result()
+            match_result = self.game.result()
+            assert game_result is not None and match_result is not None
             white, black = self.game.scores
             self.say(f"Game {self.game.game_number} is over: {game_result.describe()}.")
-            winner = self.game.result().winner
+            winner = match_result.winner
             self.say(f"Match over: {self.name(winner)} wins the match {max(white, black)}-"
                      f"{min(white, black)}.")
         else:
             result = self.game.result()
+            assert result is not None
             self.say(f"Game over: {result.describe()}.")
             if result.winner is not None:
                 self.say("You win!" if result.winner == self.human else "The bot wins.")

@@ -70,9 +70,10 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
         return 2
     with engine:
         if args.perft is not None:
-            report = locate_perft(engine, args.perft, args.state, rules, args.perft_timeout)
-            print(report.format(), file=stdout)
-            return report.exit_status
+            perft_report = locate_perft(engine, args.perft, args.state, rules,
+                                        args.perft_timeout)
+            print(perft_report.format(), file=stdout)
+            return perft_report.exit_status
         cases = verify_cases(args.positions, args.seed, rules)
         progress = _progress if sys.stderr.isatty() else None
         report = run_verify(engine, cases, progress)

@@ -12,12 +12,14 @@ import os
 
 BACKEND_NAME = os.environ.get("GULBARA_BACKEND", "core").strip().lower() or "core"
 
-if BACKEND_NAME in ("reference", "ref", "python", "pure"):
-    from gulbara.core import _reference as backend
-    BACKEND_NAME = "reference"
-elif BACKEND_NAME in ("core", "cython", "native"):
+# (the compiled module first: mypy checks the callers against its stubs; the reference has
+# the same API, docs/dev/backend.md)
+if BACKEND_NAME in ("core", "cython", "native"):
     from gulbara.core import _movegen as backend
     BACKEND_NAME = "core"
+elif BACKEND_NAME in ("reference", "ref", "python", "pure"):
+    from gulbara.core import _reference as backend  # type: ignore[no-redef]
+    BACKEND_NAME = "reference"
 else:
     raise ImportError(
         f"GULBARA_BACKEND must be 'core' or 'reference', got {os.environ['GULBARA_BACKEND']!r}")

@@ -44,7 +44,7 @@ from gulbara.core.play import Play
 if BACKEND_NAME == "core":
     from gulbara.core import _batch as _core
 else:       # GULBARA_BACKEND=reference: a Python loop over the reference stands in
-    _core = None
+    _core = None  # type: ignore[assignment]  # (no compiled module)
 
 __all__ = ["BatchEnds", "stage_ends_batch", "boards_from_codes", "dice_array",
            "arrays_from_requests", "code_from_board"]
@@ -160,6 +160,7 @@ class BatchEnds:
         """
         if self.end_steps is None:
             raise GulBaraError("this batch was built with steps=False: it has no steps")
+        assert self.end_n_steps is not None             # built with the steps
         part = self.ends_of(i)
         plays = []
         for k, code in zip(range(part.start, part.stop), self.codes(i)):

@@ -40,7 +40,7 @@ class Board:
     def __init__(self, code: str = START_CODE, turn: int = WHITE) -> None:
         self._position = Position.from_code(code)
         self._turn = _check_turn(turn)
-        self._stack: List[Tuple[object, int, Play]] = []
+        self._stack: List[Tuple[Position, int, Play]] = []
 
     @classmethod
     def from_code(cls, code: str, turn: int = WHITE) -> "Board":
@@ -175,7 +175,7 @@ class Board:
             return NotImplemented
         return self._position == other._position and self._turn == other._turn
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable
 
     def __repr__(self) -> str:
         turn = "WHITE" if self._turn == WHITE else "BLACK"

@@ -15,7 +15,8 @@ import operator
 import re
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
-from gulbara.core._backend import START_CODE, Position, raw_stage_ends
+from gulbara.core._backend import START_CODE  # noqa: F401  (for the doctests)
+from gulbara.core._backend import Position, raw_stage_ends
 from gulbara.conventions import white_point
 from gulbara.errors import (IllegalPlayError, InvalidNotationError, InvalidPositionError,
                             checked_index, shown)
@@ -275,7 +276,7 @@ class StageEnds(EndsView, Sequence[Play]):
         points = list(start.points())
         off = [start.borne_off(0), start.borne_off(1)]
         sign = 1 if seat == WHITE else -1
-        hops = []
+        hops: List[Tuple[int, int]] = []
         for path in paths:
             points[white_point(seat, path[0]) - 1] -= sign
             if path[-1] == 0:
@@ -312,7 +313,7 @@ def _dice_cover(hops, dice) -> bool:
     options = set()
     n = len(dice)
     for mask in range(1, 1 << n):
-        chosen = [dice[i] for i in range(n) if mask >> i & 1]
+        chosen: Sequence[int] = [dice[i] for i in range(n) if mask >> i & 1]
         total = sum(chosen)
         if end == 0:
             ok = total >= start and total - max(chosen) < start

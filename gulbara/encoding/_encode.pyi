@@ -4,7 +4,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from gulbara.core._movegen import Ends, Position
+from gulbara.core._movegen import EndSet, Position
 
 BOARD_SIZE: int
 STATE_SIZE: int
@@ -20,7 +20,7 @@ def py_encode_boards(
     out: np.ndarray,
 ) -> Optional[Tuple[int, str, int]]: ...
 def py_encode_position(position: Position, seat: int, out: np.ndarray) -> None: ...
-def py_encode_ends(ends: Ends, out: np.ndarray) -> None: ...
+def py_encode_ends(ends: EndSet, out: np.ndarray) -> None: ...
 def py_encode_ends_list(stages: list, out: np.ndarray) -> None: ...
 def py_encode_state(
     position: Position,

@@ -53,7 +53,7 @@ board block from the other seat.
 ((220,), [0.0, 0.0, 0.0, 0.25, 0.0, 0.25], 0.5, 0.0)
 """
 
-from typing import Optional
+from typing import Any, Optional, Type
 
 import numpy as np
 
@@ -63,9 +63,9 @@ from gulbara.errors import GulBaraError, InvalidSeatError, OutputBufferError, ch
 
 if BACKEND_NAME == "core":
     from gulbara.encoding import _encode
-    _EndSet = backend.EndSet
+    _EndSet: Type[Any] = backend.EndSet
 else:       # GULBARA_BACKEND=reference: the numpy twin, no compiled code
-    _encode = _encode_py
+    _encode = _encode_py  # type: ignore[misc]  # the numpy twin: the same functions
     _EndSet = backend.Ends
 
 __all__ = [

@@ -136,12 +136,15 @@ class GulBaraEndsEnv(GulBaraEnv):
 
     def _whole_chain(self) -> Optional[ChainEnds]:
         """The rest of the chain as one decision, if asked for and within ``max_ends``."""
-        decision = self._driver.game.decision
+        driver = self._driver
+        assert driver is not None                           # reset
+        decision = driver.game.decision
+        assert decision is not None                         # the agent's stage
         if not self.chains or not decision.is_escalating or decision.is_remainder:
             return None
         try:
-            chain = chain_ends(self._driver.game.position, decision.seat, decision.dice[0],
-                               self._driver.game.rules, max_ends=8 * self.max_ends)
+            chain = chain_ends(driver.game.position, decision.seat, decision.dice[0],
+                               driver.game.rules, max_ends=8 * self.max_ends)
         except EnumerationLimitError:
             return None
         return chain if len(chain) <= self.max_ends else None

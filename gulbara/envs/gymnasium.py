@@ -41,7 +41,7 @@ autoresetting vector env ignores (it resets that sub-env).
 [105, 141]
 """
 
-from typing import Callable, Optional
+from typing import Any, Callable, Optional, cast
 
 import numpy as np
 
@@ -113,24 +113,29 @@ class GulBaraEnv(gymnasium.Env):
         self.observation_space = spaces.Box(0.0, 1.0, (STATE_FEATURES,), dtype=np.float32)
         self.action_space = spaces.Discrete(N_ACTIONS)
         self._driver: Optional[StepGame] = None
-        self._bot = None
+        self._bot: Any = None                   # the opponent: anything with choose(game)
         self._lost = False
 
     @property
     def game(self) -> Game:
         """The :class:`gulbara.Game` being played (at the start of the stage being played)."""
-        return self._driver.game
+        return cast(StepGame, self._driver).game           # (None before reset)
 
     def _info(self) -> dict:
-        game = self._driver.game
+        driver = self._driver
+        assert driver is not None                           # reset
+        game = driver.game
         if game.is_over():
-            return {"action_mask": terminal_mask(), "result": game.result().describe()}
-        info = {"action_mask": self._driver.action_mask()}
+            result = game.result()
+            assert result is not None
+            return {"action_mask": terminal_mask(), "result": result.describe()}
+        info = {"action_mask": driver.action_mask()}
         return info
 
     def _bot_plays(self) -> None:
         """Let the opponent play its stages until the agent has a step to take or the game ends."""
         driver = self._driver
+        assert driver is not None                           # reset
         while driver.to_act is not None and driver.to_act != self.seat:
             driver.play_stage(self._bot.choose(driver.game))
 
@@ -149,16 +154,21 @@ class GulBaraEnv(gymnasium.Env):
     def _act(self, play: Callable[[StepGame], object]) -> None:
         """``play(driver)`` (the agent's legal action), then the opponent's stages; if
         anything fails (the opponent's bot included) the env is as before the action."""
-        before = self._driver.copy()
+        driver = self._driver
+        assert driver is not None                           # reset
+        before = driver.copy()
         try:
-            play(self._driver)
+            play(driver)
             self._bot_plays()
         except BaseException:
             self._driver = before
             raise
 
     def _reward(self) -> float:
-        score = self._driver.game.result().score
+        assert self._driver is not None                     # reset
+        result = self._driver.game.result()
+        assert result is not None                           # over
+        score = result.score
         return float(score[self.seat] - score[1 - self.seat])         # RULES §7.1
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):

@@ -35,7 +35,7 @@ say ``"illegal_action": True``); with ``illegal_action="raise"`` it raises
 """
 
 import random
-from typing import Optional
+from typing import Any, Dict, Optional, cast
 
 import numpy as np
 
@@ -77,7 +77,8 @@ class raw_env(AECEnv):
     text) or ``"human"`` (the board is printed after every reset and step).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "gulbara_v0", "is_parallelizable": False}
+    metadata: Dict[str, Any] = {"render_modes": ["ansi", "human"], "name": "gulbara_v0",
+                                "is_parallelizable": False}
 
     def __init__(self, rules: Optional[Rules] = None, render_mode: Optional[str] = None,
                  illegal_action: str = "lose") -> None:
@@ -112,12 +113,12 @@ class raw_env(AECEnv):
     @property
     def game(self) -> Game:
         """The :class:`gulbara.Game` being played (at the start of the stage being played)."""
-        return self._driver.game
+        return cast(StepGame, self._driver).game           # (None before reset)
 
     @property
     def driver(self) -> StepGame:
         """The step driver: the game and the steps taken in the current stage."""
-        return self._driver
+        return cast(StepGame, self._driver)                # (None before reset)
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
         """Start a new game; ``seed`` fixes its dice (those of ``gulbara.Game(seed=seed)``).
@@ -137,7 +138,8 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {agent: 0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: Dict[str, Dict[str, Any]] = {agent: {} for agent in self.agents}
+        assert self._driver.to_act is not None              # a new game: a stage to play
         self.agent_selection = AGENTS[self._driver.to_act]
         if self.render_mode == "human":
             self.render()
@@ -158,14 +160,14 @@ class raw_env(AECEnv):
         return {"observation": observe(driver, seat), "action_mask": mask}
 
     def step(self, action) -> None:
-        self._started("step")
+        driver = self._started("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         try:
             action = check_action(action)
-            self._driver.apply(action)                   # raises on an illegal action, unchanged
+            driver.apply(action)                         # raises on an illegal action, unchanged
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
@@ -173,15 +175,17 @@ class raw_env(AECEnv):
             return
         self._cumulative_rewards[agent] = 0
         self._clear_rewards()
-        game = self._driver.game
+        game = driver.game
         if game.is_over():
             result = game.result()
+            assert result is not None
             for seat, name in enumerate(AGENTS):
                 self.rewards[name] = result.score[seat] - result.score[1 - seat]  # RULES §7.1
                 self.terminations[name] = True
                 self.infos[name] = {"result": result.describe()}
         else:
-            self.agent_selection = AGENTS[self._driver.to_act]
+            assert driver.to_act is not None                # the game goes on
+            self.agent_selection = AGENTS[driver.to_act]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

@@ -222,8 +222,9 @@ def bearoff_values(game) -> np.ndarray:
                            "(bearoff_applies)")
     mover = game.decision.seat
     positions = [as_position(play.code) for play in game.legal_plays()]
-    return _turn_values(_home_rows(positions, mover), home_counts(game.position, 1 - mover),
-                        game.rules.mars)
+    theirs = home_counts(game.position, 1 - mover)
+    assert theirs is not None                           # bearoff_applies: all home
+    return _turn_values(_home_rows(positions, mover), theirs, game.rules.mars)
 
 
 def bearoff_turn_value(position, mover: int, rules) -> float:

@@ -7,7 +7,7 @@ The three are one function in three forms, checked against each other: :func:`gr
 search and :class:`gulbara.bots.GreedyBot` through :func:`greedy_end`).
 """
 
-from typing import Optional, Tuple
+from typing import Optional, Protocol, Tuple
 
 import numpy as np
 
@@ -29,7 +29,7 @@ def greedy_end(ends) -> Optional[int]:
 if BACKEND_NAME == "core":
     from gulbara.eval import _greedy as _native
 else:       # GULBARA_BACKEND=reference: the Python heuristic only
-    _native = None
+    _native = None  # type: ignore[assignment]  # (no compiled module)
 
 
 def own_counts(position, seat: int) -> Tuple[int, ...]:
@@ -92,7 +92,21 @@ def greedy_score(position, seat: int, ends_game: bool = False) -> int:
 _OTHER_FRAME = np.array(OTHER_POINT) - 1
 
 
-def greedy_scores(chain: "ChainEnds") -> np.ndarray:
+class _Outcomes(Protocol):
+    """What :func:`greedy_scores` reads of a :class:`gulbara.ChainEnds` (this layer does not
+    import the chains)."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def boards(self) -> np.ndarray: ...
+    @property
+    def borne_off(self) -> np.ndarray: ...
+    @property
+    def ends_game(self) -> np.ndarray: ...
+
+
+def greedy_scores(chain: _Outcomes) -> np.ndarray:
     """The greedy heuristic (:func:`greedy_score`) of every
     outcome for the side that played, as an ``int64`` array, computed on the
     outcome arrays at once (a game-ending outcome scores 1,000,000).

@@ -32,7 +32,7 @@ the dice come from a seeded generator (``seed``) or from the caller's
 
 import random
 from dataclasses import dataclass
-from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 from gulbara.core._backend import START_CODE, Position
 from gulbara.conventions import DICE_36, OPENING_ROLLS, ROLLS
@@ -173,6 +173,7 @@ class DiceStream:
                 value = checked_int(self._draw(), "the value draw() returns", 0, 5,
                                     InvalidDiceError, InvalidDiceError)
             else:
+                assert self._rng is not None            # seeded: no draw function
                 value = self._rng.die()
             self._values.append(value)
             self._purposes.append(purpose)
@@ -276,6 +277,7 @@ class _RulesAndDice:
     _rules: Rules
     _stream: Optional[DiceStream]
     _auto: bool
+    play: Callable[[Union[Play, str, Sequence[Tuple[int, int]]]], Play]   # each its own
 
     @property
     def rules(self) -> Rules:
@@ -525,7 +527,9 @@ class Game(_RulesAndDice):
     @property
     def plays(self) -> List[Tuple[Decision, Play]]:
         """Every stage played so far, as ``(decision, play)``, oldest first."""
-        return [(event.decision, event.play) for event in self._log if event.kind == "play"]
+        # a "play" event has both
+        return cast(List[Tuple[Decision, Play]],
+                    [(event.decision, event.play) for event in self._log if event.kind == "play"])
 
     @property
     def move_stack(self) -> List[Play]:
@@ -535,7 +539,9 @@ class Game(_RulesAndDice):
     @property
     def openings(self) -> List[Tuple[int, int]]:
         """The opening pairs rolled, ``(White's die, Black's die)``, ties first (RULES §6)."""
-        return [event.dice for event in self._log if event.kind == "opening"]
+        # an "opening" event's dice are a pair
+        return cast(List[Tuple[int, int]],
+                    [event.dice for event in self._log if event.kind == "opening"])
 
     @property
     def starter(self) -> Optional[int]:
@@ -574,6 +580,7 @@ class Game(_RulesAndDice):
         if self._phase != STAGE:
             return None
         stage, roll = self._stage, self._roll
+        assert stage is not None and roll is not None and self._seat is not None
         return Decision(
             seat=self._seat, dice=stage.dice, is_remainder=stage.kind == REMAINDER,
             stage=stage.index, following=stage.following, roller=roll.roller, roll=roll.dice,
@@ -584,6 +591,7 @@ class Game(_RulesAndDice):
         """The legal plays of the current stage: its distinct ends in canonical order (RULES §3)."""
         self._need(STAGE, "there are legal plays only at a decision")
         if self._ends is None:
+            assert self._seat is not None and self._stage is not None
             self._ends = StageEnds(self._position.stage_ends(self._seat, self._stage.dice))
         return self._ends
 
@@ -617,12 +625,13 @@ class Game(_RulesAndDice):
         """
         self._need(STAGE, "nothing to play")
         ends = self.legal_plays()
+        chosen: Optional[Play]
         if isinstance(play, str):
             chosen = ends.parse(play)
         else:
             if not isinstance(play, Play):
                 try:
-                    play = [tuple(step) for step in play]
+                    play = cast(List[Tuple[int, int]], [tuple(step) for step in play])
                 except TypeError:
                     raise TypeError(
                         "play takes a Play, a notation string or a list of (from, die) steps, "
@@ -632,6 +641,7 @@ class Game(_RulesAndDice):
                 legal = ", ".join(repr(str(p)) for p in ends[:12])
                 more = "" if len(ends) <= 12 else f" ... ({len(ends)} in all)"
                 what = str(play) if isinstance(play, Play) else shown(play)
+                assert self._seat is not None
                 raise IllegalPlayError(
                     f"{what} is not a legal play of {'-'.join(map(str, ends.dice))} for "
                     f"{SEAT_NAMES[self._seat]}; legal: {legal}{more}")
@@ -665,6 +675,7 @@ class Game(_RulesAndDice):
                              opening=self._rules.opening == "starter_plays_opening_pair")
         else:
             self._push("roll")
+            assert self._seat is not None               # a roll node has a side to roll
             self._begin_roll(self._seat, (d1, d2), opening=False)
         self._advance()
 
@@ -725,6 +736,7 @@ class Game(_RulesAndDice):
         """The full state as a hashable tuple (equal keys: equal futures; for perft tables)."""
         stage = None
         if self._phase == STAGE:
+            assert self._stage is not None
             kind, dice, index, following = self._stage
             # only the first stage of a roll is special (RULES §5.2, §7.2)
             stage = (kind, dice, index == 0 if kind != REMAINDER else None, following)
@@ -751,11 +763,14 @@ class Game(_RulesAndDice):
         if self._phase in phases:
             return
         if self._phase == OVER:
+            assert self._result is not None
             raise GameStateError(f"{what}: the game is over ({self._result.describe()})")
         if self._phase == STAGE:
+            assert self._seat is not None
             raise GameStateError(f"{what}: {SEAT_NAMES[self._seat]} has a stage to play")
         if self._phase == OPENING:
             raise GameStateError(f"{what}: the game waits for its opening roll")
+        assert self._seat is not None                   # a side to roll
         raise GameStateError(f"{what}: {SEAT_NAMES[self._seat]} has to roll")
 
     def _snapshot(self) -> tuple:
@@ -778,10 +793,10 @@ class Game(_RulesAndDice):
         self._ends = None
 
     def _begin_roll(self, seat: int, dice: Tuple[int, int], opening: bool) -> None:
-        dice = tuple(dice)
+        dice = cast(Tuple[int, int], tuple(dice))
         rolls = list(self._rolls)
         rolls[seat] += 1                                # RULES §4.5
-        self._rolls = tuple(rolls)
+        self._rolls = (rolls[0], rolls[1])
         high, low = max(dice), min(dice)
         escalating = high == low and escalates(self._rules, rolls[seat], sum(rolls))
         self._roll = Roll(seat, dice, rolls[seat], escalating, opening)
@@ -792,6 +807,7 @@ class Game(_RulesAndDice):
 
     def _play(self, play: Play) -> None:
         decision = self.decision
+        assert decision is not None and self._stage is not None and self._seat is not None
         self._push("play")
         self._log.append(GameEvent("play", decision.seat, decision.dice, False, decision, play))
         seat = self._seat
@@ -855,6 +871,7 @@ class Game(_RulesAndDice):
         if not self._auto:
             return
         stream = self._stream
+        assert stream is not None                       # auto_roll has a stream
         ties = 0
         while self._phase in (OPENING, ROLL):
             mark = stream.position                  # a failing draw leaves the game as it was

@@ -42,9 +42,9 @@ if BACKEND_NAME == "core":
     try:
         from gulbara.game import _perft as _native
     except ImportError:            # an old build without the extension: the Python perft
-        _native = None
+        _native = None  # type: ignore[assignment]  # (no compiled module)
 else:
-    _native = None
+    _native = None  # type: ignore[assignment]  # (no compiled module)
 
 #: Whether :func:`perft` and :func:`divide` run the native core by default.
 NATIVE: bool = _native is not None

@@ -56,6 +56,7 @@ State: G:,,,,,,,,,,,-15,,1,,,,,,,,,,14|0,0|0,0 next=play:B stage=3-1 roll=3-1 ro
 (True, True)
 """
 
+import builtins
 import json
 import re
 from typing import Any, Callable, Dict, List, Optional, Union
@@ -114,6 +115,7 @@ def _game_body(game: Game) -> Dict[str, Any]:
                           "opening": event.opening, "escalating": None, "stages": []})
         else:
             decision, play = event.decision, event.play
+            assert decision is not None and play is not None    # a "play" event has both
             roll = rolls[-1]
             roll["number"] = decision.roll_number
             roll["escalating"] = decision.is_escalating
@@ -316,8 +318,8 @@ def _parse_roll_line(line: str, where: str) -> Dict[str, Any]:
     escalating = bool(match.group(5))
     rest = match.group(6).strip()
     own_text, bar, rem_text = rest.partition("|")
-    roll = {"seat": seat, "number": int(match.group(2)), "dice": dice,
-            "escalating": escalating, "stages": []}
+    roll: Dict[str, Any] = {"seat": seat, "number": int(match.group(2)), "dice": dice,
+                            "escalating": escalating, "stages": []}
     own_text = own_text.strip()
     if escalating:
         for stage in _parse_stages(own_text, where):
@@ -599,7 +601,9 @@ class _Shape:
             self.fail(f"{what} must be a string, got {shown(value)}")
         return value
 
-    def dice(self, value, what: str, low: int, high: int) -> List[int]:
+    # (builtins: this class's own str and int methods hide the types here)
+    def dice(self, value, what: builtins.str, low: builtins.int,
+             high: builtins.int) -> List[builtins.int]:
         if not isinstance(value, list) or not low <= len(value) <= high:
             self.fail(f"{what} must be a list of {low} to {high} dice, got {shown(value)}")
         for die in value:

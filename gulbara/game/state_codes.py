@@ -35,7 +35,7 @@ gulbara.errors.GameStateError: a position code needs the side to roll (seat whit
 
 import re
 from dataclasses import dataclass
-from typing import NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Dict, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 from gulbara.core._backend import START_CODE, Position
 from gulbara.errors import GameStateError, InvalidSeatError, checked_int, shown
@@ -73,7 +73,8 @@ class Stage(NamedTuple):
 
     kind: str                               # PLAIN, CHAIN or REMAINDER
     dice: Tuple[int, ...]                   # larger first: (6, 4), (3, 3, 3, 3), (5, 5)
-    index: int                              # its place in its chain or remainder
+    # (a field named as in _state.pxd, which hides tuple.index: hence the ignore)
+    index: int  # type: ignore[assignment]  # its place in its chain or remainder
     following: Tuple[StageSpec, ...]        # the stages after it in this turn
 
 
@@ -176,9 +177,11 @@ def write_state_code(state: GameState) -> str:
     if state.phase == OPENING:
         words.append("next=opening")
     elif state.phase == ROLL:
+        assert state.seat is not None
         words.append(f"next=roll:{SEAT_LETTERS[state.seat]}")
     elif state.phase == STAGE:
         stage, roll = state.stage, state.roll
+        assert stage is not None and roll is not None and state.seat is not None
         words.append(f"next={'play' if stage.kind == PLAIN else stage.kind}:"
                      f"{SEAT_LETTERS[state.seat]}")
         words.append("stage=" + "-".join(map(str, stage.dice)))
@@ -192,6 +195,7 @@ def write_state_code(state: GameState) -> str:
     else:
         words.append("next=over")
         r = state.result
+        assert r is not None
         words.append("result=draw" if r.winner is None
                      else f"result={SEAT_LETTERS[r.winner]}:{r.points}:{r.kind}")
     words.append(f"rolls={state.rolls[0]},{state.rolls[1]}")
@@ -204,7 +208,7 @@ class _Fields:
 
     def __init__(self, text: str, words: Sequence[str]) -> None:
         self.text = text
-        self.fields = {}
+        self.fields: Dict[str, str] = {}
         for word in words:
             key, sep, value = word.partition("=")
             if not sep or key in self.fields:
@@ -249,7 +253,7 @@ def read_state_code(text: str, rules: Optional[Rules] = None) -> GameState:
     f = _Fields(text, words[1:])
     bad = f.bad
     position = Position.from_code(words[0])
-    rolls = f.ints(f.need("rolls"), ",", "rolls", 2)
+    rolls = cast(Tuple[int, int], f.ints(f.need("rolls"), ",", "rolls", 2))
     stuck = f.ints(f.need("stuck"), ",", "stuck", 1)[0]
     off = (position.borne_off(0), position.borne_off(1))
     if off == (15, 15):
@@ -286,11 +290,11 @@ def _read_stage(f: _Fields, rules: Rules, kind: str, seat: int,
                 rolls: Tuple[int, int]) -> Tuple[Stage, Roll]:
     bad = f.bad
     dice = f.ints(f.need("stage"), "-", "stage", high=6)
-    roll = f.ints(f.need("roll"), "-", "roll", 2, high=6)
+    roll = cast(Tuple[int, int], f.ints(f.need("roll"), "-", "roll", 2, high=6))
     index = f.ints(f.fields.pop("index", "0"), ",", "index", 1, high=6)[0]
     then = f.fields.pop("then", "")
     roller = f.seat(f.fields.pop("roller", "")) if kind == REMAINDER else seat
-    following = ()
+    following: Tuple[StageSpec, ...] = ()
     if not all(1 <= d <= 6 for d in roll):
         raise bad("roll= needs two dice 1..6")
     if not dice or len(dice) > 4 or not all(1 <= d <= 6 for d in dice):
@@ -334,7 +338,7 @@ def _read_stage(f: _Fields, rules: Rules, kind: str, seat: int,
         if [tuple(spec) for spec in specs] != [(k, 4) for k in range(n + 1, 7)]:
             raise bad("then= lists the later numbers up to 6 as <number>x4 "
                       "(RULES §5.1)")
-        following = tuple(tuple(spec) for spec in specs)
+        following = cast(Tuple[StageSpec, ...], tuple(tuple(spec) for spec in specs))
     opening = (rules.opening == "starter_plays_opening_pair"
                and sum(rolls) == 1 and kind != REMAINDER)
     return (Stage(kind, dice, index, following),

@@ -1,12 +1,15 @@
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
+from typing_extensions import disjoint_base
 
 N_INPUTS: int
 LAYOUT: str
 POLICY_CODES: dict
 SIMD_LEVEL: int
+START_CODE: str
 
+@disjoint_base
 class Network:
     params: np.ndarray
     hidden: int
@@ -14,6 +17,8 @@ class Network:
 
 def simd_level(level: int = ...) -> int: ...
 def parameter_count(hidden: int) -> int: ...
+def sigmoid(z: np.ndarray) -> np.ndarray: ...
+def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray: ...
 def forward_dense(network: Network, inputs: np.ndarray) -> np.ndarray: ...
 def encode_game(game) -> np.ndarray: ...
 def stage_values(network: Network, game) -> np.ndarray: ...

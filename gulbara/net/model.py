@@ -142,7 +142,7 @@ class ValueNet:
         self._params.setflags(write=False)
         self.hidden = hidden
         self.meta = dict(meta or {})
-        self._native = None
+        self._native: Optional[_net.Network] = None
 
     # -- construction and files -------------------------------------------
 
@@ -228,8 +228,9 @@ class ValueNet:
         info.update(meta)
         extra = {f"meta_{k}": np.asarray(v) for k, v in info.items()}
         buffer = io.BytesIO()
+        # (mypy matches the **dicts against savez's allow_pickle too)
         np.savez(buffer, format_version=np.int32(FORMAT_VERSION), layout=np.str_(LAYOUT),
-                 **self.arrays, **extra)
+                 **self.arrays, **extra)  # type: ignore[arg-type]
         tmp = f"{path}.tmp"
         try:
             with open(tmp, "wb") as f:

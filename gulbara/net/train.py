@@ -27,7 +27,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import List, Optional, TextIO
+from typing import List, Optional, TextIO, cast
 
 import numpy as np
 
@@ -248,7 +248,7 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
             if key not in recorded or recorded[key] != value:
                 raise GulBaraError(f"cannot resume: the run was trained with {key}="
                                    f"{recorded.get(key)!r}, not {value!r}")
-        net, done, history = state, int(state.meta["games"]), _history_from(state.meta)
+        net, done, history = state, int(cast(int, state.meta["games"])), _history_from(state.meta)
         if os.path.exists(out):
             best = ValueNet.load(out)
             best_rate = max((c.win_rate for c in history), default=-1.0)
@@ -283,8 +283,8 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
                                         alpha, a["lam"], deeper=a["target"] == "deeper",
                                         teacher=taught)
 
-            stats = list(pool.map(run_part, parts)) if pool else [run_part(parts[0])]
-            stats = np.concatenate(stats)
+            part_stats = list(pool.map(run_part, parts)) if pool else [run_part(parts[0])]
+            stats = np.concatenate(part_stats)
             params = (params.astype(np.float64) + delta.sum(axis=0)).astype(np.float32)
             if not np.isfinite(params).all():
                 raise GulBaraError(f"the weights diverged at batch {b} (lower alpha)")

@@ -1,9 +1,11 @@
 from typing import Dict, Tuple
 
 import numpy as np
+from typing_extensions import disjoint_base
 
 RESULT_COLUMNS: Tuple[str, ...]
 
+@disjoint_base
 class Lockstep:
     features: np.ndarray
     results: np.ndarray

@@ -4,6 +4,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from gulbara.net._net import Network
+
 POLICY_CODES: Dict[str, int]
 COLUMN_COUNT: int
 HISTOGRAM_BINS: int
@@ -11,6 +13,7 @@ HISTOGRAM_BINS: int
 def play_games(game: Any, seed: int, first_game: int, n_games: int,
                policies: Tuple[int, int],
                evaluator: Optional[Callable[[np.ndarray], np.ndarray]] = ...,
-               max_rolls: int = ..., trace: bool = ...
+               max_rolls: int = ..., trace: bool = ...,
+               networks: Tuple[Optional[Network], Optional[Network]] = ...
                ) -> Tuple[np.ndarray, np.ndarray, Optional[List[Tuple[np.ndarray, str]]]]: ...
 def py_rng(seed: int, game: int, stream: int, n: int, bound: int = ...) -> List[int]: ...

@@ -37,13 +37,13 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import List, Optional, TextIO, Tuple, Union
+from typing import Any, List, Optional, TextIO, Tuple, Union
 
 import numpy as np
 
 from gulbara.bots.registry import (NATIVE_BOTS, REGISTRY, Bot, bot_label, is_network_path,
                                    make_bot, play_out)
-from gulbara.conventions import Z95, mean_interval, wilson_interval
+from gulbara.conventions import mean_interval, wilson_interval
 from gulbara.errors import GulBaraError, checked_int
 from gulbara.game.driver import DiceStream, Game
 from gulbara.net import _play
@@ -182,8 +182,9 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
     games = checked_int(games, "games", 1)
     seed = check_seed(seed)
     if native:
-        return native_arena(bot_a, bot_b, games, seed, duplicate=duplicate, workers=workers,
-                            rules=rules)
+        # (a bot object: native_arena's TypeError)
+        return native_arena(bot_a, bot_b,  # type: ignore[arg-type]
+                            games, seed, duplicate=duplicate, workers=workers, rules=rules)
     first = checked_int(first, "first", 0)
     check_last_seed(seed, first + games - 1, duplicate)
     stream = progress_stream(progress)
@@ -225,7 +226,8 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
 BLOCK_GAMES = 50
 
 
-def _block(a: str, b: str, games: int, seed: int, rules, duplicate: bool, first: int):
+def _block(a: Union[str, "os.PathLike[str]"], b: Union[str, "os.PathLike[str]"], games: int,
+           seed: int, rules, duplicate: bool, first: int):
     bot_a = make_bot(a, seed + first)
     bot_b = make_bot(b, seed + first + 1_000_003)
     result = arena(bot_a, bot_b, games, seed, rules=rules, duplicate=duplicate, first=first)
@@ -239,14 +241,14 @@ def parallel_arena(bot_a: Union[str, object], bot_b: Union[str, object], games: 
     games = checked_int(games, "games", 1)
     seed = check_seed(seed)
     check_last_seed(seed, games - 1, duplicate)
-    if not all(isinstance(bot, (str, os.PathLike)) for bot in (bot_a, bot_b)):
+    if not (isinstance(bot_a, (str, os.PathLike)) and isinstance(bot_b, (str, os.PathLike))):
         raise TypeError("an arena with workers takes bots by name (or network path), not objects")
     make_bot(bot_a)
     make_bot(bot_b)                                  # unknown names fail here
     stream = progress_stream(progress)
     step = BLOCK_GAMES + BLOCK_GAMES % 2
     blocks = [(lo, min(step, games - lo)) for lo in range(0, games, step)]
-    results: List[Optional[Tuple[tuple, tuple]]] = [None] * len(blocks)
+    results: List[Any] = [None] * len(blocks)   # each block's (seats, points) once played
     started = time.perf_counter()
     context = multiprocessing.get_context("fork" if "fork" in
                                           multiprocessing.get_all_start_methods() else "spawn")
@@ -275,7 +277,8 @@ def parallel_arena(bot_a: Union[str, object], bot_b: Union[str, object], games: 
                        wins / games, low, high, mean, p_low, p_high, seconds, seats, points)
 
 
-def native_arena(bot_a: str, bot_b: str, games: int, seed: int = 0, *,
+def native_arena(bot_a: Union[str, "os.PathLike[str]"], bot_b: Union[str, "os.PathLike[str]"],
+                 games: int, seed: int = 0, *,
                  duplicate: bool = False, workers: int = 1, rules=None):
     """An arena played by the native policies (``gulbara.net._play.play_match``), threads for workers.
 
@@ -286,7 +289,8 @@ def native_arena(bot_a: str, bot_b: str, games: int, seed: int = 0, *,
     games = checked_int(games, "games", 1)
     seed = check_seed(seed)
     workers = checked_int(workers, "workers", 1)
-    nets, policies = [], []
+    nets: List[Optional[object]] = []
+    policies: List[str] = []
     for bot in (bot_a, bot_b):
         if is_network_path(bot):                    # a network file plays the net policy
             nets.append(load(os.fspath(bot), rules).native)

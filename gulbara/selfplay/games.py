@@ -27,7 +27,7 @@ import os
 import pickle
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 
@@ -143,8 +143,9 @@ def _is_net_policy(name: str) -> bool:
 
 def _net_specs(natives, names) -> Tuple[Optional[str], Optional[str]]:
     """Each seat's network ("net" or an absolute .npz path), None for other policies."""
-    return tuple(name if name == "net" else os.path.abspath(name) if native == "net" else None
-                 for native, name in zip(natives, names))
+    return cast(Tuple[Optional[str], Optional[str]],
+                tuple(name if name == "net" else os.path.abspath(name) if native == "net"
+                      else None for native, name in zip(natives, names)))
 
 
 def _networks(specs, rules: Rules):
@@ -174,6 +175,7 @@ class _PythonPolicy:
             scores = [bot.score(ends.seat, play) for play in ends]
         else:
             from gulbara.encoding.features import encode_afterstates
+            assert self.evaluator is not None           # a callable policy
             scores = list(checked_scores(self.evaluator(encode_afterstates(ends)), len(ends)))
         return max(range(len(scores)), key=lambda i: (scores[i], -i))
 
@@ -423,14 +425,16 @@ class RolloutResult(SelfPlayResult):
     @property
     def win_probability(self) -> Tuple[Estimate, Estimate]:
         winner = self.column("winner")
-        return tuple(Estimate.proportion(int((winner == seat).sum()), self.games)
-                     for seat in (0, 1))
+        return cast(Tuple[Estimate, Estimate],
+                    tuple(Estimate.proportion(int((winner == seat).sum()), self.games)
+                          for seat in (0, 1)))
 
     @property
     def mars_probability(self) -> Tuple[Estimate, Estimate]:
         winner, points = self.column("winner"), self.column("points")
-        return tuple(Estimate.proportion(int(((winner == seat) & (points == 2)).sum()),
-                                         self.games) for seat in (0, 1))
+        return cast(Tuple[Estimate, Estimate],
+                    tuple(Estimate.proportion(int(((winner == seat) & (points == 2)).sum()),
+                                              self.games) for seat in (0, 1)))
 
     @property
     def equity(self) -> Tuple[Estimate, Estimate]:
@@ -517,7 +521,9 @@ def _run_processes(job: _Job, chunks: List[Tuple[int, int]], workers: int,
     (Ctrl-C included) or a worker's, every worker is stopped before it passes on.
     """
     import multiprocessing
-    from multiprocessing.connection import wait
+    from multiprocessing.connection import Connection, wait
+    from multiprocessing.context import BaseContext
+    context: BaseContext
     if "fork" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("fork")
     else:                                           # pragma: no cover (not Linux)
@@ -541,7 +547,7 @@ def _run_processes(job: _Job, chunks: List[Tuple[int, int]], workers: int,
                 codes = ", ".join(str(p.exitcode) for p in processes)
                 raise RuntimeError(f"self-play workers stopped with {pending} chunks of games "
                                    f"unplayed (exit codes {codes})")
-            for reader in wait(list(readers)):
+            for reader in cast(List[Connection], wait(list(readers))):    # the readers
                 try:
                     i, result, error = reader.recv()
                 except EOFError:                    # the worker is done (or died)
@@ -569,7 +575,7 @@ def _chunks(n: int) -> List[Tuple[int, int]]:
 def _run(job: _Job, n: int, workers: int, backend: str,
          progress: Optional[Callable[[int, int], None]]) -> Tuple[np.ndarray, np.ndarray]:
     chunks = _chunks(n)
-    results: List[Optional[Tuple[np.ndarray, np.ndarray]]] = [None] * len(chunks)
+    results: List[Any] = [None] * len(chunks)   # each chunk's (rows, histogram) once played
     done = 0
 
     def finished(i: int, result) -> None:
@@ -721,8 +727,9 @@ def rollout(game_or_code: Union[Game, str], n: int,
     else:
         raise TypeError(f"rollout needs a gulbara.Game or a state code, "
                         f"not {type(game_or_code).__name__}")
-    return play_games(n, policy, seed=seed, start=start, workers=workers, backend=backend,
-                      max_rolls=max_rolls, progress=progress, result_class=RolloutResult)
+    return cast(RolloutResult,
+                play_games(n, policy, seed=seed, start=start, workers=workers, backend=backend,
+                           max_rolls=max_rolls, progress=progress, result_class=RolloutResult))
 
 
 def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = "random", *,
@@ -767,7 +774,9 @@ def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = "ran
                 break
             game.roll(dice.die() + 1, dice.die() + 1)
         else:
-            i = policies[game.decision.seat].choose_index(game, rng)
+            decision = game.decision
+            assert decision is not None                 # neither over nor a chance node
+            i = policies[decision.seat].choose_index(game, rng)
             ends = game.legal_plays()
             if trace is not None:
                 trace.append((len(ends), i))

@@ -96,6 +96,7 @@ def stratified_rollout(game: Game, n: int, policy="net", *, seed: int = 0,
         raise GulBaraError("a stratified rollout starts from a side to roll (not the opening, "
                            "not a decision)")
     seat = game.to_move
+    assert seat is not None                             # a side to roll
     return _stratified_estimate(_per_game(game.copy(auto_roll=False), seat, n - n % 36, policy,
                                           seed, workers, True))
 
@@ -144,7 +145,9 @@ def compare_plays(game: Game, n: int, plays: Optional[Sequence] = None, policy="
     seed = _check_seed(seed)
     if not isinstance(game, Game) or not game.is_decision():
         raise GulBaraError("compare_plays needs a gulbara.Game at a decision")
-    mover = game.decision.seat
+    decision = game.decision
+    assert decision is not None                         # checked above
+    mover = decision.seat
     legal = list(game.legal_plays())
     plays = legal if plays is None else list(plays)
     if not plays:
@@ -161,8 +164,10 @@ def compare_plays(game: Game, n: int, plays: Optional[Sequence] = None, policy="
     per_game = []
     for after in afters:
         if after.is_over():
-            value = game_equities(np.array([[after.result().winner if after.result().winner
-                                              is not None else -1, after.result().points]]),
+            ended = after.result()
+            assert ended is not None
+            value = game_equities(np.array([[ended.winner if ended.winner
+                                              is not None else -1, ended.points]]),
                                   mover)[0]
             per_game.append(np.full((36, count // 36) if strat else (1, count), value))
         else:

@@ -15,7 +15,7 @@ import importlib.util
 import os
 import platform
 import statistics
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Sequence
 
 import gulbara
 from gulbara.core import _movegen
@@ -52,7 +52,7 @@ def _stage_rows(rounds: int) -> List[Dict]:
 def _chain_rows(rounds: int) -> List[Dict]:
     rows = []
     for first in (1, 3):
-        expected = tuple(e.outcomes[first - 1] for e in MID_GAME_11)
+        expected: Sequence[int] = tuple(e.outcomes[first - 1] for e in MID_GAME_11)
 
         def suite():
             return tuple(len(gulbara.chain_ends(e.code, e.seat, first)) for e in MID_GAME_11)

@@ -39,10 +39,13 @@ options. Every answer after a change carries the new ``state``.
 import json
 import random
 import time
-from typing import Any, Dict, Iterator, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Union, cast
 
 from gulbara.errors import GulBaraError, checked_int
 from gulbara.game.driver import Game
+
+if TYPE_CHECKING:
+    from gulbara.chains.enumeration import ChainEnds
 
 __all__ = ["Session", "answer_line", "COMMANDS", "MAX_CHUNK"]
 
@@ -59,7 +62,7 @@ class Session:
         self.dice = random.Random()
         self.outcomes: Optional[Iterator] = None
         self.sent = 0
-        self.pending = None
+        self.pending: Optional[ChainEnds] = None
         self.done = False
 
     # -- requests ----------------------------------------------------------------
@@ -103,9 +106,11 @@ class Session:
                                "stage": stage, "roll_number": decision.roll_number,
                                "following": [list(f) for f in decision.following]}
         elif game.is_chance():
-            out["to_roll"] = "opening" if game.is_opening() else SEATS[game.to_move]
+            # a roll node has a side to roll
+            out["to_roll"] = "opening" if game.is_opening() else SEATS[cast(int, game.to_move)]
         if game.is_over():
             result = game.result()
+            assert result is not None
             out["result"] = {"winner": None if result.winner is None else SEATS[result.winner],
                              "points": result.points, "kind": result.kind}
         return out
@@ -191,6 +196,7 @@ class Session:
         game = self._game()
         undone = game.undo()
         self.outcomes = None
+        taken_back: Union[Dict[str, Any], List[int], None]
         if hasattr(undone, "steps"):
             taken_back = _play(undone)
         elif undone is None:
@@ -226,10 +232,11 @@ class Session:
     def _next_chunk(self) -> Dict[str, Any]:
         """The pending chunk; the one after it is fetched now, so ``more`` is exact."""
         part = self.pending
-        rows = [] if part is None else [
+        rows: List[Dict[str, Any]] = [] if part is None else [
             {"position": o.code, "stop": o.stop, "remainder": list(o.remainder),
              "ends_game": bool(o.ends_game)} for o in part]
-        self.pending = None if part is None else next(self.outcomes, None)
+        # (a pending chunk comes from the outcomes)
+        self.pending = None if part is None else next(cast(Iterator, self.outcomes), None)
         offset = self.sent
         self.sent += len(rows)
         more = self.pending is not None

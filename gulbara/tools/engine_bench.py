@@ -18,7 +18,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 import gulbara
 from gulbara.errors import GulBaraError
@@ -37,7 +37,7 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
 
 
-def _pass(send: Callable[[str], str], lines: Sequence[str]):
+def _pass(send: Callable[[Any], Any], lines: Sequence[Any]):
     """(seconds, per-request latencies, answers) of one pass over the requests."""
     latencies, answers = [], []
     clock = time.perf_counter
@@ -90,7 +90,8 @@ def bench_engine(command: str, rounds: int = 5, timeout: float = 10.0) -> Dict:
     # started next to this very package, so that ``-m gulbara`` imports it (and not a
     # source tree in the current directory)
     home = str(Path(gulbara.__file__).resolve().parent.parent)
-    samples = {name: ([], []) for name in ("engine", "gulbara")}
+    samples: Dict[str, Tuple[List[float], List[float]]] = {
+        name: ([], []) for name in ("engine", "gulbara")}
     mismatched = {"engine": 0, "gulbara": 0}
     with EngineProcess(command, timeout) as other, \
             EngineProcess(GULBARA_ENDS, timeout, env=env, cwd=home) as own:
@@ -110,8 +111,9 @@ def bench_engine(command: str, rounds: int = 5, timeout: float = 10.0) -> Dict:
     columns = {name: _summary(seconds, latencies, len(lines), total)
                for name, (seconds, latencies) in samples.items()}
     # In process: the protocol's answer function (JSON in and out), and the API alone.
-    in_process = {"in_process_json": (answer_request, lines, _end_counts),
-                  "in_process_api": (lambda job: len(gulbara.stage_ends(*job)), jobs, list)}
+    in_process: Dict[str, Tuple[Callable[[Any], Any], Sequence[Any], Callable[[Any], Any]]] = {
+        "in_process_json": (answer_request, lines, _end_counts),
+        "in_process_api": (lambda job: len(gulbara.stage_ends(*job)), jobs, list)}
     for name, (call, work, counts) in in_process.items():
         seconds_list, latency_list = [], []
         for _ in range(rounds):

@@ -32,7 +32,8 @@ import subprocess
 import threading
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Union
 
-from gulbara.core._backend import START_CODE, raw_stage_ends
+from gulbara.core._backend import START_CODE  # noqa: F401  (for the doctests)
+from gulbara.core._backend import raw_stage_ends
 from gulbara.errors import GameStateError, GulBaraError, checked_int
 from gulbara.game.driver import Game
 from gulbara.game.perft import perft, perft_python
@@ -187,6 +188,7 @@ class EngineProcess:
 
     def _read_answers(self) -> None:
         stream = self._process.stdout
+        assert stream is not None                       # a pipe
         try:
             while True:
                 line = stream.readline(MAX_ANSWER_CHARS + 1)
@@ -198,8 +200,10 @@ class EngineProcess:
         self._answers.put(None)
 
     def _read_stderr(self) -> None:
+        stderr = self._process.stderr
+        assert stderr is not None                       # a pipe
         try:
-            for chunk in iter(lambda: self._process.stderr.read(1024), ""):
+            for chunk in iter(lambda: stderr.read(1024), ""):
                 with self._stderr_lock:
                     self._stderr.append(chunk)
                     self._stderr_chars += len(chunk)
@@ -229,9 +233,11 @@ class EngineProcess:
         if self.sent == 0:
             wait += self.startup
         self.sent += 1
+        stdin = self._process.stdin
+        assert stdin is not None                        # a pipe
         try:
-            self._process.stdin.write(line.rstrip("\n") + "\n")
-            self._process.stdin.flush()
+            stdin.write(line.rstrip("\n") + "\n")
+            stdin.flush()
         except (OSError, ValueError):
             pass                     # it exited: the reader reports it below
         try:
@@ -267,6 +273,8 @@ class EngineProcess:
     def close(self) -> None:
         """Stop the engine: close its stdin, then terminate (and kill) it if it lingers."""
         process = self._process
+        assert process.stdin is not None and process.stdout is not None \
+            and process.stderr is not None                 # pipes
         if process.poll() is None:
             try:
                 process.stdin.close()
@@ -390,7 +398,7 @@ def perft_answer(request: Dict, plays: Optional[Callable[[Game], Sequence[Play]]
     nodes = sum(c.nodes for c in choices) if choices else 1
     divide = []
     for choice in choices:
-        entry = {} if choice.roll is None else {"roll": list(choice.roll)}
+        entry: Dict[str, object] = {} if choice.roll is None else {"roll": list(choice.roll)}
         entry.update(position=choice.play.code, steps=[list(s) for s in choice.play.steps],
                      nodes=choice.nodes)
         divide.append(entry)

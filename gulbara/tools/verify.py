@@ -32,7 +32,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, cast
 
 from gulbara.core._backend import Position, raw_stage_ends
 from gulbara.bots.simple import RandomBot
@@ -195,7 +195,9 @@ def play_cases(positions: int, seed: int = 1, rules: Rules = DEFAULT_RULES) -> L
             if game.is_over() or len(found) >= positions:
                 break
             if rng.random() < 0.2:
-                found.append((game.code(), game.decision.seat))
+                decision = game.decision
+                assert decision is not None          # a game that goes on waits for a stage
+                found.append((game.code(), decision.seat))
             game.play(bot.choose(game))
     cases = []
     for index, (code, seat) in enumerate(found):
@@ -344,23 +346,24 @@ def compare_answer(case: Case, expected: Dict, line: str) -> List[Finding]:
     if "error" in answer:
         return [Finding("bad answer", RULE_PROTOCOL,
                         f"the engine answered an error: {str(answer['error'])[:300]!r}")]
-    for key, want in (("position", case.code), ("seat", case.seat), ("dice", list(case.dice))):
+    for key, asked in (("position", case.code), ("seat", case.seat), ("dice", list(case.dice))):
         if key in answer:
-            got = answer[key]
+            given = answer[key]
             if key == "position":
-                got = _canonical_code(got)
-            elif key == "dice" and isinstance(got, list):      # any order of the dice
-                got, want = sorted(got, key=repr), sorted(want, key=repr)
-            if got != want:
+                given = _canonical_code(given)
+            elif key == "dice" and isinstance(given, list):      # any order of the dice
+                given, asked = sorted(given, key=repr), sorted(cast(List[int], asked), key=repr)
+            if given != asked:
                 return [Finding("bad answer", RULE_PROTOCOL,
                                 f"the answer is for another request: {key} {answer[key]!r}, "
-                                f"asked {want!r} (is the engine out of step?)")]
+                                f"asked {asked!r} (is the engine out of step?)")]
     got_ends, problem = _read_ends(answer)
     playable = answer.get("playableDice")
     if problem is None and (isinstance(playable, bool) or not isinstance(playable, int)):
         problem = f"'playableDice' is missing or not an integer: {playable!r}"
     if problem is not None:
         return [Finding("bad answer", RULE_PROTOCOL, problem)]
+    assert got_ends is not None                     # read without a problem
     want_ends = [_End(e["position"], tuple(tuple(s) for s in e["steps"]), e["end"] == "borneOff")
                  for e in expected["ends"]]
     want_playable = expected["playableDice"]
@@ -731,6 +734,7 @@ def _parted(engine: EngineProcess, report: PerftReport, game: Game, missing, ext
             return report
         work.roll(*roll)
     decision = work.decision
+    assert decision is not None                     # neither over nor at a chance node
     case = Case("perft", "the stage where the engines part", work.code(), decision.seat,
                 tuple(decision.dice))
     report.stage = case
