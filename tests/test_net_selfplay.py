@@ -83,7 +83,6 @@ def test_long_native_runs_stop_on_ctrl_c(weights, what):
     import signal
     import threading
     import time
-    from gulbara.net import _net
     net = ValueNet.load(weights)
     # Python's own handler, even where the process was started with SIGINT ignored
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -12,11 +12,11 @@ import pytest
 # the optional extra: skipped cleanly where it is absent (CI installs it, so there it runs)
 ray = pytest.importorskip("ray")
 
-from gulbara import Game
-from gulbara.cli import main
-from gulbara.selfplay.games import CHUNK_GAMES, play_games, rollout
+from gulbara import Game  # noqa: E402  (after the extra's importorskip)
+from gulbara.cli import main  # noqa: E402  (after the extra's importorskip)
+from gulbara.selfplay.games import CHUNK_GAMES, play_games, rollout  # noqa: E402  (after the extra's importorskip)
 
-from conftest import same_package_environment
+from conftest import same_package_environment  # noqa: E402  (after the extra's importorskip)
 
 
 @pytest.fixture(scope="module")

@@ -23,12 +23,12 @@ import os
 
 import pytest
 
-pytestmark = pytest.mark.provenance
-
 from gulbara.net.model import (BOT_MEMBER_PATHS, DEFAULT_NET_PATH, PLAIN_DOUBLES_NET_PATH, ValueNet,
                          bot_net, default_net)
 from gulbara.rules import DEFAULT_RULES, Rules
 from gulbara.net.train import TRAIN_DEFAULTS, rules_text, train, training_arguments
+
+pytestmark = pytest.mark.provenance
 
 
 #: The files the training runs started from, which the package does not ship.

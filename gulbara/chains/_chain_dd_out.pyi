@@ -1,6 +1,6 @@
 """Type stub of the outcomes of a chain's decision diagram (gulbara/chains/_chain_dd_out.pyx):
-its Python entry point is a test hook; the rest is cimported."""
+its Python entry point reports a diagram's sizes in the memory meter; the rest is cimported."""
 
-from typing import Dict, Union
+from typing import Dict
 
-def _py_last_diagram() -> Dict[str, Union[int, bool]]: ...
+def diagram_sizes() -> Dict[str, int]: ...

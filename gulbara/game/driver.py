@@ -32,7 +32,7 @@ the dice come from a seeded generator (``seed``) or from the caller's
 
 import random
 from dataclasses import dataclass
-from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
+from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 from gulbara.core._backend import START_CODE, Position
 from gulbara.conventions import DICE_36, OPENING_ROLLS, ROLLS
@@ -157,7 +157,7 @@ class DiceStream:
         self.seed = seed
         self.game = checked_int(game, "game", 0, 2**64 - 1, bounds="0 .. 2**64 - 1")
         self._draw = draw
-        self._rng = Rng(seed, self.game, 0) if draw is None else None
+        self._rng = Rng(seed, self.game, 0) if seed is not None else None
         self._values: List[int] = []
         self._purposes: List[str] = []
         self.position = 0
@@ -260,11 +260,11 @@ class _RulesAndDice:
     @property
     def turn(self) -> Optional[int]:
         """The side to act (:attr:`to_move`), as :attr:`gulbara.Board.turn` names it."""
-        return self.to_move
+        return cast(Any, self).to_move
 
     def is_game_over(self) -> bool:
         """Whether the game (or match) is over (:meth:`is_over`), as a Board names it."""
-        return self.is_over()
+        return bool(cast(Any, self).is_over())
 
     def push(self, play) -> Play:
         """Play ``play`` (:meth:`play`), as :meth:`gulbara.Board.push` names it."""
@@ -272,7 +272,7 @@ class _RulesAndDice:
 
     def pop(self):
         """Undo the last play (:meth:`undo`), as :meth:`gulbara.Board.pop` names it."""
-        return self.undo()
+        return cast(Any, self).undo()
 
     _rules: Rules
     _stream: Optional[DiceStream]
@@ -534,7 +534,7 @@ class Game(_RulesAndDice):
     @property
     def move_stack(self) -> List[Play]:
         """The plays made so far, oldest first (as :attr:`gulbara.Board.move_stack`)."""
-        return [event.play for event in self._log if event.kind == "play"]
+        return [cast(Play, event.play) for event in self._log if event.kind == "play"]
 
     @property
     def openings(self) -> List[Tuple[int, int]]:

@@ -1,11 +1,10 @@
-from typing import List, Optional, Tuple
+from typing import Tuple
 
 import numpy as np
 from typing_extensions import disjoint_base
 
 N_INPUTS: int
 LAYOUT: str
-POLICY_CODES: dict
 SIMD_LEVEL: int
 START_CODE: str
 
@@ -23,9 +22,6 @@ def forward_dense(network: Network, inputs: np.ndarray) -> np.ndarray: ...
 def encode_game(game) -> np.ndarray: ...
 def stage_values(network: Network, game) -> np.ndarray: ...
 def deeper_outputs(network: Network, game) -> np.ndarray: ...
-def play_match(net_a: Optional[Network], net_b: Optional[Network], policy_a: int, policy_b: int,
-               game, seed: int, first: int, n: int, duplicate: bool, max_rolls: int = ...,
-               trace: bool = ...) -> Tuple[np.ndarray, Optional[List[np.ndarray]]]: ...
 def outcome_values(network: Network, rules, boards: np.ndarray, borne_off: np.ndarray,
                    remainder: np.ndarray, ends_game: np.ndarray, mover: int, rolls_white: int,
                    rolls_black: int, own_chain: bool) -> np.ndarray: ...

@@ -1,17 +1,17 @@
 """Type stub of the native self-play loop (gulbara/selfplay/_selfplay.pyx)."""
 
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 
 from gulbara.net._net import Network
 
-POLICY_CODES: Dict[str, int]
+EVALUATOR: str
 COLUMN_COUNT: int
 HISTOGRAM_BINS: int
 
 def play_games(game: Any, seed: int, first_game: int, n_games: int,
-               policies: Tuple[int, int],
+               policies: Tuple[str, str],
                evaluator: Optional[Callable[[np.ndarray], np.ndarray]] = ...,
                max_rolls: int = ..., trace: bool = ...,
                networks: Tuple[Optional[Network], Optional[Network]] = ...

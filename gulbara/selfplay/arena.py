@@ -37,7 +37,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, List, Optional, TextIO, Tuple, Union
+from typing import Any, List, Optional, TextIO, Tuple, Union, cast
 
 import numpy as np
 
@@ -296,7 +296,7 @@ def native_arena(bot_a: Union[str, "os.PathLike[str]"], bot_b: Union[str, "os.Pa
             nets.append(load(os.fspath(bot), rules).native)
             policies.append("net")
         elif isinstance(bot, str) and bot in NATIVE_BOTS:
-            policy = REGISTRY[bot].native
+            policy = cast(str, REGISTRY[bot].native)         # a native bot has one
             nets.append(default_net(rules).native if policy == "net" else None)
             policies.append(policy)
         else:
