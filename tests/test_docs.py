@@ -39,3 +39,13 @@ def test_documentation_page_examples(page):
     result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS,
                               globs={"gulbara": gulbara})
     assert result.failed == 0
+
+
+def test_the_readme_performance_table_is_the_results_file():
+    """Every number of the README's performance table comes from docs/dev/bench-results.json."""
+    import subprocess
+    import sys
+    script = README.parent / "benchmarks" / "readme_table.py"
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr

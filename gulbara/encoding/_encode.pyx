@@ -107,12 +107,38 @@ cdef Py_ssize_t encode_rows(const int8_t[:, ::1] boards, const uint8_t[:, ::1] b
     return -1
 
 
-def py_encode_boards(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_off,
-                      bint derive_off, const uint8_t[::1] seats, bint one_seat,
-                      float[:, ::1] out):
+cdef int check_rows(out, Py_ssize_t rows, Py_ssize_t columns) except -1:
+    """``out`` (a 2-D float32 buffer) has at least ``rows`` rows of ``columns`` values: the
+    entry points below write that many and, compiled without bounds checks, must not write
+    past it. (gulbara.encoding.features checks its callers' arrays; these are its helpers.)"""
+    if out is None:
+        raise TypeError("out must be a float32 array, not None")
+    if out.shape[0] < rows or out.shape[1] != columns:
+        raise ValueError(f"out must have at least {rows} rows of {columns} values, "
+                         f"got shape {tuple(out.shape)}")
+    return 0
+
+
+cdef int check_seat(int seat) except -1:
+    if seat != 0 and seat != 1:
+        raise ValueError(f"seat must be 0 or 1, got {seat}")
+    return 0
+
+
+def py_encode_boards(const int8_t[:, ::1] boards not None, const uint8_t[:, ::1] borne_off,
+                      bint derive_off, const uint8_t[::1] seats not None, bint one_seat,
+                      float[:, ::1] out not None):
     """Encode ``N x 24`` boards into ``out`` (GIL released); ``None`` or ``(row, problem, detail)``."""
     cdef int problem = 0, detail = 0
     cdef Py_ssize_t bad
+    if boards.shape[1] != 24:
+        raise ValueError(f"boards must be N x 24, got {tuple(boards.shape)}")
+    if not derive_off and (borne_off is None or borne_off.shape[0] < boards.shape[0]
+                           or borne_off.shape[1] != 2):
+        raise ValueError("borne_off must be N x 2 unless it is derived")
+    if seats.shape[0] < (1 if one_seat else boards.shape[0]):
+        raise ValueError("seats must hold one seat, or one per board")
+    check_rows(out, boards.shape[0], BOARD_FEATURES)
     with nogil:
         bad = encode_rows(boards, borne_off, derive_off, seats, one_seat, out, &problem, &detail)
     if bad < 0:
@@ -120,8 +146,11 @@ def py_encode_boards(const int8_t[:, ::1] boards, const uint8_t[:, ::1] borne_of
     return (bad, PROBLEMS[problem], detail)
 
 
-def py_encode_position(Position position not None, int seat, float[::1] out):
+def py_encode_position(Position position not None, int seat, float[::1] out not None):
     """Encode one position from ``seat``'s view into ``out[0:196]``."""
+    check_seat(seat)
+    if out.shape[0] < BOARD_FEATURES:
+        raise ValueError(f"out must hold {BOARD_FEATURES} values, got {out.shape[0]}")
     encode_pos(&position.pos, seat, &out[0])
 
 
@@ -130,6 +159,7 @@ def py_encode_ends(EndSet ends not None, float[:, ::1] out):
     cdef Py_ssize_t i, n = len(ends)
     cdef int seat = ends.seat
     cdef Pos p
+    check_rows(out, n, BOARD_FEATURES)
     with nogil:
         for i in range(n):
             ends.end_pos(i, &p)
@@ -139,11 +169,18 @@ def py_encode_ends(EndSet ends not None, float[:, ::1] out):
 def py_encode_ends_list(list stages, float[:, ::1] out):
     """Encode the ends of several ``EndSet`` objects into consecutive rows of ``out``.
 
-    The caller checks the types and that ``out`` has exactly the total number of rows.
+    ``out`` has exactly the total number of rows (``ValueError`` otherwise).
     """
     cdef EndSet ends
-    cdef Py_ssize_t at = 0, i, n
+    cdef Py_ssize_t at = 0, i, n, total = 0
     cdef Pos p
+    if stages is None:
+        raise TypeError("stages must be a list of the core's stage ends, not None")
+    for item in stages:
+        if not isinstance(item, EndSet):
+            raise TypeError(f"stages holds the core's stage ends, not {type(item).__name__}")
+        total += (<EndSet>item).count()
+    check_rows(out, total, BOARD_FEATURES)
     for item in stages:
         ends = <EndSet>item
         n = ends.count()
@@ -156,7 +193,7 @@ def py_encode_ends_list(list stages, float[:, ::1] out):
 def py_encode_state(Position position not None, int seat, bint to_act, dice, bint is_chain,
                      bint is_remainder, int index, later, bint is_chance, bint is_opening,
                      bint escalates, bint opp_escalates, float stuck, bint game_over,
-                     float[::1] out):
+                     float[::1] out not None):
     """Encode a game state into ``out[0:STATE_FEATURES]``.
 
     ``dice`` is the stage's dice, ``later`` the numbers and counts
@@ -164,16 +201,23 @@ def py_encode_state(Position position not None, int seat, bint to_act, dice, bin
     """
     cdef GameContext c
     cdef int number, count
+    check_seat(seat)
+    if out.shape[0] < STATE_FEATURES:
+        raise ValueError(f"out must hold {STATE_FEATURES} values, got {out.shape[0]}")
     memset(&c, 0, sizeof(GameContext))
     c.seat = seat
     c.to_act = to_act
     for number in dice:
+        if not 1 <= number <= 6 or c.n_dice == 4:
+            raise ValueError(f"dice are at most four numbers 1..6, got {dice!r}")
         c.dice[number - 1] += 1
         c.n_dice += 1
     c.is_chain = is_chain
     c.is_remainder = is_remainder
     c.index = index
     for number, count in later:
+        if not 1 <= number <= 6 or not 0 <= count <= 4:
+            raise ValueError(f"later holds (number 1..6, count 0..4) pairs, got {later!r}")
         c.later[number - 1] += count
     c.is_chance = is_chance
     c.is_opening = is_opening

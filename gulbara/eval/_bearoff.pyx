@@ -27,13 +27,18 @@ already known. The step rule is the move generator's (``step_is_legal``,
 ``step_apply``): it is not written again here.
 """
 
+import threading
+
 import numpy as np
 
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
 from gulbara.core._types cimport Pos
 from gulbara.core._movegen cimport step_is_legal, step_apply
+from gulbara.core._interrupt cimport Interrupt, interrupt_init, interrupted, interrupt_raise
+
+cdef unsigned long MAIN_THREAD = threading.main_thread().ident
 
 cdef enum:
     HOME = 6
@@ -192,15 +197,17 @@ cdef inline Best best_step(const Board* b, const Solver* sv, const double* mean,
 
 
 cdef int solve(const Board* b, Solver* sv, bint first_off, double* mean, double* dist,
-               int length) noexcept nogil:
-    """Fill ``mean`` and ``dist`` (``length`` entries a position: P(k rolls)); 0, or -1 when
-    some position needs more than ``length - 1`` rolls."""
+               int length, Interrupt* intr) noexcept nogil:
+    """Fill ``mean`` and ``dist`` (``length`` entries a position: P(k rolls)); 0, -1 when
+    some position needs more than ``length - 1`` rolls, or -2 when interrupted (Ctrl-C)."""
     cdef int i, q, d, k, a, hi, r, t
     cdef Best roll[N_ROLLS]
     cdef Best v, w
     cdef double prob, total
     cdef double* row
     for i in range(N_BEAROFF):
+        if interrupted(intr, <uint64_t>length):
+            return -2
         q = b.order[i]
         row = &dist[<Py_ssize_t>q * length]
         for k in range(length):
@@ -246,8 +253,8 @@ def build(int length=32):
     own points 1..6), the rolls to bear off all (mean, N x length distribution) and the
     first checker (the same; 0 rolls when one is already off). Raises ``ValueError``
     when ``length`` rolls are not enough."""
-    if length < 2:
-        raise ValueError(f"length must be at least 2, got {length}")
+    if length < 2 or length > 4096:
+        raise ValueError(f"length must be at least 2 and at most 4096, got {length}")
     counts = np.zeros((N_BEAROFF, HOME), dtype=np.int32)
     mean = np.zeros(N_BEAROFF)
     dist = np.zeros((N_BEAROFF, length))
@@ -259,20 +266,23 @@ def build(int length=32):
     cdef Board* board = <Board*>malloc(sizeof(Board))
     cdef Solver* solver = <Solver*>malloc(sizeof(Solver))
     cdef int failed = 0
+    cdef Interrupt intr
     if board == NULL or solver == NULL:
         free(board)
         free(solver)
         raise MemoryError("no memory for the bear-off database")
+    interrupt_init(&intr, 1 << 16, MAIN_THREAD)
     try:
         with nogil:
             fill_board(board, &counts_v[0, 0])
-            failed = solve(board, solver, False, &mean_v[0], &dist_v[0, 0], length)
+            failed = solve(board, solver, False, &mean_v[0], &dist_v[0, 0], length, &intr)
             if not failed:
                 failed = solve(board, solver, True, &first_mean_v[0], &first_dist_v[0, 0],
-                               length)
+                               length, &intr)
     finally:
         free(board)
         free(solver)
+    interrupt_raise(&intr)                  # Ctrl-C during the build
     if failed:
         raise ValueError(f"some bear-off needs more than {length - 1} rolls")
     return counts, mean, dist, first_mean, first_dist

@@ -102,6 +102,8 @@ cdef class Lockstep:
         for i in range(self.k):
             self.slots[i].game = -1
             self.slots[i].ends = NULL
+            self.slots[i].n_ends = 0
+            self.slots[i].row = 0
         self.features = np.zeros((max(64, 32 * self.k), BOARD_FEATURES), dtype=np.float32)
         self.results = np.full((n, 5), -1, dtype=np.int32)
         self.traj = {"game": [], "seat": [], "state": [], "afterstate": [], "n_ends": [],
@@ -208,10 +210,18 @@ cdef class Lockstep:
                     encode_end(&sl.s.pos, sl.s.seat, sl.ends[j].key, &out[sl.row + j, 0])
         return rows
 
-    def apply(self, const double[::1] scores):
+    def apply(self, const double[::1] scores not None):
         """Play each waiting slot's best end by ``scores`` (one per row of :meth:`prepare`)."""
         cdef int i, j, best
         cdef Slot* sl
+        cdef Py_ssize_t rows = 0
+        for i in range(self.k):
+            sl = &self.slots[i]
+            if sl.n_ends and sl.row + sl.n_ends > rows:
+                rows = sl.row + sl.n_ends
+        if scores.shape[0] < rows:
+            raise ValueError(f"apply takes a score for each of the {rows} rows prepare() gave, "
+                             f"got {scores.shape[0]}")
         for i in range(self.k):
             sl = &self.slots[i]
             if sl.n_ends == 0:
