@@ -94,3 +94,10 @@ def test_chain_profile_from_a_later_number(capsys):
     chain = gulbara.chain_ends(MID_GAME_11[3].code, MID_GAME_11[3].seat, 5)
     assert complete == int((chain.stop == STOP_COMPLETE).sum())
     assert rows[1]["frontier"] == rows[0]["distinct"]
+
+
+def test_regression_bench_refuses_a_negative_chain_limit_before_any_work(capsys):
+    """gulbara bench --chain-limit -1 ran part of the benchmark, then died in a traceback."""
+    from gulbara.cli import main
+    assert main(["bench", "--chain-limit", "-1"]) == 2
+    assert "--chain-limit must be >= 0, got -1" in capsys.readouterr().err

@@ -61,7 +61,8 @@ SUBCOMMANDS = [
      "session holds one game (docs/user/engine.md)."),
     ("arena", "play bot against bot, both seats, with 95%% intervals",
      "Play bot A against bot B for --games games (A White in the even ones, game i "
-     "with dice seed SEED + i) and print A's win rate and points per game with 95% "
+     "on the dice of game i of the run seeded SEED) and print A's win rate and points per "
+     "game with 95% "
      "intervals."),
     ("train", "train a value network by TD(lambda) self-play",
      "TD(lambda) self-play training of a gb1 value network; checkpoints against greedy "

@@ -23,7 +23,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--games", "-n", type=int, default=100,
                         help="games to play, A White in the even ones (default 100)")
     parser.add_argument("--seed", type=int, default=0,
-                        help="game i uses dice seed SEED + i (default 0)")
+                        help="game i plays the dice of game i of the run seeded SEED (default 0)")
     add_rules_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")

@@ -27,6 +27,10 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     if args.rounds < 1:
         print(f"gulbara bench: --rounds must be >= 1, got {args.rounds}", file=sys.stderr)
         return 2
+    if args.chain_limit < 0:                    # checked before any work (it once died midway)
+        print(f"gulbara bench: --chain-limit must be >= 0, got {args.chain_limit}",
+              file=sys.stderr)
+        return 2
     if getattr(args, "engine", None):
         from gulbara.cli.verify import run_bench_engine
         return run_bench_engine(args, stdout)

@@ -125,6 +125,13 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         state = state_from_args(args, rules)
         start = Game.from_state_code(state, rules) if state else Game(rules, auto_roll=False)
         policy = args.policy if args.black_policy is None else (args.policy, args.black_policy)
+        if args.openings:
+            # the opening table starts from the opening and draws no plot: refuse what it
+            # would ignore (it once exited 0 with no file)
+            for option, given in (("--plot", args.plot), ("--state", state)):
+                if given:
+                    raise GulBaraError(f"--openings makes the opening table from the start; "
+                                       f"it does not take {option}")
         if args.plot:       # the extras and files first: never fail after the games
             check_plot_path(args.plot)
         if args.out:
