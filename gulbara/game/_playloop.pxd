@@ -38,6 +38,10 @@ cdef enum:
 ctypedef int (*ChooseFn)(const void* context, const GameRules* r, const GameState* s,
                          const StageEnd* ends, int n_ends, Rng* rng) noexcept nogil
 
+cdef enum:
+    CHOOSE_DEFER = -2          # a chooser's answer: the caller chooses, later (play_game
+                               # returns GAME_DEFERRED, the caller plays it by play_chosen)
+
 ctypedef struct Policy:
     ChooseFn choose            # never NULL in a game
     const void* context        # what the chooser reads (a network, an evaluator), borrowed
@@ -74,16 +78,30 @@ ctypedef struct Watcher:
 
 # What play_game returns.
 cdef enum:
+    GAME_DEFERRED = 1          # stopped at a decision a chooser deferred (``GameEnd.n_ends``)
     GAME_PLAYED = 0            # over, or stopped at max_rolls (``unfinished``)
     GAME_OVERFLOW = -1         # a stage had more ends than STAGE_CAPACITY
     GAME_POLICY_FAILED = -2    # a chooser returned -1 (or an index out of range)
     GAME_WATCHER_FAILED = -3   # the watcher's played() returned -1
 
 ctypedef struct GameEnd:
+    # what play_game counts of a game, from game_end_start on (a deferred game goes on counting)
     int starter                # who won the opening in this game, -1 if started past it
     int unfinished             # 1: stopped at max_rolls
     int decisions              # decisions played (passes included)
     int32_t rolls              # rolls made by either side in this game
+    int32_t start_rolls        # the state's rolls when the game started (for max_rolls)
+    int n_ends                 # the deferred decision's ends (GAME_DEFERRED)
+
+
+cdef inline void game_end_start(GameEnd* out, const GameState* s) noexcept nogil:
+    """Start counting a game that begins at ``s``."""
+    out.starter = -1
+    out.unfinished = 0
+    out.decisions = 0
+    out.rolls = 0
+    out.start_rolls = s.game_rolls
+    out.n_ends = 0
 
 
 cdef inline StageEnd* alloc_ends() except NULL:
@@ -124,18 +142,33 @@ cdef inline int pending_ends(const GameState* s, StageEnd* ends, int* n_ends) no
     return 0
 
 
+cdef inline int play_chosen(const GameRules* r, GameState* s, const StageEnd* ends, int n_ends,
+                            int i, const Watcher* w, GameEnd* out) noexcept nogil:
+    """Play end ``i`` of the pending stage's ``ends`` (``n_ends``), the watcher told; the GAME_*
+    status. play_game plays each decision by it, and a caller a decision it deferred."""
+    cdef GameState before
+    out.decisions += 1
+    if w != NULL and w.played != NULL:
+        before = s[0]
+        play_end(r, s, &ends[i])
+        out.rolls = s.game_rolls - out.start_rolls
+        if w.played(w.context, &before, &ends[i], n_ends, i, s):
+            return GAME_WATCHER_FAILED
+    else:
+        play_end(r, s, &ends[i])
+        out.rolls = s.game_rolls - out.start_rolls
+    return GAME_PLAYED
+
+
 cdef inline int play_game(const GameRules* r, GameState* s, const Policy* policies, Rng* dice,
                           Rng* rng, StageEnd* ends, int32_t max_rolls, const Watcher* w,
                           GameEnd* out) noexcept nogil:
-    """Play ``s`` to its end (RULES §4-7), the seat ``k`` by ``policies[k]``, its dice from
-    ``dice`` and its policies' draws from ``rng``, at most ``max_rolls`` rolls; ``w`` (or NULL)
-    watches. Returns GAME_PLAYED or a failure (the GAME_* values)."""
-    cdef int n_ends, seat, i, a, b
-    cdef int32_t start_rolls = s.game_rolls
-    cdef GameState before
-    out.starter = -1
-    out.unfinished = 0
-    out.decisions = 0
+    """Play ``s`` on to its end (RULES §4-7), the seat ``k`` by ``policies[k]``, its dice from
+    ``dice`` and its policies' draws from ``rng``, at most ``max_rolls`` rolls from
+    ``out.start_rolls``; ``w`` (or NULL) watches; ``out`` counts (``game_end_start`` first).
+    Returns GAME_PLAYED, GAME_DEFERRED (a chooser deferred the decision whose ``out.n_ends``
+    ends are in ``ends``: play one with ``play_chosen``, then call again) or a failure."""
+    cdef int n_ends, seat, i, a, b, status
     while s.phase != PH_OVER:
         if s.phase == PH_OPENING:                  # RULES §6 (a tie rolls again)
             seat = chance_step(r, s, dice)
@@ -143,7 +176,7 @@ cdef inline int play_game(const GameRules* r, GameState* s, const Policy* polici
                 out.starter = seat
             continue
         if s.phase == PH_ROLL:                     # RULES §4.5
-            if s.game_rolls - start_rolls >= max_rolls:
+            if s.game_rolls - out.start_rolls >= max_rolls:
                 out.unfinished = 1
                 break
             a = <int>rng_below(dice, 6) + 1        # as chance_step draws them
@@ -153,22 +186,20 @@ cdef inline int play_game(const GameRules* r, GameState* s, const Policy* polici
                 w.rolled(w.context, s, a, b)
             continue
         if pending_ends(s, ends, &n_ends):
-            out.rolls = s.game_rolls - start_rolls
+            out.rolls = s.game_rolls - out.start_rolls
             return GAME_OVERFLOW
         i = policies[s.seat].choose(policies[s.seat].context, r, s, ends, n_ends, rng)
+        if i == CHOOSE_DEFER:
+            out.n_ends = n_ends
+            out.rolls = s.game_rolls - out.start_rolls
+            return GAME_DEFERRED
         if i < 0 or i >= n_ends:
-            out.rolls = s.game_rolls - start_rolls
+            out.rolls = s.game_rolls - out.start_rolls
             return GAME_POLICY_FAILED
-        out.decisions += 1
-        if w != NULL and w.played != NULL:
-            before = s[0]
-            play_end(r, s, &ends[i])
-            if w.played(w.context, &before, &ends[i], n_ends, i, s):
-                out.rolls = s.game_rolls - start_rolls
-                return GAME_WATCHER_FAILED
-        else:
-            play_end(r, s, &ends[i])
-    out.rolls = s.game_rolls - start_rolls
+        status = play_chosen(r, s, ends, n_ends, i, w, out)
+        if status != GAME_PLAYED:
+            return status
+    out.rolls = s.game_rolls - out.start_rolls
     return GAME_PLAYED
 
 

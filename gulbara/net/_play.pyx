@@ -22,6 +22,7 @@ from gulbara.core._types cimport StageEnd
 from gulbara.game._state cimport GameRules, GameState, PH_OVER, read_game
 from gulbara.game._rng cimport Rng, rng_seed
 from gulbara.game._playloop cimport (Policy, Watcher, GameEnd, Trace, play_game, alloc_ends,
+                                     game_end_start,
                                      choose_random, choose_first, trace_push, GAME_PLAYED,
                                      GAME_OVERFLOW)
 from gulbara.eval._greedy cimport choose_greedy
@@ -121,6 +122,7 @@ cdef int play_seeded(const GameRules* r, const GameState* s0, const Policy* poli
     w.context = &watching
     rng_seed(&dice, seed, game, 0)
     rng_seed(&rng, seed, game, 1)
+    game_end_start(&end, &s)
     status = play_game(r, &s, policies, &dice, &rng, ends, max_rolls, &w, &end)
     res.winner = s.winner if s.phase == PH_OVER else -1
     res.points = s.points if s.phase == PH_OVER else 0

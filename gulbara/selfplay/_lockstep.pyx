@@ -4,7 +4,8 @@
 Each slot plays one game at a time: game ``i`` of a run seeded ``seed`` draws
 its dice from ``_rng.pxd`` stream 0 of ``(seed, i)``, exactly as native
 self-play (``_selfplay.pyx``) does, and a stage with one end is played
-without asking. :meth:`Lockstep.prepare` moves every slot on to its next
+without asking: each slot plays by the one native game loop (``_playloop.pxd``: ``play_game``)
+with a policy that defers every other decision to the caller. :meth:`Lockstep.prepare` moves every slot on to its next
 decision with two ends or more and writes all those ends' afterstate
 features (the 196-value board block of ``_encode.pxd``, seen by the mover)
 into one buffer; the caller scores them in one call and
@@ -25,7 +26,9 @@ from gulbara.core._types cimport StageEnd, MAX_STAGE_DICE
 from gulbara.game._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_OVER, play_end,
                              stage_dice, read_game)
 from gulbara.game._rng cimport Rng, rng_seed
-from gulbara.game._playloop cimport alloc_ends, chance_step, pending_ends
+from gulbara.game._playloop cimport (alloc_ends, Policy, Watcher, GameEnd, play_game,
+                                     play_chosen, game_end_start, CHOOSE_DEFER, GAME_PLAYED,
+                                     GAME_DEFERRED, GAME_OVERFLOW)
 from gulbara.encoding._context cimport stage_context
 from gulbara.encoding._encode cimport (encode_end, encode_state, GameContext, BOARD_FEATURES,
                               STATE_FEATURES)
@@ -40,13 +43,29 @@ RESULT_COLUMNS = ("winner", "points", "rolls", "decisions", "starter")
 ctypedef struct Slot:
     GameState s
     Rng dice
+    Rng rng                    # the policies' stream (unused: the caller chooses)
     int64_t game               # -1: idle
-    int32_t start_rolls
-    int32_t decisions
-    int32_t starter
+    GameEnd end                # what the one game loop counts of its game
     StageEnd* ends
     int n_ends
     Py_ssize_t row             # its first row in the features buffer
+
+
+cdef int choose_deferred(const void* context, const GameRules* r, const GameState* s,
+                         const StageEnd* ends, int n_ends, Rng* rng) noexcept nogil:
+    """The caller's policy in the one game loop: a stage with one end is played without
+    asking, any other decision deferred to the caller's evaluator (prepare, then apply)."""
+    return 0 if n_ends == 1 else CHOOSE_DEFER
+
+
+cdef int record_played(void* context, const GameState* before, const StageEnd* end, int n_ends,
+                       int chosen, const GameState* after) noexcept with gil:
+    """The watcher that records a decision's trajectory row; -1 when that failed."""
+    try:
+        (<Lockstep>context).record_decision(before, end, n_ends, chosen)
+        return 0
+    except BaseException:
+        return -1
 
 
 cdef void context_of(const GameRules* r, const GameState* s, GameContext* c) noexcept nogil:
@@ -78,6 +97,7 @@ cdef class Lockstep:
     cdef readonly object results
     cdef bint record
     cdef object traj                 # lists of arrays, joined at the end
+    cdef int64_t playing             # the game whose decision is being recorded
 
     def __cinit__(self):
         self.slots = NULL
@@ -117,10 +137,22 @@ cdef class Lockstep:
             free(self.slots)
         free(self.scratch)
 
+    cdef void watcher(self, Watcher* w):
+        w.rolled = NULL
+        w.played = NULL
+        if self.record:
+            w.played = record_played
+        w.context = <void*>self
+
     cdef int advance(self, Slot* sl) except -1:
-        """Move a slot on to a decision with two ends or more; 0 when it has none left."""
-        cdef int a, seat, n_ends
-        cdef GameState* s = &sl.s
+        """Move a slot on to a decision with two ends or more (the one game loop, its
+        decisions deferred); 0 when it has none left."""
+        cdef int a, status
+        cdef Watcher w
+        cdef Policy policies[2]
+        self.watcher(&w)
+        policies[0].choose = policies[1].choose = choose_deferred
+        policies[0].context = policies[1].context = NULL
         while True:
             if sl.game < 0:
                 if self.next_game >= self.n_games:
@@ -129,50 +161,43 @@ cdef class Lockstep:
                 self.next_game += 1
                 sl.s = self.s0
                 rng_seed(&sl.dice, self.seed, <uint64_t>sl.game, 0)
-                sl.start_rolls = self.s0.game_rolls
-                sl.decisions = 0
-                sl.starter = -1
-            if s.phase == PH_OVER or (s.phase == PH_ROLL
-                                      and s.game_rolls - sl.start_rolls >= self.max_rolls):
+                rng_seed(&sl.rng, self.seed, <uint64_t>sl.game, 1)
+                game_end_start(&sl.end, &sl.s)
+            self.playing = sl.game
+            status = play_game(&self.r, &sl.s, policies, &sl.dice, &sl.rng, self.scratch,
+                               self.max_rolls, &w, &sl.end)
+            if status == GAME_PLAYED:
                 self.finish(sl)
                 continue
-            if s.phase == PH_OPENING or s.phase == PH_ROLL:   # RULES §6, §4.5
-                seat = chance_step(&self.r, s, &sl.dice)
-                if seat >= 0:
-                    sl.starter = seat
-                continue
-            if pending_ends(s, self.scratch, &n_ends):
+            if status == GAME_OVERFLOW:
                 raise RuntimeError("a stage overflowed the lockstep buffer")
-            if n_ends == 1:
-                self.play(sl, self.scratch, 1, 0)
-                continue
+            if status != GAME_DEFERRED:
+                raise MemoryError("no memory for the trajectories")
             free(sl.ends)
-            sl.ends = <StageEnd*>malloc(n_ends * sizeof(StageEnd))
+            sl.ends = <StageEnd*>malloc(sl.end.n_ends * sizeof(StageEnd))
             if sl.ends == NULL:
                 raise MemoryError("no memory for a slot's ends")
-            for a in range(n_ends):
+            for a in range(sl.end.n_ends):
                 sl.ends[a] = self.scratch[a]
-            sl.n_ends = n_ends
+            sl.n_ends = sl.end.n_ends
             return 1
 
-    cdef int play(self, Slot* sl, const StageEnd* ends, int n_ends, int i) except -1:
+    cdef int record_decision(self, const GameState* before, const StageEnd* end, int n_ends,
+                             int chosen) except -1:
         cdef GameContext c
         cdef float[::1] state, after
-        if self.record:
-            state = np.empty(STATE_FEATURES, dtype=np.float32)
-            after = np.empty(BOARD_FEATURES, dtype=np.float32)
-            context_of(&self.r, &sl.s, &c)
-            encode_state(&sl.s.pos, &c, &state[0])
-            encode_end(&sl.s.pos, sl.s.seat, ends[i].key, &after[0])
-            t = self.traj
-            t["game"].append(sl.game)
-            t["seat"].append(sl.s.seat)
-            t["state"].append(state.base)
-            t["afterstate"].append(after.base)
-            t["n_ends"].append(n_ends)
-            t["chosen"].append(i)
-        sl.decisions += 1
-        play_end(&self.r, &sl.s, &ends[i])
+        state = np.empty(STATE_FEATURES, dtype=np.float32)
+        after = np.empty(BOARD_FEATURES, dtype=np.float32)
+        context_of(&self.r, before, &c)
+        encode_state(&before.pos, &c, &state[0])
+        encode_end(&before.pos, before.seat, end.key, &after[0])
+        t = self.traj
+        t["game"].append(self.playing)
+        t["seat"].append(before.seat)
+        t["state"].append(state.base)
+        t["afterstate"].append(after.base)
+        t["n_ends"].append(n_ends)
+        t["chosen"].append(chosen)
         return 0
 
     cdef void finish(self, Slot* sl):
@@ -180,9 +205,9 @@ cdef class Lockstep:
         cdef GameState* s = &sl.s
         res[sl.game, 0] = s.winner if s.phase == PH_OVER else -1
         res[sl.game, 1] = s.points if s.phase == PH_OVER else 0
-        res[sl.game, 2] = s.game_rolls - sl.start_rolls
-        res[sl.game, 3] = sl.decisions
-        res[sl.game, 4] = sl.starter
+        res[sl.game, 2] = sl.end.rolls
+        res[sl.game, 3] = sl.end.decisions
+        res[sl.game, 4] = sl.end.starter
         sl.game = -1
 
     def prepare(self):
@@ -212,7 +237,8 @@ cdef class Lockstep:
 
     def apply(self, const double[::1] scores not None):
         """Play each waiting slot's best end by ``scores`` (one per row of :meth:`prepare`)."""
-        cdef int i, j, best
+        cdef int i, j, best, status
+        cdef Watcher w
         cdef Slot* sl
         cdef Py_ssize_t rows = 0
         for i in range(self.k):
@@ -230,8 +256,12 @@ cdef class Lockstep:
             for j in range(1, sl.n_ends):
                 if scores[sl.row + j] > scores[sl.row + best]:
                     best = j
-            self.play(sl, sl.ends, sl.n_ends, best)
+            self.watcher(&w)
+            self.playing = sl.game
+            status = play_chosen(&self.r, &sl.s, sl.ends, sl.n_ends, best, &w, &sl.end)
             sl.n_ends = 0
+            if status != GAME_PLAYED:
+                raise MemoryError("no memory for the trajectories")
 
     def trajectories(self):
         """The recorded decisions as numpy arrays (game order within each game)."""

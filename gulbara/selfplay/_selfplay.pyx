@@ -39,6 +39,7 @@ from gulbara.net._net cimport Net, Network, net_choose
 from gulbara.game._rng cimport Rng, splitmix64, rng_seed, rng_next, rng_below
 from gulbara.eval._greedy cimport greedy_score, greedy_choose
 from gulbara.game._playloop cimport (alloc_ends, Policy, Watcher, GameEnd, Trace, play_game,
+                                     game_end_start,
                                      trace_push, GAME_PLAYED, GAME_POLICY_FAILED)
 from gulbara.net._play cimport resolve_policy
 
@@ -160,6 +161,7 @@ cdef int play_row(const GameRules* r, GameState* s, const Policy* policies, Rng*
     w.rolled = stats_rolled
     w.played = stats_played
     w.context = &st
+    game_end_start(&end, s)
     status = play_game(r, s, policies, dice, rng, ends, max_rolls, &w, &end)
     row[COL_STARTER] = end.starter
     row[COL_UNFINISHED] = end.unfinished
