@@ -101,4 +101,6 @@ extensions = [extension(name, threads) for name, threads in MODULES]
 
 setup(
     ext_modules=cythonize(extensions, compiler_directives=directives, annotate=False),
+    # The C compiler on every core (threads; ``-j N`` on the command line still overrides it).
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
 )
