@@ -210,8 +210,10 @@ def test_native_arena_plays_the_policies_natively():
     trace = []
     replay(3, 0, ("greedy", "first"), trace=trace)
     assert [tuple(p) for p in traces[0]] == trace
-    with pytest.raises(TypeError, match="native"):
+    with pytest.raises(GulBaraError, match="native arena plays random, first, greedy, net"):
         arena("expectimax1", "greedy", 2, native=True)
+    with pytest.raises(TypeError, match="bot name"):
+        arena(GreedyBot(), "greedy", 2, native=True)
 
 
 def test_regression_arena_seeds_are_checked_before_any_game():

@@ -1,5 +1,7 @@
 """The native vector env (gulbara.envs._vector, gulbara.envs.vector) against the Python step driver."""
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -11,7 +13,10 @@ from gulbara.envs._vector import VecGames, greedy_score_native  # noqa: E402
 from gulbara.eval.greedy import greedy_score  # noqa: E402
 from gulbara.envs import PASS_ACTION, StepGame  # noqa: E402
 from gulbara.envs._observe import observe  # noqa: E402
-from gulbara.envs.vector import GulBaraVectorEnv  # noqa: E402
+from gulbara.envs.vector import NATIVE_OPPONENTS, GulBaraVectorEnv  # noqa: E402
+from gulbara.bots import GreedyBot, bot_label  # noqa: E402
+from gulbara.game.rng import Rng  # noqa: E402
+from gulbara.net.model import DEFAULT_NET_PATH, default_net  # noqa: E402
 import gulbara.envs.gymnasium  # noqa: E402,F401  registers GulBara-v0
 
 from flaky_bots import FlakyBot  # noqa: E402
@@ -88,7 +93,7 @@ def test_regression_slot_index_out_of_range_raises():
     for bad in (2, -1, 1000):
         for call in (lambda: v.slot_mask(bad), lambda: v.slot_observation(bad),
                      lambda: v.slot_arrays(bad), lambda: v.slot_step(bad, 0),
-                     lambda: v.slot_taken(bad), lambda: v.slot_seed(bad, 1),
+                     lambda: v.slot_taken(bad), lambda: v.slot_game(bad),
                      lambda: v.load(bad, Game(seed=24))):
             with pytest.raises(IndexError, match=f"slot {bad} out of range for 2 slots"):
                 call()
@@ -159,9 +164,94 @@ def test_vector_env_illegal_action_ends_the_episode():
     assert reward[0] == 0.0 and not terminated[0]  # a new game there
 
 
+def _replay_episode(rules, seed, game_index, seat, opponent, actions):
+    """Game ``game_index`` of the run seeded ``seed`` through the Python ``Game``: the dice of
+    stream 0, the opponent's plays by its Python twin (``random`` draws from stream 1), the
+    agent's stages by ``actions`` through the step driver, each step's mask checked against
+    the native one recorded with it. The game, over."""
+    dice, draws = Rng(seed, game_index, 0), Rng(seed, game_index, 1)
+    network = default_net(rules)
+
+    def twin(game):                                  # the index the native policy chooses
+        ends = game.legal_plays()
+        if opponent == "random":
+            return draws.below(len(ends))
+        if opponent == "greedy":
+            return ends.index(GreedyBot().choose(game))
+        if opponent == "net" and len(ends) > 1:
+            values = list(network.stage_values_python(game))
+            return max(range(len(ends)), key=lambda i: (values[i], -i))
+        return 0
+
+    game = Game(rules, auto_roll=False)
+    taken = iter(actions)
+    while not game.is_over():
+        if game.is_opening():
+            game.roll_opening(dice.die() + 1, dice.die() + 1)
+        elif game.is_chance():
+            game.roll(dice.die() + 1, dice.die() + 1)
+        elif game.decision.seat != seat:
+            game.play(game.legal_plays()[twin(game)])
+        else:
+            driver = StepGame(game)
+            while True:
+                action, native_mask = next(taken)
+                assert np.array_equal(driver.action_mask(), native_mask)
+                if driver.apply(action) is not None:
+                    break
+    assert next(taken, None) is None
+    return game
+
+
+@pytest.mark.parametrize("opponent,seat", [("random", 0), ("greedy", 1), ("first", 0),
+                                           ("net", 1)])
+def test_regression_vector_env_episodes_are_native_self_play_games(opponent, seat):
+    """The vector env stepped its games with a loop of its own, its dice and random opponent
+    from a generator of its own: now sub-env i's k-th episode is game i + k * n of the run
+    seeded by reset, played by the one native game loop, and replays through Game."""
+    rules = Rules(exempt_rolls=0)
+    n, seed = 3, 17
+    v = VecGames(n, rules, seat, opponent, default_net().native if opponent == "net" else None)
+    obs = np.zeros((n, 220), dtype=np.float32)
+    mask = np.zeros((n, 145), dtype=np.int8)
+    v.reset(seed, obs, mask)
+    rng = np.random.default_rng(5)
+    for episode in range(2):
+        for i in range(n):
+            assert v.slot_game(i) == i + episode * n
+            actions, reward, ended = [], 0.0, False
+            while not ended:
+                native_mask = v.slot_mask(i)
+                action = int(rng.choice(np.flatnonzero(native_mask)))
+                actions.append((action, native_mask))
+                reward, ended, illegal = v.slot_step(i, action)
+                assert not illegal
+            game = _replay_episode(rules, seed, i + episode * n, seat, opponent, actions)
+            result = game.result()
+            assert reward == (0.0 if result.winner is None else
+                              result.points if result.winner == seat else -result.points)
+        # the step after the last one starts every slot's next game of the run
+        v.step(np.zeros(n, dtype=np.int64), obs, mask, np.zeros(n), np.zeros(n, np.uint8),
+               np.zeros(n, np.uint8))
+
+
+def test_vector_env_plays_any_native_bot_or_network_file(tmp_path):
+    path = tmp_path / "mine.npz"
+    shutil.copy(DEFAULT_NET_PATH, path)
+    for opponent in NATIVE_OPPONENTS + (str(path),):
+        envs = GulBaraVectorEnv(num_envs=2, opponent=opponent)
+        assert envs.opponent == bot_label(opponent)
+        episodes, rewards = _run(envs, 200, 1)
+        assert episodes >= 1 and set(rewards) <= {-2.0, -1.0, 0.0, 1.0, 2.0}
+
+
 def test_vector_env_bad_arguments():
-    with pytest.raises(ValueError, match="native vector env plays"):
+    with pytest.raises(ValueError, match="native vector env plays random, first, greedy, net"):
         GulBaraVectorEnv(num_envs=2, opponent="expectimax1")
+    with pytest.raises(TypeError, match="bot name"):
+        GulBaraVectorEnv(num_envs=2, opponent=GreedyBot())
+    with pytest.raises(ValueError, match="net"):
+        VecGames(2, Rules(), 0, "net")             # the net policy needs its network
     with pytest.raises(ValueError, match="num_envs"):
         GulBaraVectorEnv(num_envs=0)
     envs = GulBaraVectorEnv(num_envs=2)

@@ -20,14 +20,17 @@ gulbara.errors.GulBaraError: unknown bot 'nobody' (choose from expectimax1, expe
 import functools
 import os
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from gulbara.bots.simple import Bot, ExpectimaxBot, FirstBot, GreedyBot, RandomBot
 from gulbara.errors import GameStateError, GulBaraError
 from gulbara.game.driver import current_game
 
+if TYPE_CHECKING:
+    from gulbara.net._net import Network
+
 __all__ = ["BotEntry", "REGISTRY", "BOTS", "NATIVE_BOTS", "make_bot", "bot_label",
-           "is_network_path", "play_out"]
+           "is_network_path", "native_policy", "play_out"]
 
 
 def _net_bot(name: str, net=None, **options) -> Bot:
@@ -81,6 +84,28 @@ def is_network_path(spec) -> bool:
 def bot_label(spec: Union[str, "os.PathLike[str]"]) -> str:
     """How a bot name or a network path is shown: the name, or the file's name."""
     return os.path.basename(os.fspath(spec)) if is_network_path(spec) else str(spec)
+
+
+def native_policy(spec: Union[str, "os.PathLike[str]"], rules=None, *,
+                  player: str = "native play") -> Tuple[str, Optional["Network"]]:
+    """How the native game loop plays the bot ``spec``: its native policy's name and the
+    compiled network the policy reads (``None`` unless it is ``"net"``). A network file plays
+    the ``"net"`` policy with its own weights. ``GulBaraError`` for a bot with no native policy
+    (``player`` names what refused it).
+
+    >>> native_policy("greedy")
+    ('greedy', None)
+    """
+    from gulbara.net.model import default_net, load     # the weights, loaded on first use
+    if is_network_path(spec):
+        return "net", load(os.fspath(spec), rules).native
+    if not isinstance(spec, str):
+        raise TypeError(f"a bot name is a str (or an .npz path), not {type(spec).__name__}")
+    entry = REGISTRY.get(spec)
+    if entry is None or entry.native is None:
+        raise GulBaraError(f"{player} plays {', '.join(NATIVE_BOTS)} or an .npz network, "
+                           f"not {spec!r}")
+    return entry.native, (default_net(rules).native if entry.native == "net" else None)
 
 
 def make_bot(spec: Union[str, "os.PathLike[str]"], seed: Optional[int] = None) -> Bot:

@@ -1,14 +1,20 @@
 # cython: language_level=3
 """N games stepped in C, one step action at a time: the core of the native vector env.
 
-Each slot holds one game (the :c:type:`GameState` of ``_state.pxd``) in which
-one seat is the agent; the other seat's stages are played natively (a random
-end, or the greedy heuristic's best end), and the dice are rolled natively, so
-a call to :meth:`VecGames.step` runs every slot from one agent step to the
-next without Python. The actions, mask and observations are those of
-``gulbara.envs.gymnasium`` (``(from - 1) * 6 + (die - 1)``, ``144`` to pass;
-the prefix-closed mask of ``docs/user/envs.md``; the 220 state features, mid-stage
-aware), checked against the Python step driver in ``tests/test_vector_env.py``.
+Each slot holds one game (the :c:type:`GameState` of ``_state.pxd``) in which one seat is the
+agent. The slot's game is played by the one native game loop (``_playloop.pxd``:
+``play_game``): the dice are rolled there, the other seat plays by its native policy
+(``gulbara/net/_play.pyx``: ``resolve_policy``, any of ``NATIVE_POLICIES``), and the agent's
+policy defers every decision of its own, so a call to :meth:`VecGames.step` runs every slot
+from one agent step to the next without Python. Slot ``i``'s ``k``-th episode after
+``reset(seed)`` is game ``i + k * n`` of the run seeded ``seed``: its dice are stream 0 of
+``_rng.pxd`` and the opponent's draws stream 1, as in native self-play, so an episode can be
+replayed through :class:`gulbara.Game` (``tests/test_vector_env.py`` does).
+
+The actions, mask and observations are those of ``gulbara.envs.gymnasium``
+(``(from - 1) * 6 + (die - 1)``, ``144`` to pass; the prefix-closed mask of
+``docs/user/envs.md``; the 220 state features, mid-stage aware), checked against the Python
+step driver in ``tests/test_vector_env.py``.
 
 The mask of a step ``(from, die)`` taken from the position after the steps
 so far, with ``need`` dice still to play (the stage's playable dice minus the
@@ -21,25 +27,26 @@ steps taken, RULES §3.4): the step is legal on the board (RULES §2), and then
   (the larger-die rule, RULES §3.5);
 * else legal when ``need - 1`` of the remaining dice can still be played after it.
 
-Memory: one slot (about 400 bytes) per game and one stage buffer of 17,600
+Memory: one slot (about 500 bytes) per game and one stage buffer of 17,600
 ends shared by all.
 """
 
-from libc.stdint cimport uint8_t, int8_t, int64_t, uint64_t
+from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
 from gulbara.eval._greedy cimport greedy_score
-from gulbara.game._rng cimport splitmix64
+from gulbara.game._rng cimport Rng, rng_seed
 from gulbara.core._types cimport Pos, StageEnd, Key96, MAX_STAGE_DICE, STAGE_CAPACITY
-from gulbara.core._keys cimport pos_mover_key, pos_set_mover_key
+from gulbara.core._keys cimport pos_mover_key
 from gulbara.core._movegen cimport stage_generate, step_is_legal, step_apply, Position
-from gulbara.game._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_STAGE, PH_OVER,
-                             begin_roll, next_roll, play_end, stage_dice, read_rules,
-                             read_game)
+from gulbara.game._state cimport (GameRules, GameState, PH_OPENING, PH_STAGE, PH_OVER,
+                                  play_end, stage_dice, read_rules, read_game)
+from gulbara.game._playloop cimport (alloc_ends, Policy, GameEnd, play_game, game_end_start,
+                                     CHOOSE_DEFER, GAME_PLAYED, GAME_DEFERRED, GAME_OVERFLOW)
 from gulbara.encoding._encode cimport encode_state, GameContext, STATE_FEATURES
-from gulbara.game._playloop cimport alloc_ends
 from gulbara.encoding._context cimport stage_context
+from gulbara.net._play cimport resolve_policy
 
 cdef enum:
     N_ACTIONS = 145
@@ -47,8 +54,7 @@ cdef enum:
     MAX_KEYS = 48              # ends of a one-die play of two different dice: <= 2 x 24
 
 cdef enum:
-    OPP_RANDOM = 0
-    OPP_GREEDY = 1
+    NO_ROLL_LIMIT = 0x7FFFFFFF     # a game ends by the rules (RULES §7), never by a count
 
 
 ctypedef struct Slot:
@@ -62,44 +68,57 @@ ctypedef struct Slot:
     int n_keys                 # the stage's end keys, for the larger-die rule; -1: not needed
     Key96 keys[MAX_KEYS]
     int8_t mask[N_ACTIONS]
-    uint64_t rng               # splitmix64: dice and the random opponent
+    uint64_t game              # the game of the run (seed) this slot plays
+    Rng dice                   # its dice: stream 0 of (seed, game)
+    Rng rng                    # the opponent's draws: stream 1
+    GameEnd end                # what the one game loop counts of the game
     bint done                  # the episode ended at the last step: reset at the next
 
 
-
-
-cdef inline int below(uint64_t* x, int n) noexcept nogil:
-    return <int>((splitmix64(x) >> 11) % <uint64_t>n)
+cdef int choose_agent(const void* context, const GameRules* r, const GameState* s,
+                      const StageEnd* ends, int n_ends, Rng* rng) noexcept nogil:
+    """The agent's policy in the one game loop: every decision is the agent's, step by step."""
+    return CHOOSE_DEFER
 
 
 cdef inline bint same_key(Key96 a, Key96 b) noexcept nogil:
     return a.lo == b.lo and a.hi == b.hi
 
 
-cdef int overflowed() except -1:
-    """A stage made more ends than the slot's buffer holds."""
-    raise RuntimeError("a stage overflowed the ends buffer")
+cdef int failed(int status) except -1:
+    """A game loop's failure as an exception."""
+    if status == GAME_OVERFLOW or status == -1:
+        raise RuntimeError("a stage overflowed the ends buffer")
+    raise RuntimeError(f"the opponent's policy failed (status {status})")
 
 
 cdef class VecGames:
-    """``n`` games with the agent in ``seat`` against ``opponent`` (``"random"``, ``"greedy"``)."""
+    """``n`` games with the agent in ``seat`` against the native policy ``opponent`` (one of
+    ``gulbara.net._play.NATIVE_POLICIES``; ``network``, a ``_net.Network``, for ``"net"``)."""
 
     cdef Slot* slots
     cdef StageEnd* ends
     cdef int n
     cdef int seat
-    cdef int opponent
+    cdef Policy policies[2]
+    cdef readonly str opponent
+    cdef object network              # the "net" opponent's, kept alive for its policy
+    cdef uint64_t seed
     cdef GameRules rules
     cdef float stuck_limit
     cdef Pos start
 
-    def __cinit__(self, int n, rules, int seat=0, str opponent="random"):
+    def __cinit__(self, int n, rules, int seat=0, str opponent="random", network=None):
+        cdef int i
         if n < 1:
             raise ValueError(f"num_envs must be >= 1, got {n}")
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, got {seat}")
-        if opponent not in ("random", "greedy"):
-            raise ValueError(f"the native opponents are 'random' and 'greedy', got {opponent!r}")
+        resolve_policy(opponent, network, &self.policies[1 - seat])
+        self.policies[seat].choose = choose_agent
+        self.policies[seat].context = NULL
+        self.opponent = opponent
+        self.network = network
         from gulbara.core._movegen import START_CODE
         cdef Position first = Position.from_code(START_CODE)
         self.start = first.pos
@@ -107,12 +126,15 @@ cdef class VecGames:
         self.stuck_limit = float(rules.stuck_limit or 100)
         self.n = n
         self.seat = seat
-        self.opponent = OPP_RANDOM if opponent == "random" else OPP_GREEDY
+        self.seed = 0
         self.ends = alloc_ends()
         self.slots = <Slot*>malloc(n * sizeof(Slot))
         if self.slots == NULL:
             raise MemoryError("no memory for the environments' slots")
         memset(self.slots, 0, n * sizeof(Slot))
+        for i in range(n):                       # game i of the run seeded 0 until a reset
+            self.slots[i].game = i
+            self.seed_slot(&self.slots[i])
 
     def __dealloc__(self):
         free(self.slots)
@@ -210,50 +232,18 @@ cdef class VecGames:
         return 0
 
     cdef int advance(self, Slot* t) noexcept nogil:
-        """Roll and let the opponent play until the agent has a stage, or the game is over."""
-        cdef GameState* s = &t.s
-        cdef int a, b, n_dice, n_ends, playable, i, score, best_score
-        cdef uint8_t dice[MAX_STAGE_DICE]
-        cdef Pos end
-        while True:
-            if s.phase == PH_OVER:
-                return 0
-            if s.phase == PH_OPENING:                      # RULES §6
-                a = below(&t.rng, 6) + 1
-                b = below(&t.rng, 6) + 1
-                if a == b:
-                    continue
-                if self.rules.starter_rerolls:
-                    next_roll(s, 0 if a > b else 1)
-                else:
-                    s.seat = 0 if a > b else 1
-                    begin_roll(&self.rules, s, a, b, True)
-                continue
-            if s.phase == PH_ROLL:
-                a = below(&t.rng, 6) + 1
-                b = below(&t.rng, 6) + 1
-                begin_roll(&self.rules, s, a, b, False)
-                continue
-            if s.seat == self.seat:
-                return self.begin_stage(t)
-            n_dice = stage_dice(s, dice)
-            if self.generate(&s.pos, s.seat, dice, n_dice, &n_ends, &playable):
-                return -1
-            if self.opponent == OPP_RANDOM:
-                i = below(&t.rng, n_ends)
-            else:
-                i = 0
-                best_score = 0
-                for a in range(n_ends):
-                    if self.ends[a].ends_game:
-                        score = 1000000
-                    else:
-                        end = s.pos
-                        pos_set_mover_key(&end, s.seat, self.ends[a].key)
-                        score = greedy_score(&end, s.seat, False)
-                    if a == 0 or score > best_score:
-                        i, best_score = a, score
-            play_end(&self.rules, s, &self.ends[i])
+        """Play on (the one game loop: the dice, the opponent's stages) until the agent has a
+        stage, or the game is over; 0, or a GAME_* failure."""
+        cdef int status = play_game(&self.rules, &t.s, self.policies, &t.dice, &t.rng,
+                                    self.ends, NO_ROLL_LIMIT, NULL, &t.end)
+        if status == GAME_DEFERRED:
+            return self.begin_stage(t)
+        return status                            # GAME_PLAYED (0): over, else a failure
+
+    cdef void seed_slot(self, Slot* t) noexcept nogil:
+        """The dice and draws of game ``t.game`` of the run seeded ``self.seed``."""
+        rng_seed(&t.dice, self.seed, t.game, 0)
+        rng_seed(&t.rng, self.seed, t.game, 1)
 
     cdef int new_game(self, Slot* t) noexcept nogil:
         memset(&t.s, 0, sizeof(GameState))
@@ -261,6 +251,8 @@ cdef class VecGames:
         t.s.phase = PH_OPENING
         t.s.winner = -1
         t.done = False
+        self.seed_slot(t)
+        game_end_start(&t.end, &t.s)
         return self.advance(t)
 
     cdef void observe(self, Slot* t, float* out) noexcept nogil:
@@ -287,9 +279,10 @@ cdef class VecGames:
         return t.s.points if t.s.winner == self.seat else -<double>t.s.points
 
     cdef int step_one(self, Slot* t, int64_t action, double* reward, bint* illegal) noexcept nogil:
-        """One agent step in slot ``t``; the reward and whether the episode ended."""
+        """One agent step in slot ``t``: 1 when the episode ended, 0 when it goes on, else a
+        GAME_* failure (below 0); its reward and whether the action was illegal."""
         cdef StageEnd e
-        cdef int f, d, k, seat = t.s.seat
+        cdef int f, d, k, status, seat = t.s.seat
         illegal[0] = False
         reward[0] = 0.0
         if action < 0 or action >= N_ACTIONS or not t.mask[action]:
@@ -316,8 +309,9 @@ cdef class VecGames:
             e.n_steps = t.taken
             e.ends_game = t.cur.off[seat] == 15
         play_end(&self.rules, &t.s, &e)
-        if self.advance(t):
-            return -1
+        status = self.advance(t)
+        if status != GAME_PLAYED:
+            return status
         if t.s.phase == PH_OVER:
             reward[0] = self.reward(t)
             return 1
@@ -326,22 +320,21 @@ cdef class VecGames:
     # -- Python entry points ----------------------------------------------------
 
     def reset(self, uint64_t seed, float[:, ::1] obs, int8_t[:, ::1] mask):
-        """New games in every slot, slot ``i`` seeded from ``(seed, i)``."""
-        cdef int i, bad = 0
+        """New games in every slot: slot ``i`` plays game ``i`` of the run seeded ``seed``."""
+        cdef int i, status = 0
         cdef Slot* t
         self.check(obs, mask)
+        self.seed = seed
         with nogil:
             for i in range(self.n):
                 t = &self.slots[i]
-                t.rng = seed
-                splitmix64(&t.rng)
-                t.rng ^= <uint64_t>i * <uint64_t>0xD1B54A32D192ED03ULL
-                if self.new_game(t):
-                    bad = 1
+                t.game = i
+                status = self.new_game(t)
+                if status != GAME_PLAYED:
                     break
                 self.emit(t, &obs[i, 0], &mask[i, 0])
-        if bad:
-            overflowed()
+        if status != GAME_PLAYED:
+            failed(status)
 
     cdef void emit(self, Slot* t, float* obs, int8_t* mask) noexcept nogil:
         """Slot ``t``'s observation and action mask, into ``obs`` and ``mask``."""
@@ -373,8 +366,9 @@ cdef class VecGames:
     def step(self, const int64_t[::1] actions, float[:, ::1] obs, int8_t[:, ::1] mask,
              double[::1] rewards, uint8_t[::1] terminated, uint8_t[::1] illegal):
         """One step in every slot (Gymnasium 1.x next-step autoreset: a slot whose episode
-        ended at the last step starts a new game now, its action ignored)."""
-        cdef int i, r, bad = 0
+        ended at the last step starts a new game now, its action ignored: slot ``i``'s next
+        game of the run is ``n`` after its last)."""
+        cdef int i, r, status = 0
         cdef Slot* t
         cdef double reward
         cdef bint wrong
@@ -386,8 +380,9 @@ cdef class VecGames:
             for i in range(self.n):
                 t = &self.slots[i]
                 if t.done:
-                    if self.new_game(t):
-                        bad = 1
+                    t.game += <uint64_t>self.n
+                    status = self.new_game(t)
+                    if status != GAME_PLAYED:
                         break
                     rewards[i] = 0.0
                     terminated[i] = 0
@@ -395,26 +390,27 @@ cdef class VecGames:
                 else:
                     r = self.step_one(t, actions[i], &reward, &wrong)
                     if r < 0:
-                        bad = 1
+                        status = r
                         break
                     rewards[i] = reward
                     terminated[i] = r
                     illegal[i] = wrong
                     t.done = r == 1
                 self.emit(t, &obs[i, 0], &mask[i, 0])
-        if bad:
-            overflowed()
+        if status != GAME_PLAYED:
+            failed(status)
 
     def load(self, int i, game):
         """Put slot ``i`` in the state of ``game`` (a :class:`gulbara.Game` at a stage of the
-        agent, or over), for tests; the slot's dice go on from ``seed``."""
+        agent, or over), for tests; the slot's dice go on from where they were."""
         cdef Slot* t = self.slot(i)
         cdef GameRules r
         read_game(game, &t.s, &r)
         t.done = False
+        game_end_start(&t.end, &t.s)
         if t.s.phase == PH_STAGE and t.s.seat == self.seat:
             if self.begin_stage(t):
-                overflowed()
+                failed(GAME_OVERFLOW)
         elif t.s.phase != PH_OVER:
             raise ValueError("load a game at a stage of the agent, or over")
 
@@ -444,7 +440,7 @@ cdef class VecGames:
         cdef Slot* t = self.slot(i)
         cdef int r = self.step_one(t, action, &reward, &wrong)
         if r < 0:
-            overflowed()
+            failed(r)
         t.done = r == 1
         return reward, r == 1, bool(wrong)
 
@@ -452,8 +448,9 @@ cdef class VecGames:
         """Steps taken in slot ``i``'s current stage."""
         return self.slot(i).taken
 
-    def slot_seed(self, int i, uint64_t seed):
-        self.slot(i).rng = seed
+    def slot_game(self, int i):
+        """The game of the run (seeded by :meth:`reset`) that slot ``i`` plays."""
+        return self.slot(i).game
 
 
 def greedy_score_native(position, int seat, bint ends_game=False):

@@ -8,17 +8,20 @@ Registered as the vector entry point of ``GulBara-v0``::
 
 Each sub-env is :class:`gulbara.envs.gymnasium.GulBaraEnv` (the same actions, prefix-closed
 mask, 220 state features and rewards, an illegal action ending the episode with -1), but the
-dice, the opponent (``"random"`` or ``"greedy"``, played natively) and the masks are computed in
-C for all the games in one call, and the results are numpy arrays: observations ``(N, 220)``
+dice, the opponent (any bot with a native policy, :data:`NATIVE_OPPONENTS`, or an ``.npz``
+network file, played by the one native game loop) and the masks are computed in C for all the
+games in one call, and the results are numpy arrays: observations ``(N, 220)``
 float32, rewards ``(N,)`` float64, terminations and truncations ``(N,)`` bool, and
 ``infos["action_mask"]`` ``(N, 145)`` int8 (plus ``infos["illegal_action"]``, ``(N,)`` bool).
 Autoreset is Gymnasium 1.x's next-step mode: the step after a sub-env's episode ends starts a
 new game there (its action is ignored, its reward 0); the terminal step's mask holds
 ``PASS_ACTION`` alone, so ``rng.choice(np.flatnonzero(mask))`` works on every row.
 
-The dice come from the env's own generator (seeded by ``reset(seed=s)``: sub-env ``i`` from
-``(s, i)``), not from ``gulbara.Game(seed=...)``. Memory: about 400 bytes a game plus one
-stage buffer of 17,600 ends (280 KB) and the output arrays.
+After ``reset(seed=s)``, sub-env ``i``'s ``k``-th episode is game ``i + k * num_envs`` of the
+self-play run seeded ``s``: the dice of ``gulbara.Game(seed=s)`` for game 0, of
+``DiceStream(seed=s, game=g)`` for game ``g``, and the opponent's draws (``random``) from the
+same run's stream 1, as in native self-play and the native arena. Memory: about 500 bytes a
+game plus one stage buffer of 17,600 ends (280 KB) and the output arrays.
 
 >>> envs = GulBaraVectorEnv(num_envs=4, opponent="greedy")
 >>> obs, infos = envs.reset(seed=1)
@@ -42,6 +45,7 @@ try:
 except ImportError as exc:                          # pragma: no cover - depends on the install
     raise ImportError("gulbara.envs.vector needs gymnasium: pip install 'gulbara[rl]'") from exc
 
+from gulbara.bots.registry import NATIVE_BOTS, bot_label, native_policy
 from gulbara.envs._vector import VecGames
 from gulbara.envs._actions import N_ACTIONS
 from gulbara.envs._observe import STATE_FEATURES
@@ -50,24 +54,26 @@ from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 
 __all__ = ["GulBaraVectorEnv", "NATIVE_OPPONENTS"]
 
-#: The opponents played natively.
-NATIVE_OPPONENTS = ("random", "greedy")
+#: The opponents played natively: the registered bots with a native policy (or an ``.npz``).
+NATIVE_OPPONENTS = NATIVE_BOTS
 
 
 class GulBaraVectorEnv(VectorEnv):
-    """``num_envs`` games against ``opponent`` (``"random"`` or ``"greedy"``), agent in ``seat``."""
+    """``num_envs`` games against ``opponent`` (a name of :data:`NATIVE_OPPONENTS` or an
+    ``.npz`` network file), the agent in ``seat``."""
 
     metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs: int = 1, opponent: str = "random", seat: int = 0,
                  rules: Optional[Rules] = None, illegal_action: str = "lose", **kwargs) -> None:
         num_envs = checked_int(num_envs, "num_envs", 1, type_error=GulBaraError)
-        if not isinstance(opponent, str) or opponent not in NATIVE_OPPONENTS:
-            raise GulBaraError(f"the native vector env plays the opponents "
-                               f"{', '.join(NATIVE_OPPONENTS)}; got {opponent!r} (other bots: "
-                               f"gymnasium.make_vec(..., vectorization_mode='sync'))")
         seat = checked_seat(seat, type_error=InvalidSeatError)
         checked_rules(rules)
+        try:
+            policy, network = native_policy(opponent, rules, player="the native vector env")
+        except GulBaraError as exc:
+            raise GulBaraError(f"{exc} (other bots: gymnasium.make_vec(..., "
+                               f"vectorization_mode='sync'))") from None
         if illegal_action != "lose":
             raise GulBaraError("the native vector env ends an illegal action's episode with -1 "
                                "(illegal_action='lose'); for 'raise' use the single env")
@@ -78,7 +84,7 @@ class GulBaraVectorEnv(VectorEnv):
         if kwargs.get("render_mode") is not None:
             raise GulBaraError("the native vector env does not render")
         self.num_envs = int(num_envs)
-        self.opponent = opponent
+        self.opponent = bot_label(opponent)
         self.seat = int(seat)
         self.rules = DEFAULT_RULES if rules is None else rules
         self.render_mode = None
@@ -87,7 +93,7 @@ class GulBaraVectorEnv(VectorEnv):
         self.observation_space = spaces.Box(0.0, 1.0, (self.num_envs, STATE_FEATURES),
                                             dtype=np.float32)
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, N_ACTIONS))
-        self._games = VecGames(self.num_envs, self.rules, self.seat, opponent)
+        self._games = VecGames(self.num_envs, self.rules, self.seat, policy, network)
         self._obs = np.zeros((self.num_envs, STATE_FEATURES), dtype=np.float32)
         self._mask = np.zeros((self.num_envs, N_ACTIONS), dtype=np.int8)
         self._rewards = np.zeros(self.num_envs, dtype=np.float64)

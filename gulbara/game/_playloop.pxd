@@ -3,9 +3,10 @@
 chooser and its context, :c:type:`Policy`), what a caller watches of a game
 (:c:type:`Watcher`), a buffer for a stage's ends, one draw at a chance node, the pending
 stage's ends. Self-play (``_selfplay.pyx``), the native matches and training (``_play.pyx``,
-``_train.pyx``) all play their games with :c:func:`play_game`; the lockstep games and the
-vector environment, which hand decisions out to Python, use its pieces. Inline C (this file
-is the implementation).
+``_train.pyx``), the lockstep games (``_lockstep.pyx``) and the vector environment
+(``_vector.pyx``) all play their games with :c:func:`play_game`; the last two by a policy that
+defers decisions to their caller (``CHOOSE_DEFER``). Inline C (this file is the
+implementation).
 
 The policies themselves sit with what they know: ``choose_random`` and ``choose_first`` here,
 ``choose_greedy`` in ``gulbara/eval/_greedy.pxd``, ``choose_net`` in ``gulbara/net/_play.pyx``,

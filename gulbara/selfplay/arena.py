@@ -37,17 +37,15 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, List, Optional, TextIO, Tuple, Union, cast
+from typing import Any, List, Optional, TextIO, Tuple, Union
 
 import numpy as np
 
-from gulbara.bots.registry import (NATIVE_BOTS, REGISTRY, Bot, bot_label, is_network_path,
-                                   make_bot, play_out)
+from gulbara.bots.registry import Bot, bot_label, make_bot, native_policy, play_out
 from gulbara.conventions import mean_interval, wilson_interval
 from gulbara.errors import GulBaraError, checked_int
 from gulbara.game.driver import DiceStream, Game
 from gulbara.net import _play
-from gulbara.net.model import default_net, load
 from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 
 __all__ = ["arena", "ArenaResult", "native_arena", "parallel_arena", "BLOCK_GAMES"]
@@ -182,7 +180,7 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
     games = checked_int(games, "games", 1)
     seed = check_seed(seed)
     if native:
-        # (a bot object: native_arena's TypeError)
+        # (a bot object: native_policy's TypeError)
         return native_arena(bot_a, bot_b,  # type: ignore[arg-type]
                             games, seed, duplicate=duplicate, workers=workers, rules=rules)
     first = checked_int(first, "first", 0)
@@ -289,19 +287,9 @@ def native_arena(bot_a: Union[str, "os.PathLike[str]"], bot_b: Union[str, "os.Pa
     games = checked_int(games, "games", 1)
     seed = check_seed(seed)
     workers = checked_int(workers, "workers", 1)
-    nets: List[Optional[object]] = []
-    policies: List[str] = []
-    for bot in (bot_a, bot_b):
-        if is_network_path(bot):                    # a network file plays the net policy
-            nets.append(load(os.fspath(bot), rules).native)
-            policies.append("net")
-        elif isinstance(bot, str) and bot in NATIVE_BOTS:
-            policy = cast(str, REGISTRY[bot].native)         # a native bot has one
-            nets.append(default_net(rules).native if policy == "net" else None)
-            policies.append(policy)
-        else:
-            raise TypeError(f"a native arena plays {', '.join(NATIVE_BOTS)} or an .npz network, "
-                            f"not {bot!r}")
+    played = [native_policy(bot, rules, player="a native arena") for bot in (bot_a, bot_b)]
+    policies = [policy for policy, _ in played]
+    nets = [network for _, network in played]
     start = Game(rules, auto_roll=False)
     step = max(2, -(-games // workers))
     step += step % 2
