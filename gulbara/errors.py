@@ -8,6 +8,8 @@ offending input.
 True
 """
 
+import math
+import numbers
 import operator
 
 import numpy as np
@@ -26,6 +28,7 @@ __all__ = [
     "OutputBufferError",
     "InvalidPolicyError",
     "checked_int",
+    "checked_positive",
     "checked_scores",
     "position_code_sections",
     "shown",
@@ -135,6 +138,27 @@ def checked_int(value, what: str, low: int, high=None, error=GulBaraError,
     if value < low or (high is not None and value > high):
         raise error(f"{what} must be {bounds}, got {shown(value)}")
     return value
+
+
+def checked_positive(value, what: str, unit: str = "number") -> float:
+    """``value`` (an argument called ``what``) as a finite float above 0: an int or a float
+    (numpy's too); a bool or anything else raises ``TypeError``, a value not above 0 (or not
+    finite) ``GulBaraError``. ``unit`` words what the number counts.
+
+    >>> checked_positive(2, "budget_seconds")
+    2.0
+    >>> try:
+    ...     checked_positive(0, "size", "number of pixels")
+    ... except GulBaraError as error:
+    ...     print(error)
+    size must be a positive number of pixels, got 0
+    """
+    if isinstance(value, bool) or type(value).__name__ == "bool_" \
+            or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a {unit}, not {type(value).__name__} {shown(value)}")
+    if not (math.isfinite(value) and value > 0):
+        raise GulBaraError(f"{what} must be a positive {unit}, got {shown(value)}")
+    return float(value)
 
 
 def checked_bool(value, what: str) -> bool:

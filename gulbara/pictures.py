@@ -29,7 +29,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from gulbara.core._backend import Position
 from gulbara.conventions import white_point
-from gulbara.errors import GulBaraError, IllegalPlayError, checked_seat
+from gulbara.errors import GulBaraError, IllegalPlayError, checked_positive, checked_seat
 from gulbara.core.play import BLACK, WHITE, Play
 
 __all__ = ["board_svg", "board_png", "save", "STACK_CAP", "PNG_HINT", "MAX_PNG_SIZE"]
@@ -163,10 +163,7 @@ def _check_seat(seat, what: str) -> Optional[int]:
 
 def _check_options(size, flipped, coordinates) -> Tuple[Optional[float], bool, Optional[str]]:
     if size is not None:
-        if isinstance(size, bool) or not isinstance(size, (int, float)):
-            raise TypeError(f"size must be a number of pixels or None, not {type(size).__name__}")
-        if not (math.isfinite(size) and size > 0):
-            raise GulBaraError(f"size must be a positive number of pixels, got {size!r}")
+        size = checked_positive(size, "size", "number of pixels")
     if not isinstance(flipped, bool):
         raise TypeError(f"flipped must be a bool, not {type(flipped).__name__}")
     if coordinates is True:

@@ -45,7 +45,7 @@ import numpy as np
 from gulbara.core.batch import stage_ends_batch
 from gulbara.conventions import DICE_36, OTHER_POINT, ROLL_PROBABILITIES
 from gulbara.encoding.features import BOARD_FEATURES, encode_afterstates, encode_boards
-from gulbara.errors import GulBaraError, checked_int, checked_scores
+from gulbara.errors import GulBaraError, checked_int, checked_positive, checked_scores
 from gulbara.core.play import Play, StageEnds
 
 __all__ = ["expectimax", "SearchResult", "heuristic_evaluator", "HeuristicWeights",
@@ -495,11 +495,7 @@ def _check_budget(budget_nodes, budget_seconds):
     if budget_nodes is not None:
         checked_int(budget_nodes, "budget_nodes", 1)
     if budget_seconds is not None:
-        if isinstance(budget_seconds, bool) or not isinstance(budget_seconds, (int, float)):
-            raise TypeError("budget_seconds must be a number or None, "
-                            f"not {type(budget_seconds).__name__}")
-        if not budget_seconds > 0:
-            raise GulBaraError(f"budget_seconds must be > 0, got {budget_seconds}")
+        checked_positive(budget_seconds, "budget_seconds", "number of seconds")
 
 
 def expectimax(game, depth: int, evaluate: Optional[Evaluator] = None, *,
