@@ -156,9 +156,10 @@ def checked_positive(value, what: str, unit: str = "number") -> float:
     if isinstance(value, bool) or type(value).__name__ == "bool_" \
             or not isinstance(value, numbers.Real):
         raise TypeError(f"{what} must be a {unit}, not {type(value).__name__} {shown(value)}")
-    if not (math.isfinite(value) and value > 0):
+    number = float(value)
+    if not (math.isfinite(number) and number > 0):
         raise GulBaraError(f"{what} must be a positive {unit}, got {shown(value)}")
-    return float(value)
+    return number
 
 
 def checked_bool(value, what: str) -> bool:
