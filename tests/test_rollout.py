@@ -191,7 +191,7 @@ def test_selfplay_cli_table_state_and_rules(capsys):
     assert main(["selfplay", "--games", "100", "--state", state, "--rules", "default",
                  "--black-policy", "first", "--quiet"]) == 0
     captured = capsys.readouterr()
-    assert "random vs first" in captured.out and "mean rolls per game" in captured.out
+    assert "net vs first" in captured.out and "mean rolls per game" in captured.out   # the default
     assert captured.err == ""
 
 

@@ -77,3 +77,49 @@ def test_regression_stratified_seeds_are_checked_on_entry():
             stratified_rollout(game, 36, "greedy", seed=seed)
         with pytest.raises(TypeError, match="seed"):
             compare_plays(gulbara.Game(seed=24), 36, policy="greedy", seed=seed)
+
+
+def test_regression_every_rollout_defaults_to_the_net_policy():
+    """selfplay.rollout defaulted to greedy, play_games and `gulbara selfplay` to random play
+    and compare_plays to net: a forgotten policy gave another equity. Now all are net."""
+    import inspect
+    from gulbara.selfplay import games, rollouts
+    assert games.DEFAULT_POLICY == "net"
+    for function in (games.play_games, games.rollout, games.replay, games.opening_table,
+                     rollouts.stratified_rollout, rollouts.compare_plays):
+        assert inspect.signature(function).parameters["policy"].default == "net", function
+    state = _after_opening()
+    assert games.rollout(state, 8, seed=2, workers=1).rows.tolist() == \
+        games.rollout(state, 8, "net", seed=2, workers=1).rows.tolist()
+
+
+def test_regression_a_bad_policy_is_refused_naming_every_valid_one():
+    """The message named random, first and greedy, not net or a network file."""
+    with pytest.raises(GulBaraError, match="random, first, greedy, net, a network's .npz path"):
+        play_games(2, "best", workers=1)
+
+
+def test_regression_candidates_may_be_given_in_notation():
+    """compare_plays(game, n, plays=["24/14"]) said "24/14 is not a legal play" although
+    "24/14" in game.legal_plays() was true: a candidate is a Play, notation or steps."""
+    game = gulbara.Game(seed=24)                   # White to play 6-4
+    assert "24/14" in game.legal_plays()
+    by_name = compare_plays(game, 36, plays=["24/14", "24/18 24/20"], policy="greedy", seed=1)
+    by_play = compare_plays(game, 36, plays=[game.legal_plays().parse("24/14"),
+                                             game.legal_plays().parse("24/18 24/20")],
+                            policy="greedy", seed=1)
+    assert [str(c.play) for c in by_name.candidates] == [str(c.play) for c in by_play.candidates]
+    assert [c.equity for c in by_name.candidates] == [c.equity for c in by_play.candidates]
+    with pytest.raises(gulbara.IllegalPlayError, match="24/12"):
+        compare_plays(game, 36, plays=["24/12"])
+    with pytest.raises(TypeError, match="list of candidates"):
+        compare_plays(game, 36, plays="24/14")
+
+
+def test_the_comparison_table_shows_each_candidate_against_the_best():
+    game = gulbara.Game(seed=24)
+    result = compare_plays(game, 36, policy="greedy", seed=1)
+    rows = result.table().splitlines()[1:]
+    assert len(rows) == len(result.candidates) == 2
+    best_to_second = result.differences[(0, 1)]
+    assert f"{-best_to_second.value:+11.3f}" in rows[1] and "to the best" in result.table()

@@ -84,16 +84,19 @@ def _policy_name(text: str) -> str:
     from gulbara.selfplay.games import POLICIES
     if text in POLICIES or text == "net" or text.endswith(".npz"):
         return text
+    from gulbara.net._play import NATIVE_POLICIES
     raise argparse.ArgumentTypeError(f"unknown policy {text!r}: use one of "
-                                     f"{', '.join(POLICIES)}, net or an .npz path")
+                                     f"{', '.join(NATIVE_POLICIES)} or a network's .npz path")
 
 
 def add_arguments(parser) -> None:
-    from gulbara.selfplay.games import POLICIES
+    from gulbara.net._play import NATIVE_POLICIES
+    from gulbara.selfplay.games import DEFAULT_POLICY
     parser.add_argument("--games", "-n", type=int, default=10_000, help="games to play")
-    parser.add_argument("--policy", default="random", type=_policy_name,
+    parser.add_argument("--policy", default=DEFAULT_POLICY, type=_policy_name,
                         help="policy of both seats (or White's with --black-policy): "
-                             f"{', '.join(POLICIES)}, net, or a network's .npz path")
+                             f"{', '.join(NATIVE_POLICIES)}, or a network's .npz path "
+                             f"(default: {DEFAULT_POLICY})")
     parser.add_argument("--black-policy", type=_policy_name, help="Black's policy")
     parser.add_argument("--workers", "-w", type=int, default=None,
                         help="worker processes (default: all cores)")

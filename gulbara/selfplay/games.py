@@ -40,7 +40,7 @@ from gulbara.rules import Rules, checked_rules
 from gulbara.selfplay._selfplay import EVALUATOR
 
 __all__ = [
-    "COLUMNS", "POLICIES", "Rng", "Estimate", "SelfPlayResult", "RolloutResult",
+    "COLUMNS", "POLICIES", "DEFAULT_POLICY", "POLICY_CHOICES", "Rng", "Estimate", "SelfPlayResult", "RolloutResult",
     "play_games", "rollout", "replay", "opening_table", "InvalidPolicyError",
 ]
 
@@ -69,6 +69,13 @@ COLUMNS = (
 #: The built-in policies by name: the native policies but the network's, which is named
 #: ``"net"`` or by a network's ``.npz`` path. A callable is an evaluator (see :func:`play_games`).
 POLICIES = tuple(name for name in NATIVE_POLICIES if name != "net")
+
+#: The policy of every game, rollout and table here unless one is given: the strongest native
+#: one, the shipped network (docs/user/bots.md).
+DEFAULT_POLICY = "net"
+
+#: Every valid policy, as messages and help texts name them.
+POLICY_CHOICES = f"{', '.join(NATIVE_POLICIES)}, a network's .npz path or a callable evaluator"
 
 #: Games per task: work is split by game index in blocks of this size, never by timing.
 CHUNK_GAMES = 2000
@@ -120,8 +127,7 @@ def _policy_pair(policy) -> Tuple[Tuple[str, str], Optional[Callable], Tuple[str
             names.append(item)
         elif isinstance(item, str):
             if item not in POLICIES:
-                raise InvalidPolicyError(
-                    f"unknown policy {item!r}: use one of {', '.join(POLICIES)} or a callable")
+                raise InvalidPolicyError(f"unknown policy {item!r}: use one of {POLICY_CHOICES}")
             natives.append(item)
             names.append(item)
         elif callable(item):
@@ -132,8 +138,7 @@ def _policy_pair(policy) -> Tuple[Tuple[str, str], Optional[Callable], Tuple[str
             natives.append(EVALUATOR)
             names.append(getattr(item, "__name__", "evaluator"))
         else:
-            raise InvalidPolicyError(
-                f"a policy is one of {', '.join(POLICIES)} or a callable, got {item!r}")
+            raise InvalidPolicyError(f"a policy is one of {POLICY_CHOICES}, got {item!r}")
     return (natives[0], natives[1]), evaluator, (names[0], names[1])
 
 
@@ -627,7 +632,8 @@ def _check_backend(backend: str, workers) -> Tuple[str, int]:
     return backend, workers
 
 
-def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, seed: int = 0,
+def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = DEFAULT_POLICY, *,
+               seed: int = 0,
                rules: Optional[Rules] = None, start: Optional[Game] = None,
                workers: Optional[int] = None, backend: str = "local",
                max_rolls: int = 10_000,
@@ -686,7 +692,7 @@ def play_games(n: int, policy: Union[Policy, Sequence[Policy]] = "random", *, se
 
 
 def rollout(game_or_code: Union[Game, str], n: int,
-            policy: Union[Policy, Sequence[Policy]] = "greedy", *, seed: int = 0,
+            policy: Union[Policy, Sequence[Policy]] = DEFAULT_POLICY, *, seed: int = 0,
             rules: Optional[Rules] = None, workers: Optional[int] = None,
             backend: str = "local", max_rolls: int = 10_000,
             progress: Optional[Callable[[int, int], None]] = None,
@@ -732,7 +738,7 @@ def rollout(game_or_code: Union[Game, str], n: int,
                            max_rolls=max_rolls, progress=progress, result_class=RolloutResult))
 
 
-def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = "random", *,
+def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = DEFAULT_POLICY, *,
            rules: Optional[Rules] = None, start: Optional[Game] = None,
            max_rolls: int = 10_000, trace: Optional[list] = None) -> Game:
     """Game ``index`` of a :func:`play_games` run seeded ``seed``, played again
@@ -784,7 +790,8 @@ def replay(seed: int, index: int, policy: Union[Policy, Sequence[Policy]] = "ran
     return game
 
 
-def opening_table(games_per_roll: int, policy: Union[Policy, Sequence[Policy]] = "greedy", *,
+def opening_table(games_per_roll: int,
+                  policy: Union[Policy, Sequence[Policy]] = DEFAULT_POLICY, *,
                   seed: int = 0, rules: Optional[Rules] = None, workers: Optional[int] = None,
                   backend: str = "local", progress: Optional[Callable[[int, int], None]] = None
                   ) -> List[Tuple[Tuple[int, int], RolloutResult]]:

@@ -31,9 +31,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from gulbara.conventions import DICE_36, Z95
-from gulbara.errors import GulBaraError, checked_int
+from gulbara.core.play import Play
+from gulbara.errors import GulBaraError, IllegalPlayError, checked_int, shown
 from gulbara.game.driver import Game
-from gulbara.selfplay.games import Estimate, _check_seed, play_games
+from gulbara.selfplay.games import DEFAULT_POLICY, Estimate, _check_seed, play_games
 
 __all__ = ["stratified_rollout", "compare_plays", "Candidate", "Comparison", "game_equities",
            "DICE_36"]
@@ -84,7 +85,7 @@ def _can_stratify(game: Game) -> bool:
     return game.is_chance() and not game.is_opening()
 
 
-def stratified_rollout(game: Game, n: int, policy="net", *, seed: int = 0,
+def stratified_rollout(game: Game, n: int, policy=DEFAULT_POLICY, *, seed: int = 0,
                        workers: int = 1) -> Estimate:
     """The equity of ``game`` (waiting for a roll) for its side to roll, the first roll
     stratified over the 36 dice; ``n`` is rounded down to a multiple of 36."""
@@ -123,20 +124,36 @@ class Comparison:
     stratified: bool = False
 
     def table(self) -> str:
-        lines = [f"{'play':<28} equity   95% interval"]
-        for c in self.candidates:
+        """One row a candidate, best first: its equity and, from the second on, its
+        difference to the best with the interval of the paired games."""
+        lines = [f"{'play':<28} {'equity':>7}  {'95% interval':<18} {'to the best':>11}  "
+                 f"95% interval"]
+        for k, c in enumerate(self.candidates):
             e = c.equity
-            lines.append(f"{str(c.play):<28} {e.value:+.3f}  [{e.low:+.3f}, {e.high:+.3f}]")
-        for (i, j), d in self.differences.items():
-            lines.append(f"  #{i + 1} - #{j + 1}: {d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}]")
+            row = f"{str(c.play):<28} {e.value:+7.3f}  [{e.low:+.3f}, {e.high:+.3f}]"
+            d = self.differences.get((0, k))
+            if d is not None:
+                row += f"  {-d.value:+11.3f}  [{-d.high:+.3f}, {-d.low:+.3f}]"
+            lines.append(row)
         return "\n".join(lines)
 
 
-def compare_plays(game: Game, n: int, plays: Optional[Sequence] = None, policy="net", *,
+def _candidate(legal, play) -> Play:
+    """The legal play ``play`` names (a Play, notation or steps), or ``IllegalPlayError``."""
+    found = legal.find(play)
+    if found is None:
+        raise IllegalPlayError(f"{shown(str(play))} is not a legal play of this decision "
+                               f"({len(legal)} legal plays, e.g. {legal[0]})")
+    return found
+
+
+def compare_plays(game: Game, n: int, plays: Optional[Sequence] = None,
+                  policy=DEFAULT_POLICY, *,
                   seed: int = 0, workers: int = 1, stratify: bool = True) -> Comparison:
     """Roll ``n`` games out after each candidate play of ``game``'s decision on the same dice.
 
-    ``plays`` are some of ``game.legal_plays()`` (default: all of them). When
+    ``plays`` are some of ``game.legal_plays()`` (default: all of them), as :class:`Play`
+    objects, notation (``"24/18 24/20"``) or lists of steps. When
     every candidate hands the roll to a side (no chain stage or remainder left
     in the turn) and ``stratify`` is on, the first roll after the play is
     stratified over the 36 dice (``n`` rounded down to a multiple of 36).
@@ -148,14 +165,18 @@ def compare_plays(game: Game, n: int, plays: Optional[Sequence] = None, policy="
     decision = game.decision
     assert decision is not None                         # checked above
     mover = decision.seat
-    legal = list(game.legal_plays())
-    plays = legal if plays is None else list(plays)
+    legal = game.legal_plays()
+    if plays is None:
+        plays = list(legal)
+    elif isinstance(plays, (str, Play)):
+        raise TypeError("plays is a list of candidates (Play objects or notation), "
+                        f"not one {type(plays).__name__}")
+    else:
+        plays = [_candidate(legal, play) for play in plays]
     if not plays:
         raise GulBaraError("no candidate plays")
     afters = []
     for play in plays:
-        if play not in legal:
-            raise GulBaraError(f"{play} is not a legal play of this decision")
         after = game.copy(auto_roll=False)
         after.play(play)
         afters.append(after)
