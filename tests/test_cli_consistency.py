@@ -131,7 +131,7 @@ def test_selfplay_json_has_equity_and_no_nan():
     for key in ("white_win_probability", "black_mars_probability", "white_equity_low",
                 "black_equity_high"):
         assert isinstance(data[key], float)
-    python = gulbara.selfplay.games.rollout(RACE, 300, "random", seat="white", seed=0, workers=1)
+    python = gulbara.selfplay.games.rollout(RACE, 300, seat="white", seed=0, workers=1)
     assert data["white_equity"] == python.equity[0].value
 
 
