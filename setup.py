@@ -85,6 +85,7 @@ MODULES = [
     ("gulbara.selfplay._selfplay", False),
     ("gulbara.selfplay._lockstep", False),
     ("gulbara.envs._vector", False),
+    ("gulbara.rollouts._rollout", False),
 ]
 
 

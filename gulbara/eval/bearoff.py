@@ -95,9 +95,10 @@ class BearoffTable:
         """P(bearing off the first checker takes exactly k rolls) (0 rolls if one is off)."""
         return self.first_dist[self.rank(counts)]
 
-    def equities(self, roller: int, others: np.ndarray, mars: bool = True) -> np.ndarray:
-        """The equity, for the side about to roll at rank ``roller``, against each rank of
-        ``others`` (the other side): ``2 P(win) - 1 + P(win mars) - P(lose mars)``.
+    def chances(self, roller: int, others: np.ndarray) -> np.ndarray:
+        """For the side about to roll at rank ``roller`` against each rank of ``others`` (the
+        other side): its chances of winning, of winning with a mars and of losing with one,
+        an ``N x 3`` array (the network's three outputs, exactly).
 
         The roller wins when it needs no more rolls than the other side (it rolls
         first); it wins a mars when it is done before the other side has borne off
@@ -113,12 +114,22 @@ class BearoffTable:
             raise GulBaraError(f"ranks must be 0..{N_BEAROFF - 1}")
         others = others.astype(np.intp)
         mine = self.dist[roller]
-        win = _at_least(self.dist[others]) @ mine                    # P(N_other >= N_roller)
-        value = 2.0 * win - 1.0
+        out = np.empty((others.size, 3))
+        out[:, 0] = _at_least(self.dist[others]) @ mine                 # P(N_other >= N_roller)
+        out[:, 1] = _at_least(self.first_dist[others]) @ mine           # P(F_other >= N_roller)
+        first_more = 1.0 - np.cumsum(self.first_dist[roller])           # P(F_roller > k)
+        out[:, 2] = self.dist[others] @ first_more                      # P(N_other < F_roller)
+        return out
+
+    def equities(self, roller: int, others: np.ndarray, mars: bool = True) -> np.ndarray:
+        """The equity, for the side about to roll at rank ``roller``, against each rank of
+        ``others`` (the other side): ``2 P(win) - 1 + P(win mars) - P(lose mars)``, the
+        chances of :meth:`chances`."""
+        chances = self.chances(roller, others)
+        value = 2.0 * chances[:, 0] - 1.0
         if mars:
-            value += _at_least(self.first_dist[others]) @ mine       # P(F_other >= N_roller)
-            first_more = 1.0 - np.cumsum(self.first_dist[roller])     # P(F_roller > k)
-            value -= self.dist[others] @ first_more                  # P(N_other < F_roller)
+            value += chances[:, 1]
+            value -= chances[:, 2]
         return value
 
     def __repr__(self) -> str:

@@ -64,8 +64,10 @@ cdef inline int choose_first(const void* context, const GameRules* r, const Game
 # What a caller watches of a game
 # ---------------------------------------------------------------------------
 
-# After a roll is begun (not at the opening): the state and the two dice as drawn.
-ctypedef void (*RolledFn)(void* context, const GameState* s, int a, int b) noexcept nogil
+# After a roll is begun (not at the opening): the state before the roll (the side to roll
+# at a chance node), the state after it, and the two dice as drawn.
+ctypedef void (*RolledFn)(void* context, const GameState* before, const GameState* s, int a,
+                          int b) noexcept nogil
 # After a decision: the state before it, the end played (``ends[chosen]`` of ``n_ends``), and
 # the state after it. Returns 0, or -1 to stop the game as failed (out of memory).
 ctypedef int (*PlayedFn)(void* context, const GameState* before, const StageEnd* end,
@@ -93,6 +95,11 @@ ctypedef struct GameEnd:
     int32_t rolls              # rolls made by either side in this game
     int32_t start_rolls        # the state's rolls when the game started (for max_rolls)
     int n_ends                 # the deferred decision's ends (GAME_DEFERRED)
+    # The dice of the game's next rolls, given instead of drawn (a rollout's quasi-random
+    # dice): ``n_given`` rolls, two dice each from ``given`` (1..6), at the next chance nodes
+    # that are not the opening; the dice stream is drawn from for the rolls after them.
+    const uint8_t* given
+    int n_given
 
 
 cdef inline void game_end_start(GameEnd* out, const GameState* s) noexcept nogil:
@@ -103,6 +110,8 @@ cdef inline void game_end_start(GameEnd* out, const GameState* s) noexcept nogil
     out.rolls = 0
     out.start_rolls = s.game_rolls
     out.n_ends = 0
+    out.given = NULL
+    out.n_given = 0
 
 
 cdef inline StageEnd* alloc_ends() except NULL:
@@ -170,6 +179,7 @@ cdef inline int play_game(const GameRules* r, GameState* s, const Policy* polici
     Returns GAME_PLAYED, GAME_DEFERRED (a chooser deferred the decision whose ``out.n_ends``
     ends are in ``ends``: play one with ``play_chosen``, then call again) or a failure."""
     cdef int n_ends, seat, i, a, b, status
+    cdef GameState before
     while s.phase != PH_OVER:
         if s.phase == PH_OPENING:                  # RULES §6 (a tie rolls again)
             seat = chance_step(r, s, dice)
@@ -180,11 +190,20 @@ cdef inline int play_game(const GameRules* r, GameState* s, const Policy* polici
             if s.game_rolls - out.start_rolls >= max_rolls:
                 out.unfinished = 1
                 break
-            a = <int>rng_below(dice, 6) + 1        # as chance_step draws them
-            b = <int>rng_below(dice, 6) + 1
-            begin_roll(r, s, a, b, False)
+            if out.n_given > 0:                    # given dice (quasi-random)
+                a = out.given[0]
+                b = out.given[1]
+                out.given += 2
+                out.n_given -= 1
+            else:
+                a = <int>rng_below(dice, 6) + 1    # as chance_step draws them
+                b = <int>rng_below(dice, 6) + 1
             if w != NULL and w.rolled != NULL:
-                w.rolled(w.context, s, a, b)
+                before = s[0]
+                begin_roll(r, s, a, b, False)
+                w.rolled(w.context, &before, s, a, b)
+            else:
+                begin_roll(r, s, a, b, False)
             continue
         if pending_ends(s, ends, &n_ends):
             out.rolls = s.game_rolls - out.start_rolls

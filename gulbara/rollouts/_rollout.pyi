@@ -1,0 +1,15 @@
+"""Type stub of the native rollout games (gulbara/rollouts/_rollout.pyx)."""
+
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from gulbara.game.driver import Game
+from gulbara.net._net import Network
+
+MAX_ROLLS: int
+
+def rollout_block(starts: List[Game], side: int, policies: Sequence[str],
+                  networks: Sequence[Optional[Network]], scorer: Network, vr: bool, seed: int,
+                  first: int, count: int, truncate: int = ...,
+                  quasi: bool = ...) -> Dict[str, np.ndarray]: ...

@@ -1,0 +1,207 @@
+"""Rollouts with luck subtraction (gulbara.rollouts): the native games against their Python twin,
+the estimator where the luck is known, quasi-random dice, truncation, candidates on common
+dice, stop rules, and merge / resume / workers / Ray giving the very same numbers."""
+
+import numpy as np
+import pytest
+
+import gulbara
+from gulbara import Game, Position
+from gulbara.conventions import DICE_36
+from gulbara.errors import GulBaraError
+from gulbara.net.model import default_net
+from gulbara.rollouts import _rollout
+from gulbara.rollouts import Rollout, load, merge, rollout
+
+import rollout_twin
+
+
+def _midgame(seed=5, plies=30):
+    game = Game(seed=seed)
+    while not game.is_over() and plies:
+        if game.is_decision():
+            game.play(game.legal_plays()[0])
+            plies -= 1
+    return game
+
+
+def _to_roll(game):
+    """``game`` moved on to its next chance node (a side to roll)."""
+    game = game.copy(auto_roll=False)
+    while game.is_decision():
+        game.play(game.legal_plays()[0])
+    return game
+
+
+def _native(start, side, policy, seed, first, count, **options):
+    network = default_net(start.rules)
+    nets = [network.native if policy == "net" else None] * 2
+    return _rollout.rollout_block([start], side, (policy, policy), nets, network.native,
+                                  options.pop("vr", True), seed, first, count, **options)
+
+
+@pytest.mark.parametrize("policy", ["net", "greedy", "random"])
+def test_native_games_and_luck_are_the_python_twins(policy):
+    start = _to_roll(_midgame())
+    side = start.to_move
+    network = default_net(start.rules)
+    out = _native(start, side, policy, 11, 3, 4, truncate=5)
+    for g in range(4):
+        points, luck, game, _ = rollout_twin.play(start, side, (policy, policy), network, 11,
+                                               3 + g, truncate=5)
+        assert out["luck"][0, g] == pytest.approx(luck, abs=1e-5)
+        assert out["stopped"][0, g] == (points is None)
+        if points is not None:
+            assert out["points"][0, g] == points
+        assert out["rolls"][0, g] == game.game_rolls - start.game_rolls
+
+
+def test_a_race_decided_by_the_first_roll_has_its_luck_removed():
+    """White to roll with three checkers on its 1 point, Black with one: a double wins for
+    White, any other roll loses (Black then bears off). The equity is -2/3; each game's
+    result is +1 or -1, but minus White's luck (the roll's value minus the mean) every
+    estimate is -2/3 up to the network's error on the lost rolls."""
+    position = Position.from_points([3] + [0] * 11 + [-1] + [0] * 11, 12, 14)
+    start = Game.from_state_code(gulbara.game.state_codes.state_code(
+        position.code(), "white", rolls=(5, 5)))
+    result = rollout(start, 360, policy="greedy", seed=2)
+    t = result.best.tally
+    assert t.interval("points").se > 0.03                        # +1 or -1
+    assert abs(t.mean("estimate") + 2 / 3) < 0.02
+    assert t.interval("estimate").se < 0.1 * t.interval("points").se
+    assert result.equity.low < -2 / 3 < result.equity.high or \
+        abs(result.equity.value + 2 / 3) < 0.02
+
+
+def test_luck_of_a_roll_is_its_value_minus_the_mean_of_the_36():
+    start = _to_roll(_midgame(seed=9))
+    network = default_net(start.rules)
+    values = {(a, b): rollout_twin.roll_value(start, network, a, b) for a, b in DICE_36}
+    assert values[(6, 5)] == values[(5, 6)]                      # order does not matter
+    out = _native(start, start.to_move, "first", 4, 0, 36, truncate=1)
+    mean = np.mean(list(values.values()))
+    for g in range(36):                                           # quasi: game g rolls DICE_36[g]
+        assert out["luck"][0, g] == pytest.approx(values[DICE_36[g]] - mean, abs=1e-5)
+    assert abs(out["luck"][0].sum()) < 1e-4                       # the 36 first rolls: no luck
+
+
+def test_quasi_random_dice_cover_every_first_roll_and_pair():
+    start = _to_roll(_midgame())
+    pairs = [tuple(rollout_twin.quasi_rolls(g)) for g in range(1296)]
+    assert len(set(pairs)) == 1296
+    assert sorted(p[0] for p in pairs[:36]) == sorted(DICE_36)
+    assert sorted(p[1] for p in pairs[:36]) == sorted(DICE_36)
+    network = default_net(start.rules)
+    out = _native(start, start.to_move, "first", 3, 70, 2, truncate=2, vr=False)
+    for g in range(2):
+        _, _, _, rolled = rollout_twin.play(start, start.to_move, ("first", "first"), network,
+                                            3, 70 + g, vr=False, truncate=2)
+        assert rolled == rollout_twin.quasi_rolls(70 + g)
+        assert out["rolls"][0, g] == 2
+
+
+def test_two_halves_merged_are_the_whole_bit_for_bit(tmp_path):
+    game = Game(seed=24)
+    whole = rollout(game, 216, candidates=["24/14", "24/18 24/20"], policy="greedy", seed=7,
+                    truncate=12)
+    first = rollout(game, 72, candidates=["24/14", "24/18 24/20"], policy="greedy", seed=7,
+                    truncate=12)
+    second = rollout(game, 144, candidates=["24/14", "24/18 24/20"], policy="greedy", seed=7,
+                     truncate=12, first=72)
+    merged = merge(second, first)
+    assert [c.tally for c in merged.candidates_in_order] == \
+        [c.tally for c in whole.candidates_in_order]
+    assert merged.pairs == whole.pairs
+    assert merged.summary()["equity"] == whole.summary()["equity"]
+    with pytest.raises(GulBaraError, match="overlap"):
+        merge(first, first)
+    other = rollout(game, 72, candidates=["24/14", "24/18 24/20"], policy="greedy", seed=8,
+                    truncate=12)
+    with pytest.raises(GulBaraError, match="settings"):
+        merge(first, other)
+    path = tmp_path / "run.json"
+    first.save(path)
+    resumed = rollout(game, 216, candidates=["24/14", "24/18 24/20"], policy="greedy", seed=7,
+                      truncate=12, resume=load(path))
+    assert [c.tally for c in resumed.candidates_in_order] == \
+        [c.tally for c in whole.candidates_in_order]
+
+
+def test_workers_give_the_same_numbers():
+    game = _to_roll(_midgame())
+    one = rollout(game, 288, policy="greedy", seed=3, truncate=20)
+    two = rollout(game, 288, policy="greedy", seed=3, truncate=20, workers=2)
+    assert one.best.tally == two.best.tally
+
+
+def test_ray_gives_the_local_numbers():
+    ray = pytest.importorskip("ray")
+    game = _to_roll(_midgame())
+    local = rollout(game, 144, policy="greedy", seed=3, truncate=20)
+    try:
+        distributed = rollout(game, 144, policy="greedy", seed=3, truncate=20, backend="ray")
+    finally:
+        ray.shutdown()
+    assert local.best.tally == distributed.best.tally
+
+
+def test_candidates_play_on_common_dice():
+    """Each candidate's games are those of the state after it: the same game indices, so the
+    same dice, whatever the other candidates."""
+    game = Game(seed=24)
+    both = rollout(game, 72, candidates=["24/14", "24/18 24/20"], policy="greedy", seed=5,
+                   truncate=10)
+    after = game.copy(auto_roll=False)
+    after.play("24/14")
+    alone = rollout(after, 72, policy="greedy", seed=5, truncate=10)
+    mine, theirs = both.candidates_in_order[0].tally, alone.best.tally   # the other side's view
+    for name in ("points", "luck", "estimate"):
+        assert theirs.sums[name] == -mine.sums[name] != 0
+        assert theirs.squares[name] == mine.squares[name]
+    assert (theirs.sums["win"], theirs.sums["win_mars"]) == (mine.sums["lose"],
+                                                           mine.sums["lose_mars"])
+    d = both.difference("24/14")
+    assert d.value == pytest.approx(both.candidates_in_order[0].equity.value
+                                    - both.candidates_in_order[1].equity.value, abs=1e-9) \
+        or d.value == pytest.approx(0.0)
+
+
+def test_stop_rules_stop_on_the_target_and_drop_a_clearly_worse_play():
+    game = Game(seed=24)
+    stopped = rollout(game, 5184, policy="greedy", seed=1, target_se=0.05, truncate=8)
+    assert stopped.games < 5184 and stopped.equity.se <= 0.05
+    plays = [str(p) for p in game.legal_plays()]
+    worst = rollout(game, 1296, candidates=plays, policy="greedy", seed=1, truncate=8,
+                    drop=2.0)
+    dropped = [c for c in worst.candidates_in_order if c.dropped]
+    assert dropped and all(c.games < worst.games for c in dropped)
+    for c in dropped:
+        assert worst.difference(c.play).high < 0.05
+
+
+def test_truncated_games_agree_with_full_games_on_average():
+    game = _to_roll(_midgame(seed=3, plies=20))
+    full = rollout(game, 1296, policy="greedy", seed=4, vr=False)
+    truncated = rollout(game, 1296, policy="greedy", seed=4, vr=False, truncate=6)
+    d = full.equity.value - truncated.equity.value
+    se = np.hypot(full.equity.se, truncated.equity.se)
+    assert abs(d) < 3.3 * se
+
+
+def test_bad_arguments_are_refused():
+    game = Game(seed=24)
+    with pytest.raises(GulBaraError, match="a rollout plays random, first, greedy, net"):
+        rollout(game, 36, policy="expectimax1")
+    with pytest.raises(GulBaraError, match="not a legal play"):
+        rollout(game, 36, candidates=["24/12"])
+    with pytest.raises(TypeError):
+        rollout(game, 36, candidates="24/14")
+    with pytest.raises(GulBaraError, match="decision"):
+        rollout(_to_roll(_midgame()), 36, candidates=2)
+    with pytest.raises(TypeError):
+        rollout(42, 36)
+    with pytest.raises(GulBaraError, match="games"):
+        rollout(game, 0)
+    with pytest.raises(TypeError):
+        merge(game)
+    assert isinstance(rollout(game, 36, policy="first", truncate=2), Rollout)
