@@ -12,11 +12,18 @@ from gulbara.conventions import DICE_36
 from gulbara.game.rng import Rng
 
 
-def roll_value(game, network, a, b):
-    """The value of rolling a-b at ``game`` (a side to roll) for its roller."""
+def roll_value(game, network, a, b, luck="full"):
+    """The value of rolling a-b at ``game`` (a side to roll) for its roller (``luck``: the
+    rules of gulbara.rollouts.LUCK_RULES)."""
     after = game.copy(auto_roll=False)
     after.roll(a, b)
     mover = after.decision.seat
+    if luck == "fast":
+        if after.decision.is_chain:                   # the chain, unplayed
+            return network.after_value(after, mover)
+        ended = after.copy(auto_roll=False)
+        ended.play(GreedyBot().choose(after))
+        return network.after_value(ended, mover)
     values = []
     for play in after.legal_plays():
         ended = after.copy(auto_roll=False)
@@ -42,7 +49,8 @@ def choose(policy, game, network, draws):
     return ends[max(range(len(ends)), key=lambda i: (values[i], -i))]
 
 
-def play(start, side, policies, network, seed, g, *, vr=True, quasi=True, truncate=0):
+def play(start, side, policies, network, seed, g, *, vr=True, quasi=True, truncate=0,
+         rule="full"):
     game = start.copy(auto_roll=False)
     dice, draws = Rng(seed, g, 0), Rng(seed, g, 1)
     given = quasi_rolls(g) if quasi else []
@@ -55,7 +63,7 @@ def play(start, side, policies, network, seed, g, *, vr=True, quasi=True, trunca
                 return None, luck, game, rolled
             a, b = given.pop(0) if given else (dice.die() + 1, dice.die() + 1)
             if vr:
-                values = {(x, y): roll_value(game, network, x, y) for x, y in DICE_36}
+                values = {(x, y): roll_value(game, network, x, y, rule) for x, y in DICE_36}
                 v = values[(a, b)] - float(np.mean(list(values.values())))
                 luck += v if game.to_move == side else -v
             game.roll(a, b)

@@ -56,6 +56,17 @@ def test_native_games_and_luck_are_the_python_twins(policy):
         assert out["rolls"][0, g] == game.game_rolls - start.game_rolls
 
 
+def test_the_fast_luck_rule_is_its_python_twin():
+    start = _to_roll(_midgame(seed=2, plies=24))
+    side = start.to_move
+    network = default_net(start.rules)
+    out = _native(start, side, "greedy", 5, 0, 3, truncate=8, shortlist=1, whole_chains=True)
+    for g in range(3):
+        points, luck, _, _ = rollout_twin.play(start, side, ("greedy", "greedy"), network, 5, g,
+                                               truncate=8, rule="fast")
+        assert out["luck"][0, g] == pytest.approx(luck, abs=1e-5)
+
+
 def test_a_race_decided_by_the_first_roll_has_its_luck_removed():
     """White to roll with three checkers on its 1 point, Black with one: a double wins for
     White, any other roll loses (Black then bears off). The equity is -2/3; each game's
@@ -205,3 +216,37 @@ def test_bad_arguments_are_refused():
     with pytest.raises(TypeError):
         merge(game)
     assert isinstance(rollout(game, 36, policy="first", truncate=2), Rollout)
+
+
+# -- the command line ---------------------------------------------------------------------
+
+def test_the_rollout_command_prints_json_and_resumes(tmp_path, capsys):
+    import json
+    from gulbara.cli import main
+    state = Game(seed=24).state_code()
+    common = [state, "--policy", "greedy", "--truncate", "10", "--seed", "4", "-q"]
+    assert main(["rollout", *common, "--games", "72", "--plays", "24/14", "24/18 24/20",
+                 "--json"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    for key in ("games", "seconds", "equity", "equity_low", "equity_high", "white_win",
+                "white_win_low", "black_mars_high", "candidates"):
+        assert key in whole
+    assert whole["games"] == 72 and len(whole["candidates"]) == 2
+    assert {c["play"] for c in whole["candidates"]} == {"24/14", "24/18 24/20"}
+    for c in whole["candidates"]:
+        assert c["equity_low"] <= c["equity"] <= c["equity_high"] and c["games"] == 72
+    path = tmp_path / "half.json"
+    assert main(["rollout", *common, "--games", "36", "--plays", "24/14", "24/18 24/20",
+                 "--out", str(path)]) == 0
+    assert "to the best" in capsys.readouterr().out
+    assert main(["rollout", *common, "--games", "72", "--plays", "24/14", "24/18 24/20",
+                 "--resume", str(path), "--json"]) == 0
+    resumed = json.loads(capsys.readouterr().out)
+    assert resumed["equity"] == whole["equity"] and resumed["candidates"] == whole["candidates"]
+
+
+def test_the_rollout_command_names_every_valid_policy(capsys):
+    from gulbara.cli import main
+    assert main(["rollout", "start", "--seat", "white", "--policy", "best", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "random, first, greedy, net or an .npz network" in err

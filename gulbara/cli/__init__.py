@@ -12,6 +12,8 @@ stdout) -> int``; the library modules they call (:mod:`gulbara.game.perft`,
 * ``gulbara bench``: the headline measurements (:mod:`gulbara.cli.bench`).
 * ``gulbara show CODE``: a board picture (:mod:`gulbara.cli.show`).
 * ``gulbara selfplay``: native self-play statistics (:mod:`gulbara.cli.selfplay`).
+* ``gulbara rollout STATE``: a rollout with luck subtraction, candidates on common dice
+  (:mod:`gulbara.cli.rollout`, docs/user/rollouts.md).
 * ``gulbara verify --engine CMD``: another engine checked against gulbara
   (:mod:`gulbara.cli.verify`).
 * ``gulbara engine``: a JSON-lines game session (:mod:`gulbara.cli.engine`, docs/user/engine.md).
@@ -49,6 +51,10 @@ SUBCOMMANDS = [
     ("selfplay", "play many games natively and print statistics",
      "Native self-play under the full rules with built-in policies; a progress bar, "
      "a table of statistics with 95% intervals, JSON and plots."),
+    ("rollout", "roll a state or a decision's candidate plays out, luck subtracted",
+     "Roll STATE out natively (the net policy by default): each roll's luck subtracted, the "
+     "first two rolls quasi-random, optionally truncated; at a decision, the best K plays "
+     "(or --plays) on common dice, each against the best (docs/user/rollouts.md)."),
     ("verify", "check another engine against gulbara over `gulbara ends`",
      "Start CMD, an engine that speaks the gulbara ends protocol (docs/user/verify.md), send it "
      "the peer vectors, edge cases, named suites and positions from seeded play, and report "

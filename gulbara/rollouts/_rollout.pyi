@@ -12,4 +12,5 @@ MAX_ROLLS: int
 def rollout_block(starts: List[Game], side: int, policies: Sequence[str],
                   networks: Sequence[Optional[Network]], scorer: Network, vr: bool, seed: int,
                   first: int, count: int, truncate: int = ...,
-                  quasi: bool = ...) -> Dict[str, np.ndarray]: ...
+                  quasi: bool = ..., shortlist: int = ...,
+                  whole_chains: bool = ...) -> Dict[str, np.ndarray]: ...

@@ -28,9 +28,11 @@ from libc.stdlib cimport malloc, free
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from gulbara.core._types cimport StageEnd, STAGE_CAPACITY, HOME_BITS
-from gulbara.game._state cimport (GameRules, GameState, PH_OVER, begin_roll, escalates,
-                                  read_game)
+from gulbara.core._types cimport Pos, StageEnd, STAGE_CAPACITY, HOME_BITS
+from gulbara.core._keys cimport pos_set_mover_key
+from gulbara.eval._greedy cimport greedy_score
+from gulbara.game._state cimport (GameRules, GameState, PH_OVER, K_CHAIN, begin_roll,
+                                  escalates, read_game)
 from gulbara.game._rng cimport Rng, rng_seed
 from gulbara.game._playloop cimport (Policy, Watcher, GameEnd, play_game, game_end_start,
                                      pending_ends, alloc_ends, GAME_PLAYED)
@@ -45,10 +47,16 @@ from gulbara.errors import GulBaraError
 MAX_ROLLS = 10_000
 
 
+cdef enum:
+    MAX_SHORTLIST = 64
+
+
 ctypedef struct Luck:
     const Net* net
     const GameRules* r
     int side                   # the side rolled out
+    int shortlist              # value only this many ends a roll, the greedy score's best; 0 all
+    bint whole_chains          # an escalating double by the network's value of its chain
     StageEnd* ends             # scratch: a roll's first stage
     float* values              # scratch: its ends' values
     double total               # the game's luck so far, for ``side``
@@ -61,11 +69,61 @@ cdef double roll_value(Luck* L, const GameState* before, int a, int b) noexcept 
     cdef GameState s = before[0]
     cdef int n_ends, best
     begin_roll(L.r, &s, a, b, False)
+    if s.kind == K_CHAIN and L.whole_chains:       # the network values the chain, unplayed
+        return state_value(L.net, L.r, &s, s.seat)
     if pending_ends(&s, L.ends, &n_ends):
         L.failed = 1
         return 0.0
+    if 0 < L.shortlist < n_ends:
+        n_ends = keep_best_by_greedy(&s, L.ends, n_ends, L.shortlist)
     best = net_choose(L.net, L.r, &s, L.ends, n_ends, L.values)
     return L.values[best]
+
+
+cdef int keep_best_by_greedy(const GameState* s, StageEnd* ends, int n_ends,
+                             int keep) noexcept nogil:
+    """Move the ``keep`` ends with the best greedy scores (``gulbara.eval.greedy``; the first
+    on a tie) to the front of ``ends``, in their order; returns ``keep``."""
+    cdef int score[MAX_SHORTLIST]
+    cdef int index[MAX_SHORTLIST]
+    cdef StageEnd kept[MAX_SHORTLIST]
+    cdef int n = 0, i, j, v
+    cdef Pos end
+    for i in range(n_ends):
+        if ends[i].ends_game:
+            v = 1000000
+        else:
+            end = s.pos
+            pos_set_mover_key(&end, s.seat, ends[i].key)
+            v = greedy_score(&end, s.seat, False)
+        if n == keep and v <= score[n - 1]:
+            continue
+        j = n if n < keep else keep - 1                # insert, dropping the last if full
+        while j > 0 and score[j - 1] < v:
+            score[j] = score[j - 1]
+            index[j] = index[j - 1]
+            j -= 1
+        score[j] = v
+        index[j] = i
+        if n < keep:
+            n += 1
+    for i in range(n):                                 # back into canonical order
+        kept[i] = ends[index[i]]
+    sort_by_index(kept, index, n)
+    for i in range(n):
+        ends[i] = kept[i]
+    return n
+
+
+cdef void sort_by_index(StageEnd* kept, int* index, int n) noexcept nogil:
+    cdef int i, j, t
+    cdef StageEnd e
+    for i in range(1, n):
+        j = i
+        while j > 0 and index[j - 1] > index[j]:
+            t = index[j]; index[j] = index[j - 1]; index[j - 1] = t
+            e = kept[j]; kept[j] = kept[j - 1]; kept[j - 1] = e
+            j -= 1
 
 
 cdef void luck_rolled(void* context, const GameState* before, const GameState* s, int a,
@@ -83,6 +141,21 @@ cdef void luck_rolled(void* context, const GameState* before, const GameState* s
                 drawn = v
     v = drawn - total / 36.0
     L.total += v if before.seat == L.side else -v
+
+
+cdef double state_value(const Net* net, const GameRules* r, const GameState* s,
+                        int seat) noexcept nogil:
+    """The network's equity of ``s`` (not over) for ``seat``."""
+    cdef Sparse x
+    cdef float h[MAX_HIDDEN]
+    cdef float o[N_OUT]
+    cdef double e
+    encode(r, s, &x)
+    forward(net, &x, h, o)
+    e = 2.0 * o[0] - 1.0                           # the equity in points (RULES §7.1, §8)
+    if r.mars:
+        e += o[1] - o[2]
+    return e if s.seat == seat else -e
 
 
 cdef void score_stopped(const Net* net, const GameRules* r, const GameState* s, int side,
@@ -118,7 +191,7 @@ cdef bint bearing_off(const GameRules* r, const GameState* s) noexcept nogil:
 
 def rollout_block(starts, int side, policies, networks, Network scorer not None, bint vr,
                   uint64_t seed, uint64_t first, Py_ssize_t count, int32_t truncate=0,
-                  bint quasi=True):
+                  bint quasi=True, int shortlist=0, bint whole_chains=False):
     """Games ``first .. first + count - 1`` of the run seeded ``seed`` from each state of
     ``starts`` (a list of :class:`gulbara.Game`, all of one rules), ``side`` rolled out.
 
@@ -151,6 +224,8 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
         raise GulBaraError(f"count must be >= 0, got {count}")
     if truncate < 0:
         raise GulBaraError(f"truncate must be >= 0, got {truncate}")
+    if not 0 <= shortlist <= MAX_SHORTLIST:
+        raise GulBaraError(f"shortlist must be 0..{MAX_SHORTLIST}, got {shortlist}")
     policies = tuple(policies)
     networks = tuple(networks)
     if len(policies) != 2 or len(networks) != 2:
@@ -189,6 +264,8 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
         luck.net = &scorer.net
         luck.r = &r
         luck.side = side
+        luck.shortlist = shortlist
+        luck.whole_chains = whole_chains
         w.rolled = NULL
         if vr:
             w.rolled = luck_rolled

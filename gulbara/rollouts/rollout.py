@@ -43,12 +43,18 @@ from gulbara.rollouts.tally import Interval, PairTally, Tally
 from gulbara.rules import Rules
 
 __all__ = ["rollout", "merge", "load", "Rollout", "Candidate", "Settings", "DEFAULT_POLICY",
-           "BLOCK_GAMES", "QUANTITIES"]
+           "BLOCK_GAMES", "QUANTITIES", "LUCK_RULES"]
 
 #: The policy of both sides unless one is given: the strongest native one.
 DEFAULT_POLICY = "net"
 #: Games a worker plays at a time (a multiple of 36, so quasi-random blocks stay whole).
 BLOCK_GAMES = 144
+#: How a roll is valued for its luck (by the roller, at one ply, with the network): "full",
+#: the best end of the roll's first stage by the network's value of the state it leads to (an
+#: escalating double's first stage valued with the rest of its chain pending: the native net
+#: policy's rule); "fast", the end the greedy heuristic prefers, valued by the network, and an
+#: escalating double by the network's value of its chain before it is played (one evaluation).
+LUCK_RULES = {"full": (0, False), "fast": (1, True)}
 #: What each game gives, for the side rolled out: its points (the network's equity when
 #: stopped), its dice's luck, the estimate (points - luck with ``vr``, else points), its chances
 #: of winning, losing, winning and losing with a mars, and a draw.
@@ -67,6 +73,7 @@ class Settings:
     network: str                          # the luck and truncation network's sha256
     seed: int
     vr: bool
+    luck: str                             # how a roll is valued for its luck: LUCK_RULES
     quasi: bool
     truncate: int                         # rolls before a game is scored by the network; 0 none
     rules: str                            # the rules, as JSON of Rules.to_dict()
@@ -215,7 +222,7 @@ class Rollout:
 
 def _settings_json(s: Settings) -> dict:
     return {"state": s.state, "plays": list(s.plays), "side": s.side, "policy": list(s.policy),
-            "network": s.network, "seed": s.seed, "vr": s.vr, "quasi": s.quasi,
+            "network": s.network, "seed": s.seed, "vr": s.vr, "luck": s.luck, "quasi": s.quasi,
             "truncate": s.truncate, "rules": s.rules}
 
 
@@ -235,7 +242,7 @@ def load(path_or_data: Union[str, "os.PathLike[str]", dict]) -> Rollout:
         s = data["settings"]
         settings = Settings(str(s["state"]), tuple(str(p) for p in s["plays"]), int(s["side"]),
                             (str(s["policy"][0]), str(s["policy"][1])), str(s["network"]),
-                            int(s["seed"]), bool(s["vr"]), bool(s["quasi"]),
+                            int(s["seed"]), bool(s["vr"]), str(s["luck"]), bool(s["quasi"]),
                             int(s["truncate"]), str(s["rules"]))
         candidates = [Candidate(c["play"], Tally.from_json(c["tally"]),
                                 [(int(a), int(b)) for a, b in c["ranges"]], bool(c["dropped"]))
@@ -330,9 +337,10 @@ def _play_block(job: _Job, first: int, count: int):
     starts = [Game.from_state_code(code, rules) for code in job.starts]
     natives = [native_policy(p, rules, player="a rollout") for p in s.policy]
     scorer = default_net(rules)
+    shortlist, whole_chains = LUCK_RULES[s.luck]
     out = _rollout.rollout_block(starts, s.side, [n for n, _ in natives],
                                  [net for _, net in natives], scorer.native, s.vr, s.seed,
-                                 first, count, s.truncate, s.quasi)
+                                 first, count, s.truncate, s.quasi, shortlist, whole_chains)
     _score_bearoffs(out, s.side, rules.mars)
     estimate = out["points"] - out["luck"] if s.vr else out["points"]
     lose = 1.0 - out["win"] - out["draw"]
@@ -375,7 +383,8 @@ def _score_bearoffs(out: dict, side: int, mars: bool) -> None:
 
 def rollout(position: Union[Game, str], games: int = 1296, *,
             policy=DEFAULT_POLICY, candidates: Union[None, int, Sequence] = None,
-            vr: bool = True, quasi: bool = True, truncate: int = 0, seed: int = 0,
+            vr: bool = True, luck: str = "full", quasi: bool = True, truncate: int = 0,
+            seed: int = 0,
             first: int = 0, workers: int = 1, backend: str = "local",
             target_se: Optional[float] = None, drop: Optional[float] = 3.0,
             rules: Optional[Rules] = None, seat: Union[int, str, None] = None,
@@ -387,6 +396,7 @@ def rollout(position: Union[Game, str], games: int = 1296, *,
     ``seat``, the side to roll). ``candidates`` (at a decision): a number ``K``, the best ``K``
     plays by ``ranker``'s :meth:`rank` (chain and remainder stages by their whole-turn
     outcomes), or a list of plays (``Play`` objects or notation); all on the same dice.
+    ``luck``: how a roll is valued for its luck (:data:`LUCK_RULES`).
     ``truncate``: score a game by the network after that many rolls (exactly by the bear-off
     database when both sides bear off). ``target_se``: stop once the best candidate's
     equity and each live difference to it have a standard error at most this (after at least
@@ -401,6 +411,8 @@ def rollout(position: Union[Game, str], games: int = 1296, *,
     first = checked_int(first, "first", 0, 2**63 - 1)
     truncate = checked_int(truncate, "truncate", 0, 100_000)
     workers = checked_int(workers, "workers", 1, 1024)
+    if luck not in LUCK_RULES:
+        raise GulBaraError(f"luck is one of {', '.join(LUCK_RULES)}, got {luck!r}")
     if backend not in ("local", "ray"):
         raise GulBaraError(f"backend is 'local' or 'ray', got {backend!r}")
     if target_se is not None:
@@ -408,7 +420,7 @@ def rollout(position: Union[Game, str], games: int = 1296, *,
     if drop is not None:
         drop = checked_positive(drop, "drop", "number of standard errors")
     settings = Settings(start.state_code(), tuple(plays), side, _policy_pair(policy),
-                        default_net(rules).sha256(), seed, bool(vr), bool(quasi), truncate,
+                        default_net(rules).sha256(), seed, bool(vr), luck, bool(quasi), truncate,
                         json.dumps(rules.to_dict(), sort_keys=True))
     starts = _candidate_starts(start, plays)
     if resume is not None:
