@@ -250,3 +250,72 @@ def test_the_rollout_command_names_every_valid_policy(capsys):
     assert main(["rollout", "start", "--seat", "white", "--policy", "best", "-q"]) == 2
     err = capsys.readouterr().err
     assert "random, first, greedy, net or an .npz network" in err
+
+
+# -- the decision set and the error rate ---------------------------------------------------
+
+def test_sampled_decisions_are_a_third_chain_stages_and_reproducible():
+    from gulbara.rollouts import benchmark
+    decisions = benchmark.sample(30, seed=2)
+    assert decisions == benchmark.sample(30, seed=2)
+    kinds = [d["kind"] for d in decisions]
+    assert kinds.count("plain") == 20 and len(decisions) == 30
+    assert len({d["id"] for d in decisions}) == 30
+    for d in decisions:
+        game = Game.from_state_code(d["state"])
+        assert len(game.legal_plays()) > 1 and d["kind"] in benchmark.KINDS
+        assert d["phase"] in benchmark.PHASES
+
+
+def test_the_set_builds_resumably_and_scores_a_bot(tmp_path):
+    from gulbara.rollouts import benchmark
+    path = tmp_path / "set.jsonl"
+    decisions = benchmark.sample(2, seed=3)
+    assert benchmark.build(path, decisions[:1], games=72, target_se=0.5, luck="fast") == 1
+    assert benchmark.build(path, decisions, games=72, target_se=0.5, luck="fast") == 1
+    assert benchmark.build(path, decisions, games=72, target_se=0.5, luck="fast") == 0
+    lines = benchmark.load_set(path)
+    assert [line["id"] for line in lines] == [d["id"] for d in decisions]
+    for line in lines:
+        best = line["candidates"][0]
+        assert best["difference"] == 0.0 and len(line["candidates"]) >= 2
+        assert all(c["difference"] <= 0.0 for c in line["candidates"])
+
+    class Oracle:                               # always the rolled-out best: no error
+        name = "oracle"
+
+        def choose(self, game):
+            line = next(x for x in lines if x["state"] == game.state_code())
+            return game.legal_plays().parse(line["candidates"][0]["play"])
+
+    perfect = benchmark.score(Oracle(), lines)
+    assert perfect.error_rate == 0.0 and perfect.outside == 0 and perfect.decisions == 2
+    assert perfect.noise_floor >= 0.0
+
+    class Worst:                                # the last candidate: its loss exactly
+        name = "worst"
+
+        def choose(self, game):
+            line = next(x for x in lines if x["state"] == game.state_code())
+            return game.legal_plays().parse(line["candidates"][-1]["play"])
+
+    worst = benchmark.score(Worst(), lines)
+    expected = 1000 * np.mean([-x["candidates"][-1]["difference"] for x in lines])
+    assert worst.error_rate == pytest.approx(expected)
+
+
+def test_a_choice_outside_the_candidates_is_charged_the_largest_loss():
+    from gulbara.rollouts import benchmark
+    game = Game(seed=24)
+    line = {"id": "x", "state": game.state_code(), "kind": "plain", "phase": "opening",
+            "candidates": [{"play": "24/14", "equity": 0.1, "se": 0.01, "difference": 0.0,
+                            "difference_se": 0.0, "games": 1, "dropped": False}]}
+    # only one candidate rolled out; "first" plays 24/18 24/20, outside it
+    result = benchmark.score("first", [line, dict(line, id="y")])
+    assert result.outside == 2 and result.error_rate == 0.0
+    line["candidates"].append({"play": "18/14 24/18", "equity": 0.0, "se": 0.01,
+                               "difference": -0.1, "difference_se": 0.01, "games": 1,
+                               "dropped": False})
+    assert benchmark.score("first", [line]).error_rate == pytest.approx(100.0)
+    with pytest.raises(GulBaraError, match="empty"):
+        benchmark.score("first", [])

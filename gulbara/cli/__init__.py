@@ -12,6 +12,8 @@ stdout) -> int``; the library modules they call (:mod:`gulbara.game.perft`,
 * ``gulbara bench``: the headline measurements (:mod:`gulbara.cli.bench`).
 * ``gulbara show CODE``: a board picture (:mod:`gulbara.cli.show`).
 * ``gulbara selfplay``: native self-play statistics (:mod:`gulbara.cli.selfplay`).
+* ``gulbara benchmark BOT``: a bot's error rate on the rolled-out decisions
+  (:mod:`gulbara.cli.benchmark`).
 * ``gulbara rollout STATE``: a rollout with luck subtraction, candidates on common dice
   (:mod:`gulbara.cli.rollout`, docs/user/rollouts.md).
 * ``gulbara verify --engine CMD``: another engine checked against gulbara
@@ -55,6 +57,10 @@ SUBCOMMANDS = [
      "Roll STATE out natively (the net policy by default): each roll's luck subtracted, the "
      "first two rolls quasi-random, optionally truncated; at a decision, the best K plays "
      "(or --plays) on common dice, each against the best (docs/user/rollouts.md)."),
+    ("benchmark", "a bot's error rate on the rolled-out decision set (or --build it)",
+     "Score bots on the rolled-out benchmark of Gul Bara decisions: the mean equity each "
+     "loses per decision against the rollout-best play, in millipoints, with a 95% interval; "
+     "or, with --build FILE, sample decisions and roll them out into FILE (resumable)."),
     ("verify", "check another engine against gulbara over `gulbara ends`",
      "Start CMD, an engine that speaks the gulbara ends protocol (docs/user/verify.md), send it "
      "the peer vectors, edge cases, named suites and positions from seeded play, and report "

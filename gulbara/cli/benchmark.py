@@ -1,0 +1,81 @@
+"""``gulbara benchmark``: a bot's error rate on the rolled-out decision set, or build the set.
+
+``gulbara benchmark BOT... [--set FILE] [--json]`` scores each bot (a registered name or an
+``.npz`` network): its error rate in millipoints per decision with a 95% interval, how many of
+its choices were outside the rolled-out candidates, and the set's noise floor.
+
+``gulbara benchmark --build FILE --decisions N [--sample-seed S] [--games G] [--target-se SE]
+[--luck full|fast] [--workers W]`` samples ``N`` decisions from the net policy's games and
+rolls out each one ``FILE`` does not have yet, appending it (resumable; docs/user/rollouts.md).
+"""
+
+import json
+import sys
+from typing import Optional, TextIO
+
+from gulbara.cli._args import check_output_path
+from gulbara.errors import GulBaraError
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("bots", nargs="*", metavar="BOT",
+                        help="bots to score (names of gulbara.bots.REGISTRY or .npz networks)")
+    parser.add_argument("--set", metavar="FILE", default=None,
+                        help="the decision set (default: the one shipped with gulbara)")
+    parser.add_argument("--json", action="store_true", help="one JSON line per bot")
+    parser.add_argument("--build", metavar="FILE",
+                        help="add rolled-out decisions to FILE instead of scoring")
+    parser.add_argument("--decisions", type=int, default=1000,
+                        help="with --build: the decisions to sample (default 1000)")
+    parser.add_argument("--sample-seed", type=int, default=0,
+                        help="with --build: the seed of the games sampled (default 0)")
+    parser.add_argument("--games", type=int, default=5184,
+                        help="with --build: the most games per candidate (default 5184)")
+    parser.add_argument("--target-se", type=float, default=0.005,
+                        help="with --build: stop a decision at this standard error (default "
+                             "0.005, about 0.01 at 95%%)")
+    parser.add_argument("--luck", choices=("full", "fast"), default="full",
+                        help="with --build: the luck rule of the rollouts (default full)")
+    parser.add_argument("--workers", "-w", type=int, default=1,
+                        help="with --build: threads per rollout (default 1)")
+
+
+def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
+        stderr: Optional[TextIO] = None) -> int:
+    from gulbara.rollouts import benchmark
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    try:
+        if args.build:
+            if args.bots:
+                raise GulBaraError("--build makes the set; score bots without it")
+            check_output_path(args.build, "--build")
+            decisions = benchmark.sample(args.decisions, args.sample_seed)
+
+            def progress(done, total, line):
+                best = line["candidates"][0]
+                print(f"{done}/{total} {line['id']} {line['kind']}: {best['play']} "
+                      f"{best['equity']:+.3f}", file=stderr, flush=True)
+
+            added = benchmark.build(args.build, decisions, games=args.games,
+                                    target_se=args.target_se, luck=args.luck,
+                                    workers=args.workers, progress=progress)
+            print(f"{added} decisions added to {args.build}", file=stdout)
+            return 0
+        if not args.bots:
+            raise GulBaraError("name a bot to score (or --build FILE)")
+        lines = benchmark.load_set(args.set or benchmark.DEFAULT_SET)
+        scores = [benchmark.score(bot, lines) for bot in args.bots]
+    except (GulBaraError, ValueError, TypeError, OSError) as exc:
+        print(f"gulbara: {exc}", file=stderr)
+        return 2
+    for s in scores:
+        if args.json:
+            print(json.dumps(s.as_dict()), file=stdout)
+        else:
+            print(f"{s.bot:<14} {s.error_rate:7.1f} mp/decision [{s.low:.1f}, {s.high:.1f}]  "
+                  f"{s.decisions} decisions, {s.outside} outside the candidates, noise floor "
+                  f"{s.noise_floor:.1f}", file=stdout)
+    return 0

@@ -1,0 +1,227 @@
+"""A rolled-out benchmark of Gul Bara decisions, and a bot's error rate on it.
+
+A **decision set** is a JSON-lines file, one decision a line: its state code, what kind of stage
+it is (``plain``, ``chain``, ``remainder``), its phase (``opening``: the game's first four rolls;
+``bearoff``: both sides home; else ``middle``), and its best candidate plays by ``net2`` rolled
+out on common dice with luck subtraction (:func:`gulbara.rollouts.rollout`): each one's equity
+and its difference to the best with their standard errors, the games it played and whether it
+was dropped.
+
+* :func:`sample` draws decisions (with two legal plays or more) from games of the native ``net``
+  policy against itself, each game on the dice of a seeded run, a third of them stages of
+  escalating chains or remainders, the rest as they come (openings, middle games and bear-offs
+  in the proportion play meets them).
+* :func:`build` rolls each sampled decision out and appends it to the set, skipping those the
+  file has: it is resumable, and pieces built apart (other seeds, other machines) concatenate.
+* :func:`score` is a bot's **error rate**: the mean equity it loses per decision against the
+  rollout-best play, in millipoints, with a 95% interval over the decisions. A choice that is
+  not among the rolled-out candidates is charged the largest loss of the candidates (``net2``
+  ranked it below all of them), and counted. The **noise floor** is what a player that always
+  chose the truly best candidate would be charged, given the rollouts' own error (by simulation
+  from each candidate's equity and standard error).
+
+>>> import gulbara
+>>> line = {"id": "d0", "state": gulbara.Game(seed=24).state_code(), "kind": "plain",
+...         "phase": "opening", "candidates": [
+...             {"play": "24/18 24/20", "equity": 0.05, "se": 0.01, "difference": 0.0,
+...              "difference_se": 0.0, "games": 1296, "dropped": False},
+...             {"play": "24/14", "equity": 0.02, "se": 0.01, "difference": -0.03,
+...              "difference_se": 0.01, "games": 1296, "dropped": False}]}
+>>> result = score("first", [line])
+>>> result.decisions, round(result.error_rate, 1)       # "first" plays 24/18 24/20 here
+(1, 0.0)
+"""
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
+
+import numpy as np
+
+from gulbara.bots.registry import bot_label, make_bot
+from gulbara.errors import GulBaraError, checked_int
+from gulbara.eval.bearoff import is_bearoff
+from gulbara.game.driver import Game
+from gulbara.game.rng import Rng
+from gulbara.net.model import default_net
+from gulbara.rollouts.rollout import rollout
+
+__all__ = ["sample", "build", "load_set", "score", "Score", "DEFAULT_SET", "KINDS", "PHASES"]
+
+#: The decision set shipped with gulbara (its commands: docs/user/rollouts.md).
+DEFAULT_SET = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "decisions.jsonl")
+KINDS = ("plain", "chain", "remainder")
+PHASES = ("opening", "middle", "bearoff")
+
+
+def _kind(game: Game) -> str:
+    d = game.decision
+    assert d is not None
+    return "remainder" if d.is_remainder else "chain" if d.is_chain else "plain"
+
+
+def _phase(game: Game) -> str:
+    if game.game_rolls <= 4:
+        return "opening"
+    return "bearoff" if is_bearoff(game.position) else "middle"
+
+
+def sample(n: int, seed: int = 0, *, chain_share: float = 1 / 3) -> List[dict]:
+    """``n`` decisions from games of the native ``net`` policy against itself (game ``i`` on
+    the dice of game ``i`` of the run seeded ``seed``): each game's decisions with two plays or
+    more, one in eight kept at random (from the run's stream 2), at most three a game, until
+    ``chain_share`` of them are chain or remainder stages and the rest plain ones. Each:
+    ``id``, ``state``, ``kind``, ``phase``."""
+    n = checked_int(n, "n", 1)
+    want_chains = int(round(n * chain_share))
+    want_plain = n - want_chains
+    chains: List[dict] = []
+    plain: List[dict] = []
+    network = default_net()
+    game_index = 0
+    while len(chains) < want_chains or len(plain) < want_plain:
+        dice, pick = Rng(seed, game_index, 0), Rng(seed, game_index, 2)
+        game = Game(auto_roll=False)
+        decision = kept = 0
+        while not game.is_over() and game.game_rolls < 10_000:
+            if game.is_opening():
+                game.roll_opening(dice.die() + 1, dice.die() + 1)
+                continue
+            if game.is_chance():
+                game.roll(dice.die() + 1, dice.die() + 1)
+                continue
+            plays = game.legal_plays()
+            if len(plays) > 1 and pick.below(8) == 0 and kept < 3:
+                kind = _kind(game)
+                bucket, want = (plain, want_plain) if kind == "plain" else (chains, want_chains)
+                if len(bucket) < want:
+                    kept += 1
+                    bucket.append({"id": f"s{seed}g{game_index}d{decision}",
+                                   "state": game.state_code(), "kind": kind,
+                                   "phase": _phase(game)})
+            values = network.stage_values(game) if len(plays) > 1 else [0.0]
+            game.play(plays[int(np.argmax(values))])
+            decision += 1
+        game_index += 1
+    return plain + chains
+
+
+def load_set(path_or_lines: Union[str, "os.PathLike[str]", Iterable] = DEFAULT_SET
+             ) -> List[dict]:
+    """A decision set: the lines of a JSON-lines file, or the decisions themselves."""
+    if isinstance(path_or_lines, (str, os.PathLike)):
+        try:
+            with open(os.fspath(path_or_lines), encoding="utf-8") as f:
+                lines = [json.loads(line) for line in f if line.strip()]
+        except (OSError, ValueError) as exc:
+            raise GulBaraError(f"cannot read a decision set from {path_or_lines!r}: {exc}") \
+                from None
+    else:
+        lines = list(path_or_lines)
+    for line in lines:
+        if not isinstance(line, dict) or not {"id", "state", "candidates"} <= set(line):
+            raise GulBaraError("a decision needs an id, a state and its rolled-out candidates")
+    return lines
+
+
+def build(path: Union[str, "os.PathLike[str]"], decisions: Sequence[dict], *,
+          candidates: int = 3, ranker: str = "net2", games: int = 5184,
+          target_se: float = 0.005, luck: str = "full", seed: int = 0, workers: int = 1,
+          progress: Optional[Callable[[int, int, dict], None]] = None) -> int:
+    """Roll out each of ``decisions`` (from :func:`sample`) not yet in the file ``path`` and
+    append it: its best ``candidates`` plays by ``ranker``, on common dice, until the best
+    one's equity and each live difference to it have a standard error at most ``target_se``
+    (about 0.01 equity at 95%) or ``games`` games, a candidate dropped once clearly worse.
+    Returns the number of decisions added (resumable: run it again to go on)."""
+    path = os.fspath(path)
+    done = {line["id"] for line in load_set(path)} if os.path.exists(path) else set()
+    added = 0
+    for k, item in enumerate(decisions):
+        if item["id"] in done:
+            continue
+        game = Game.from_state_code(item["state"])
+        result = rollout(game, games, candidates=candidates, ranker=ranker, luck=luck,
+                         target_se=target_se, seed=seed, workers=workers)
+        line = dict(item)
+        line["candidates"] = [
+            {"play": c.play, "equity": c.equity.value, "se": c.equity.se,
+             "difference": result.difference(c.play).value,
+             "difference_se": result.difference(c.play).se, "games": c.games,
+             "dropped": c.dropped} for c in result.candidates]
+        line["settings"] = {"candidates": candidates, "ranker": ranker, "games": games,
+                            "target_se": target_se, "luck": luck, "seed": seed,
+                            "policy": "net", "vr": True, "quasi": True}
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(line) + "\n")
+        added += 1
+        if progress is not None:
+            progress(k + 1, len(decisions), line)
+    return added
+
+
+@dataclass(frozen=True)
+class Score:
+    """A bot's error rate on a decision set (millipoints per decision)."""
+
+    bot: str
+    decisions: int
+    error_rate: float
+    low: float
+    high: float
+    outside: int                    # choices not among the rolled-out candidates
+    noise_floor: float
+    by_kind: Dict[str, float]
+
+    def as_dict(self) -> dict:
+        return {"bot": self.bot, "decisions": self.decisions, "error_rate": self.error_rate,
+                "error_rate_low": self.low, "error_rate_high": self.high,
+                "outside": self.outside, "noise_floor": self.noise_floor,
+                "by_kind": dict(self.by_kind)}
+
+
+def _noise_floor(lines: Sequence[dict], draws: int = 200, seed: int = 0) -> float:
+    """What choosing the truly best candidate would be charged, in millipoints a decision, if
+    the true equities were the rolled-out ones and each rollout erred by its standard error."""
+    rng = np.random.default_rng(seed)
+    total = 0.0
+    for line in lines:
+        eq = np.array([c["equity"] for c in line["candidates"]])
+        se = np.array([c["se"] if math.isfinite(c["se"]) else 0.0 for c in line["candidates"]])
+        true_best = int(np.argmax(eq))
+        measured = eq[None, :] + se[None, :] * rng.standard_normal((draws, eq.size))
+        best = measured.max(axis=1)
+        total += float(np.mean(best - measured[:, true_best]))
+    return 1000.0 * total / max(len(lines), 1)
+
+
+def score(bot, decisions: Union[str, "os.PathLike[str]", Iterable] = DEFAULT_SET) -> Score:
+    """``bot``'s error rate on a decision set (module docstring): a registered bot's name, an
+    ``.npz`` network, or a bot object (its ``choose(game)``)."""
+    lines = load_set(decisions)
+    if not lines:
+        raise GulBaraError("the decision set is empty")
+    player = make_bot(bot) if isinstance(bot, (str, os.PathLike)) else bot
+    if not callable(getattr(player, "choose", None)):
+        raise TypeError(f"a bot has choose(game), not {type(player).__name__}")
+    losses, kinds = [], {}
+    outside = 0
+    for line in lines:
+        game = Game.from_state_code(line["state"])
+        chosen = str(player.choose(game))
+        by_play = {c["play"]: -c["difference"] for c in line["candidates"]}
+        if chosen in by_play:
+            loss = by_play[chosen]
+        else:
+            outside += 1
+            loss = max(by_play.values())
+        losses.append(max(loss, 0.0))
+        kinds.setdefault(line.get("kind", "plain"), []).append(max(loss, 0.0))
+    x = 1000.0 * np.array(losses)
+    mean = float(x.mean())
+    half = 1.959964 * float(x.std(ddof=1)) / math.sqrt(x.size) if x.size > 1 else math.inf
+    name = bot_label(bot) if isinstance(bot, (str, os.PathLike)) else getattr(player, "name",
+                                                                                "bot")
+    return Score(name, len(lines), mean, mean - half, mean + half, outside,
+                 _noise_floor(lines), {k: 1000.0 * float(np.mean(v)) for k, v in kinds.items()})
