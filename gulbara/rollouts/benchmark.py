@@ -205,7 +205,8 @@ def score(bot, decisions: Union[str, "os.PathLike[str]", Iterable] = DEFAULT_SET
     player = make_bot(bot) if isinstance(bot, (str, os.PathLike)) else bot
     if not callable(getattr(player, "choose", None)):
         raise TypeError(f"a bot has choose(game), not {type(player).__name__}")
-    losses, kinds = [], {}
+    losses: List[float] = []
+    kinds: Dict[str, List[float]] = {}
     outside = 0
     for line in lines:
         game = Game.from_state_code(line["state"])
