@@ -165,3 +165,31 @@ def test_regression_undo_of_a_roll_answers_its_dice():
     session.answer('{"cmd": "roll", "dice": [3, 4]}')
     answer = session.answer('{"cmd": "undo"}')
     assert answer["ok"] and answer["undone"] == [3, 4]
+
+
+def test_regression_one_request_line_cannot_end_the_engine_session():
+    """An "id" of "\\ud800" was echoed back, writing it raised UnicodeEncodeError and the
+    session exited 1 (under every locale); "\\udc80" came back as bytes that are not UTF-8,
+    and a line that was not UTF-8 ended it too. Now every answer is UTF-8 JSON that carries
+    the id back, a bad or an overlong line gets an error answer, and the session goes on."""
+    import os
+    import subprocess
+    from conftest import same_package_environment
+    from gulbara.cli.engine import MAX_REQUEST_BYTES
+    requests = (b'{"cmd":"set","state":"start","id":"\\ud800"}\n'
+                b'{"cmd":"state","id":"\\udc80"}\n'
+                b'\xff\xfe not utf-8\n'
+                + b'{"cmd":"state","id":"' + b"x" * (MAX_REQUEST_BYTES + 10) + b'"}\n'
+                + '{"cmd":"state","id":"é"}\n'.encode("utf-8"))
+    env = {**same_package_environment(), "LANG": "C", "LC_ALL": "C", "PYTHONIOENCODING": "ascii"}
+    env.pop("PYTHONUTF8", None)
+    proc = subprocess.run([sys.executable, "-m", "gulbara", "engine"], input=requests,
+                          capture_output=True, timeout=120, env=env, cwd=os.getcwd())
+    assert proc.returncode == 0, proc.stderr
+    answers = [json.loads(line.decode("utf-8")) for line in proc.stdout.splitlines()]
+    assert len(answers) == 5
+    assert answers[0]["id"] == "\ud800" and answers[1]["id"] == "\udc80"
+    assert answers[1]["ok"] and answers[1]["state"] == answers[0]["state"]   # the game lives
+    assert not answers[2]["ok"] and "UTF-8" in answers[2]["error"]
+    assert not answers[3]["ok"] and "at most" in answers[3]["error"]
+    assert answers[4]["ok"] and answers[4]["id"] == "é"
