@@ -30,6 +30,7 @@ from xml.sax.saxutils import escape, quoteattr
 from gulbara.core._backend import Position
 from gulbara.conventions import white_point
 from gulbara.errors import GulBaraError, IllegalPlayError, checked_positive, checked_seat
+from gulbara.files import replaced_atomically
 from gulbara.core.play import BLACK, WHITE, Play
 
 __all__ = ["board_svg", "board_png", "save", "STACK_CAP", "PNG_HINT", "MAX_PNG_SIZE"]
@@ -392,7 +393,10 @@ def save(position_or_board_or_code, path, **options) -> None:
                            f"use a .svg or .png file name")
     svg = board_svg(position_or_board_or_code, **options)
     if suffix == ".svg":
-        path.write_text(svg, encoding="utf-8")
+        with replaced_atomically(path) as f:
+            f.write(svg)
     else:
         _check_png_size(options.get("size", 480))
-        path.write_bytes(_svg_to_png(svg))
+        data = _svg_to_png(svg)
+        with replaced_atomically(path, "wb") as f:
+            f.write(data)

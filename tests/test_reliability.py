@@ -581,3 +581,48 @@ def test_regression_an_opponents_illegal_action_error_is_not_the_agents_illegal_
     illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
     obs, reward, terminated, truncated, info = env.step(illegal)   # the agent's own: lost
     assert info["illegal_action"] and terminated and reward == gymnasium_env.ILLEGAL_ACTION_REWARD
+
+
+def test_regression_two_writers_of_one_network_file_never_share_a_temporary_name(tmp_path):
+    """Two `gulbara train` runs with the same --out wrote through the same temporary name:
+    one died with "No such file or directory: '....last.npz.tmp'", and the file could hold
+    another run's network. Every write now goes through a temporary file of its own."""
+    import threading
+    from gulbara.net.model import ValueNet
+    path = tmp_path / "x.npz"
+    nets = [ValueNet.random(hidden=8, seed=s) for s in range(2)]
+    errors = []
+
+    def writer(net):
+        try:
+            for _ in range(40):
+                net.save(str(path))
+        except BaseException as exc:          # noqa: BLE001 - any failure is the bug
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(net,)) for net in nets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert ValueNet.load(str(path)).sha256() in {net.sha256() for net in nets}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npz"]
+
+
+def test_regression_a_failed_write_leaves_the_old_file_and_no_other(tmp_path, monkeypatch):
+    """A write that failed half-way (a full disk) left a 0-byte or partial file behind
+    (selfplay --out, --plot, show -o)."""
+    import json as json_module
+    from gulbara.cli import main
+    out = tmp_path / "stats.json"
+    out.write_text("old", encoding="utf-8")
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(json_module, "dump", full_disk)
+    assert main(["selfplay", "--games", "20", "--policy", "first", "-q", "-w", "1",
+                 "--out", str(out)]) == 2
+    assert out.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["stats.json"]

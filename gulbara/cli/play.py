@@ -33,6 +33,7 @@ from gulbara.bots import REGISTRY, GreedyBot, bot_label, is_network_path, make_b
 from gulbara.cli._args import add_rules_argument, check_output_path, seat_type
 from gulbara.conventions import white_point
 from gulbara.errors import GulBaraError
+from gulbara.files import replaced_atomically
 from gulbara.game.driver import SEAT_NAMES, Game, Match
 from gulbara.core.play import BLACK, WHITE
 from gulbara.rules import Rules
@@ -408,7 +409,7 @@ class _Session:
             from gulbara.game.record import write_record
             record = write_record(self.game)
             try:
-                with open(self.record_path, "w", encoding="utf-8") as handle:
+                with replaced_atomically(self.record_path) as handle:
                     handle.write(record)
             except OSError as exc:               # the game's record is not lost: shown here
                 self.say(f"Cannot write the record to {self.record_path}: "

@@ -15,6 +15,7 @@ length, points and chain length distributions (``pip install "gulbara[plot]"``).
 
 import argparse
 import json
+import os
 import sys
 import time
 from typing import Optional, TextIO
@@ -22,6 +23,7 @@ from typing import Optional, TextIO
 from gulbara.cli._args import (add_rules_argument, add_state_arguments, check_output_path,
                                check_plot_path, require_extra, state_from_args)
 from gulbara.errors import GulBaraError
+from gulbara.files import replaced_atomically
 from gulbara.rules import Rules
 
 __all__ = ["add_arguments", "run", "ProgressBar", "plot_result"]
@@ -76,7 +78,8 @@ def plot_result(result, path: str) -> None:
     policy = " vs ".join(result.policy)
     fig.suptitle(f"gulbara self-play: {result.games:,} games, {policy}, seed {result.seed}")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    with replaced_atomically(path, "wb") as f:
+        fig.savefig(f, dpi=100, format=os.path.splitext(path)[1][1:].lower() or None)
     plt.close(fig)
 
 
@@ -210,7 +213,7 @@ def _json_out(args, data: dict, stdout: TextIO) -> bool:
     """``--out``: the JSON result, indented, to that file; ``--json``: on one line to
     ``stdout``. True if ``--json`` printed it (the table is then left out)."""
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
+        with replaced_atomically(args.out) as handle:
             json.dump(data, handle, indent=2)
             handle.write("\n")
     if args.json:

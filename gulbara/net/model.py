@@ -42,6 +42,7 @@ from gulbara.net import _net
 from gulbara.eval.greedy import own_counts
 from gulbara.conventions import other_point
 from gulbara.errors import GameStateError, GulBaraError, checked_int, checked_seat, shown
+from gulbara.files import replaced_atomically
 from gulbara.game.driver import current_game, decision_game
 from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
 from gulbara.game.state_codes import MAX_STATE_COUNT, escalates
@@ -231,15 +232,8 @@ class ValueNet:
         # (mypy matches the **dicts against savez's allow_pickle too)
         np.savez(buffer, format_version=np.int32(FORMAT_VERSION), layout=np.str_(LAYOUT),
                  **self.arrays, **extra)  # type: ignore[arg-type]
-        tmp = f"{path}.tmp"
-        try:
-            with open(tmp, "wb") as f:
-                f.write(buffer.getvalue())
-            os.replace(tmp, path)
-        except BaseException:                   # nothing left behind but what was there
-            if os.path.isfile(tmp):
-                os.remove(tmp)
-            raise
+        with replaced_atomically(path, "wb") as f:     # nothing left behind on a failure
+            f.write(buffer.getvalue())
 
     @classmethod
     def load(cls, path: str) -> "ValueNet":

@@ -36,6 +36,7 @@ from gulbara.net import _net, _play
 from gulbara.net import _train
 from gulbara.conventions import mean_interval, wilson_interval
 from gulbara.errors import GulBaraError, checked_int
+from gulbara.files import replaced_atomically
 from gulbara.game.driver import Game
 from gulbara.net.model import MAX_HIDDEN, ValueNet, InvalidNetworkError
 from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
@@ -349,5 +350,6 @@ def plot_history(history: List[Checkpoint], path: str) -> None:
     ax.set_ylabel("win rate")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path)
+    with replaced_atomically(path, "wb") as f:
+        fig.savefig(f, format=os.path.splitext(path)[1][1:].lower() or None)
     plt.close(fig)

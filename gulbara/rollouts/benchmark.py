@@ -153,8 +153,9 @@ def build(path: Union[str, "os.PathLike[str]"], decisions: Sequence[dict], *,
         line["settings"] = {"candidates": candidates, "ranker": ranker, "games": games,
                             "target_se": target_se, "luck": luck, "seed": seed,
                             "policy": "net", "vr": True, "quasi": True}
-        with open(path, "a", encoding="utf-8") as f:
+        with open(path, "a", encoding="utf-8") as f:     # one whole line a decision
             f.write(json.dumps(line) + "\n")
+            f.flush()
         added += 1
         if progress is not None:
             progress(k + 1, len(decisions), line)

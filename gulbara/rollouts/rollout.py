@@ -36,6 +36,7 @@ import numpy as np
 from gulbara.bots.registry import REGISTRY, bot_label, is_network_path, make_bot, native_policy
 from gulbara.errors import GulBaraError, checked_int, checked_positive
 from gulbara.eval.bearoff import bearoff_table
+from gulbara.files import replaced_atomically
 from gulbara.game.driver import Game
 from gulbara.net.model import default_net
 from gulbara.rollouts import _rollout
@@ -212,12 +213,9 @@ class Rollout:
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write :meth:`to_json` to ``path`` (atomically: a temporary file, then renamed)."""
-        path = os.fspath(path)
-        temporary = f"{path}.{os.getpid()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as f:
+        with replaced_atomically(path) as f:
             json.dump(self.to_json(), f, indent=1)
             f.write("\n")
-        os.replace(temporary, path)
 
 
 def _settings_json(s: Settings) -> dict:
