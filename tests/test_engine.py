@@ -193,3 +193,15 @@ def test_regression_one_request_line_cannot_end_the_engine_session():
     assert not answers[2]["ok"] and "UTF-8" in answers[2]["error"]
     assert not answers[3]["ok"] and "at most" in answers[3]["error"]
     assert answers[4]["ok"] and answers[4]["id"] == "é"
+
+
+def test_regression_go_with_a_network_bot_answers_its_equity():
+    """`go` with net or net2 answered "equity": null while the terminal's hint shows them."""
+    from gulbara.bots.netbot import NetBot
+    session = Session()
+    session.answer(json.dumps({"cmd": "set", "state": Game(seed=24).state_code()}))
+    answer = session.answer(json.dumps({"cmd": "go", "bot": "net"}))
+    assert answer["ok"] and isinstance(answer["equity"], float)
+    best, value = NetBot().rank(Game(seed=24))[0]
+    assert answer["equity"] == pytest.approx(value)
+    assert answer["play"]["notation"] == str(best) if "notation" in answer["play"] else True

@@ -153,3 +153,26 @@ def test_regression_unicode_digits_and_the_record_path():
     code, out = run_play(["--seed", "3", "--bot", "first", "--record",
                           os.path.join(os.sep, "nonexistent", "dir", "r.txt")], ["1"] * 400)
     assert code == 2 and "You play" not in out
+
+
+def test_regression_quitting_writes_the_record_of_the_game_so_far(tmp_path):
+    """`echo quit | gulbara play --record rec.txt` wrote no record."""
+    from gulbara.game.record import read_record
+    record = tmp_path / "rec.txt"
+    code, out = run_play(["--seed", "3", "--bot", "first", "--record", str(record)],
+                         ["1", "quit"])
+    assert code == 0 and "Record written to" in out
+    game = read_record(record.read_text(encoding="utf-8"))
+    assert not game.is_over() and len(game.plays) >= 1
+
+
+def test_regression_a_roll_is_shown_in_one_order():
+    """The terminal game printed a roll twice in two orders: "rolled 4-6 ... roll 1: 6-4"."""
+    import re
+    code, out = run_play(["--seed", "5", "--bot", "random", "--bot-seed", "3", "--seat",
+                          "black"], ["1"] * 400)
+    assert code == 0
+    pairs = re.findall(r"rolled (\d)-(\d)(?:  \S+)?: \w+: (?:roll \d+|opening roll): (\d)-(\d)",
+                       out)
+    assert len(pairs) > 10
+    assert all((a, b) == (c, d) for a, b, c, d in pairs)

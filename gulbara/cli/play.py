@@ -122,6 +122,8 @@ def render_board(position, viewer: int = WHITE, unicode: bool = True) -> str:
 
 
 def _dice_text(dice, unicode: bool) -> str:
+    """A roll's dice, the larger first, as the stage's description shows them."""
+    dice = sorted(dice, reverse=True)
     text = "-".join(map(str, dice))
     if unicode:
         text += "  " + "".join(_DIE_FACES[d - 1] for d in dice)
@@ -263,6 +265,7 @@ class _Session:
             self.show_decision()
             if not self.prompt():
                 self.say("Bye.")
+                self.save_record()                    # the game so far
                 return 0
         self.finish()
         return 0
@@ -405,6 +408,10 @@ class _Session:
             self.say(f"Game over: {result.describe()}.")
             if result.winner is not None:
                 self.say("You win!" if result.winner == self.human else "The bot wins.")
+        self.save_record()
+
+    def save_record(self) -> None:
+        """``--record``: the game (or match) as played so far, written to its file."""
         if self.record_path:
             from gulbara.game.record import write_record
             record = write_record(self.game)

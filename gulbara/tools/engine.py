@@ -19,7 +19,7 @@ echoed when it has one. The commands (docs/user/engine.md has a transcript):
   whether any are left; two chunks are held at a time);
 * ``go`` (``bot``, ``nodes``, ``seconds``): the best play of a named bot
   (:data:`gulbara.bots.BOTS`), with its equity (expected points for the side to play) from the
-  search bots, within a node or time budget; the game is not changed;
+  search and network bots, within a node or time budget; the game is not changed;
 * ``quit``.
 
 ``rules`` is the ``--rules`` grammar (:meth:`gulbara.Rules.from_text`), or a dict of
@@ -266,7 +266,12 @@ class Session:
         else:
             from gulbara.bots import make_bot
             bot = make_bot(name, _seed(request.get("seed")))
-            out = {"play": _play(bot.choose(game)), "equity": None}
+            rank = getattr(bot, "rank", None)
+            if rank is not None:                 # the network bots: their best and its value
+                best, value = rank(game)[0]
+                out = {"play": _play(best), "equity": float(value)}
+            else:
+                out = {"play": _play(bot.choose(game)), "equity": None}
         out["bot"] = name
         out["seconds"] = round(time.perf_counter() - began, 6)
         return out
