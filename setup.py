@@ -59,7 +59,8 @@ if NATIVE:
 if USE_LZCNT:
     compile_args += ["-mlzcnt", "-DGULBARA_WITH_LZCNT=1"]
 
-# Whole chains share each stage's work between POSIX threads.
+# Whole chains share each stage's work between POSIX threads: a module that cimports
+# gulbara/chains/_threads.pxd (or keeps a lock, as the buffer pool of _memory) needs them.
 thread_args = [] if sys.platform.startswith("win") else ["-pthread"]
 
 # Every compiled module: (dotted name, needs threads). Each .pyx sits beside its Python
@@ -72,10 +73,12 @@ MODULES = [
     ("gulbara.encoding._encode", False),
     ("gulbara.eval._greedy", False),
     ("gulbara.eval._bearoff", False),
-    ("gulbara.chains._tables", True),
+    ("gulbara.chains._memory", True),
+    ("gulbara.chains._keysets", False),
+    ("gulbara.chains._key_sort", True),
     ("gulbara.chains._buckets", False),
-    ("gulbara.chains._chain_dd", False),
-    ("gulbara.chains._chain_dd_out", False),
+    ("gulbara.chains._chain_dd", True),
+    ("gulbara.chains._chain_dd_out", True),
     ("gulbara.chains._chain_steps", False),
     ("gulbara.chains._chain_engine", True),
     ("gulbara.chains._chains", True),

@@ -13,7 +13,7 @@
    * ring: the children inserted into one open-addressing table of 16-byte
      slots sized for the layer (at most half full), each slot prefetched when
      the key comes and the key inserted 32 keys later: what chain_layers does
-     (gulbara/_tables.pxd, ring_add_max);
+     (gulbara/chains/_keysets.pxd, ring_add_max);
    * partition: the children first scattered by the top bits of their hash
      into parts of about 1,000 distinct keys (a counting sort), then each part
      merged in a small table that stays in the core's L1 or L2 cache, reused

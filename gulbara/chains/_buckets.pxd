@@ -6,7 +6,8 @@ expanded, so that positions that share ends are expanded together."""
 from libc.stdint cimport uint32_t, uint64_t
 
 from gulbara.core._keys cimport mix64
-from gulbara.chains._tables cimport Meter, atomic_add
+from gulbara.chains._atomics cimport atomic_add
+from gulbara.chains._memory cimport Meter
 
 cdef enum:
     BUCKET_POSITIONS = 1024   # positions per bucket aimed at

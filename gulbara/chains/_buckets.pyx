@@ -16,7 +16,8 @@ work: the outcomes do not depend on them.
 from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
 
-from gulbara.chains._tables cimport CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, meter_take, meter_sub
+from gulbara.chains._status cimport CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY
+from gulbara.chains._memory cimport meter_take, meter_sub
 
 
 cdef int buckets_init(Buckets* b, Py_ssize_t room, int die, Meter* meter) noexcept nogil:

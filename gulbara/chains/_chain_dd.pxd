@@ -7,7 +7,9 @@ are counted and written by ``_chain_dd_out``."""
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 
-from gulbara.chains._tables cimport Meter, Shared, KeySet
+from gulbara.chains._memory cimport Meter
+from gulbara.chains._shared cimport Shared
+from gulbara.chains._keysets cimport KeySet
 from gulbara.core._interrupt cimport Interrupt
 from gulbara.core._types cimport Pos
 

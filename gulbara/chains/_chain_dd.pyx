@@ -57,9 +57,9 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 
 from gulbara.core._keys cimport mix64, key_count, key_add_count, pos_set_mover_key
-from gulbara.chains._tables cimport (Meter, atomic_meter_take, meter_sub, atomic_add, atomic_next,
-                              load_acquire, store_release, prefetch, prefetch_read, Thread,
-                              start_thread, join_thread)
+from gulbara.chains._atomics cimport atomic_add, atomic_next, load_acquire, store_release
+from gulbara.chains._threads cimport Thread, start_thread, join_thread
+from gulbara.chains._memory cimport Meter, atomic_meter_take, meter_sub, prefetch, prefetch_read
 from gulbara.core._interrupt cimport Interrupt, interrupted
 from gulbara.core._types cimport Pos, Key96, StageEnd, STAGE_CAPACITY
 from gulbara.core._movegen cimport stage_generate

@@ -5,7 +5,8 @@ stage-by-stage enumeration sorts them."""
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
-from gulbara.chains._tables cimport Shared, KeySet
+from gulbara.chains._shared cimport Shared
+from gulbara.chains._keysets cimport KeySet
 from gulbara.core._types cimport Pos
 from gulbara.chains._chain_dd cimport Diagram, DDRoot
 

@@ -19,10 +19,13 @@ from gulbara.chains._chain_dd cimport (Diagram, DDRoot, DDJump, DDCacheEntry, dd
                                 DD_VALUES, DD_MAX_ROOTS, DD_DONE, DD_NOT_APPLICABLE,
                                 DD_NO_MEMORY, DD_INTERRUPTED)
 from gulbara.core._keys cimport key_hash, key_add_count, pos_mover_key
-from gulbara.chains._tables cimport (Shared, KeySet, atomic_meter_take, meter_take, meter_sub,
-                              atomic_add, atomic_next, run_threads, shared_fail, table_bytes,
-                              CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED, big_block,
-                              N_PARTS, PART_SHIFT, sort_dense, load_acquire, add_release)
+from gulbara.chains._status cimport CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED
+from gulbara.chains._atomics cimport atomic_add, atomic_next, load_acquire, add_release
+from gulbara.chains._threads cimport run_threads
+from gulbara.chains._memory cimport atomic_meter_take, meter_take, meter_sub, big_block
+from gulbara.chains._shared cimport Shared, shared_fail
+from gulbara.chains._keysets cimport KeySet, table_bytes, N_PARTS, PART_SHIFT
+from gulbara.chains._key_sort cimport sort_dense
 from gulbara.core._interrupt cimport interrupted
 from gulbara.core._types cimport Pos, Key96
 from gulbara.chains._outcome_tags cimport (STOP_COMPLETE, STOP_STALLED, STOP_UNSTARTED, STOP_GAME_OVER,

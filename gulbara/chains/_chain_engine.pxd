@@ -5,7 +5,8 @@ enumeration, and the entry points ``_chains`` calls without the GIL."""
 
 from libc.stdint cimport uint8_t, uint64_t
 
-from gulbara.chains._tables cimport KeySet, Shared
+from gulbara.chains._shared cimport Shared
+from gulbara.chains._keysets cimport KeySet
 from gulbara.core._types cimport Pos, Step, Key96
 
 # The outcomes' tags (why and where a chain stopped: RULES §5.1).

@@ -2,7 +2,7 @@
 """gulbara's whole-chain enumeration (RULES §4.3-4.4, §5), the engine under
 ``_chains``: every distinct outcome of a sequence of equal-dice stages, found
 stage by stage with the stage machinery of ``_movegen`` in the hash sets of
-``_tables``, shared between threads, with no Python object and without the
+``_keysets``, shared between threads, with no Python object and without the
 GIL; escalating chains whose positions mostly cannot bear off are found by
 decision diagrams instead (``_chain_dd``). ``chain_enumerate`` is declared in
 ``_chain_engine.pxd``; ``_chains`` wraps it for Python (and ``_chain_steps``
@@ -19,23 +19,24 @@ from gulbara.core._interrupt cimport interrupted
 from gulbara.core._keys cimport (DELTA_LO, DELTA_HI, LANDS, key_count, key_outside, key_occupancy,
                             key_pop_step, die_rows, DieRows, key_hash, mix64, pos_mover_key,
                             pos_set_mover_key)
-from gulbara.chains._tables cimport (CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED, big_block,
-                              PART_BITS, N_PARTS, PART_SHIFT, EMPTY_K1, LOW32,
-                              Meter, Shared, KeySet, PartSet, InsertQueue, LocalSet,
-                              run_threads, localset_init, localset_free, localset_add,
-                              localset_reserve, localset_flush, localset_full, localset_push,
-                              queue_keeps,
-                              KeyRun, keyrun_clear, keyrun_free, keyrun_release, KeyRing,
-                              ring_add_max, ring_drain_max,
-                              keyrun_drop_present, localset_flush_runs, table_resize,
-                              atomic_add, atomic_next, meter_take, meter_sub, shared_fail,
-                              table_bytes, keyset_clear, keyset_init, keyset_free, keyset_add,
-                              keyset_add_max, keyset_init_pooled, pool_release, TablePool,
-                              keyset_add_keyed, keyset_compact, SlotCursor, cursor_init,
-                              cursor_next, partset_clear, partset_size,
-                              keyset_release, partset_release, merge_into, sort_part,
-                              queue_init, queue_flush, queue_push, queue_push_hashed,
-                              sort_dense)
+from gulbara.chains._status cimport CHAIN_OK, CHAIN_NO_MEMORY, CHAIN_TOO_MANY, CHAIN_INTERRUPTED
+from gulbara.chains._atomics cimport atomic_add, atomic_next
+from gulbara.chains._threads cimport run_threads
+from gulbara.chains._memory cimport big_block, Meter, table_resize, meter_take, meter_sub
+from gulbara.chains._shared cimport Shared, shared_fail
+from gulbara.chains._keysets cimport (PART_BITS, N_PARTS, PART_SHIFT, EMPTY_K1, LOW32, KeySet,
+                                      PartSet, InsertQueue, LocalSet, localset_init, localset_free,
+                                      localset_add, localset_reserve, localset_flush, localset_full,
+                                      localset_push, queue_keeps, KeyRun, keyrun_clear, keyrun_free,
+                                      keyrun_release, KeyRing, ring_add_max, ring_drain_max,
+                                      keyrun_drop_present, localset_flush_runs, table_bytes,
+                                      keyset_clear, keyset_init, keyset_free, keyset_add,
+                                      keyset_add_max, keyset_init_pooled, pool_release, TablePool,
+                                      keyset_add_keyed, keyset_compact, SlotCursor, cursor_init,
+                                      cursor_next, partset_clear, partset_size, keyset_release,
+                                      partset_release, merge_into, queue_init, queue_flush,
+                                      queue_push, queue_push_hashed)
+from gulbara.chains._key_sort cimport sort_part, sort_dense
 from gulbara.core._types cimport Pos, Step, Key96, StageEnd, MAX_STAGE_DICE, BOARD_BITS, STAGE_CAPACITY
 from gulbara.core._movegen cimport stage_generate, stage_playable
 from gulbara.chains._chain_dd_out cimport chain_by_diagram, chain_count_by_diagram

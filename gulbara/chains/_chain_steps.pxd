@@ -3,7 +3,7 @@
 
 from libc.stdint cimport uint8_t, uint64_t
 
-from gulbara.chains._tables cimport KeySet
+from gulbara.chains._keysets cimport KeySet
 from gulbara.core._types cimport Pos, Step, Key96
 
 

@@ -9,7 +9,7 @@ from libc.stdint cimport uint8_t, uint64_t
 from libc.stdlib cimport malloc, free
 
 from gulbara.core._keys cimport key_count, pos_mover_key, pos_set_mover_key
-from gulbara.chains._tables cimport KeySet, keyset_add
+from gulbara.chains._keysets cimport KeySet, keyset_add
 from gulbara.core._types cimport Pos, Step, Key96, StageEnd, MAX_STAGE_DICE, STAGE_CAPACITY
 from gulbara.core._movegen cimport stage_generate
 from gulbara.chains._outcome_tags cimport (STOP_COMPLETE, STOP_STALLED, STOP_UNSTARTED, GAME_OVER_TAG,

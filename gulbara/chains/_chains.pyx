@@ -16,10 +16,12 @@ from libc.string cimport memcpy, memset
 
 from gulbara.core._masks cimport point_in_other_frame
 from gulbara.core._interrupt cimport interrupt_init, interrupt_raise
-from gulbara.chains._tables cimport (CHAIN_OK, CHAIN_TOO_MANY, CHAIN_NO_MEMORY, N_PARTS, MAX_THREADS, Shared, KeySet, big_release,
-                              ChainStats,
-                              meter_init,
-                              table_bytes, keyset_clear, keyset_init, keyset_free)
+from gulbara.chains._status cimport CHAIN_OK, CHAIN_TOO_MANY, CHAIN_NO_MEMORY
+from gulbara.chains._threads cimport MAX_THREADS
+from gulbara.chains._memory cimport big_release, meter_init
+from gulbara.chains._shared cimport Shared, ChainStats
+from gulbara.chains._keysets cimport (N_PARTS, KeySet, table_bytes, keyset_clear, keyset_init,
+                                      keyset_free)
 from gulbara.core._types cimport Pos, Step, Key96, MAX_STAGE_DICE
 from gulbara.core._movegen cimport Position, EndSet, read_code, format_code, check_seat
 from gulbara.chains._chain_engine cimport (STOP_GAME_OVER, BYTES_PER_HELD, BASE_BYTES, ChainPlan,
@@ -31,7 +33,7 @@ import threading
 
 from gulbara.errors import checked_int, checked_bool, InvalidDiceError, EnumerationLimitError
 from gulbara.core._movegen import START_CODE
-from gulbara.chains._tables import buffer_pool_release, buffer_pool_stats
+from gulbara.chains._memory import buffer_pool_release, buffer_pool_stats
 from gulbara.chains._chain_dd_out import diagram_sizes
 
 # Only the main thread runs signal handlers (_interrupt.pxd).

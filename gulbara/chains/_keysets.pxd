@@ -1,197 +1,47 @@
 # cython: language_level=3
-"""The chains' utility tables: an open-addressing hash set of 128-bit keys
-(``KeySet``) and its split into parts (``PartSet``), the memory meter that
-holds their bytes to a budget (``Meter``), the queue that batches inserts
-(``InsertQueue``), the small cache-resident set (``LocalSet``), runs of keys
-known to be distinct (``KeyRun``), the table pool (``TablePool``), and the
-threads and atomics their users share.
+"""The chains' hash sets of 128-bit keys: an open-addressing set (``KeySet``)
+and its split into parts by hash (``PartSet``), the reader of a table's
+occupied slots (``SlotCursor``), the pool of a thread's small tables
+(``TablePool``), the queue that batches inserts (``InsertQueue``), the small
+cache-resident set (``LocalSet``) and the ring of keys inserted a few keys late
+(``KeyRing``), runs of keys known to be distinct (``KeyRun``), and the merge of
+two sets.
 
-The inline functions below are the hot path and live here; the rest
-(allocation, growth, merging, sorting, the thread runner) is implemented in
-``_tables.pyx``. The functions that allocate return a result code (CHAIN_OK,
-CHAIN_NO_MEMORY, CHAIN_TOO_MANY) rather than raise: they run on worker
-threads without a Python thread state, and the caller raises once the
-threads are joined (``gulbara.chains._chains``).
+The inline functions below are the hot path and live here, inlined into each
+module that uses them; the rest (allocation, growth, compaction, release,
+merging, the queue's flush, the LocalSet's flushes, the runs' growth and check
+against a set) is implemented in ``_keysets.pyx``. The functions that allocate
+return a result code of ``_status.pxd`` (their bytes counted in a ``Meter`` of
+``_memory.pxd``) rather than raise.
 """
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 
 from gulbara.core._bits cimport low_bit64
-from gulbara.core._interrupt cimport Interrupt
 from gulbara.core._keys cimport key_hash
+from gulbara.chains._status cimport CHAIN_OK
+from gulbara.chains._memory cimport Meter, prefetch
+from gulbara.chains._shared cimport Shared
 
 cdef extern from *:
     """
-    #ifndef GULBARA_TABLES_DEFINED
-    #define GULBARA_TABLES_DEFINED
+    #ifndef GULBARA_KEYSETS_DEFINED
+    #define GULBARA_KEYSETS_DEFINED
     #include <stdint.h>
-    #if defined(__GNUC__) || defined(__clang__)
-    /* into every cache level (prefetcht0): the slot is read a few keys later, and
-       prefetching into L2 only (locality 1, prefetcht2) left each of those reads an
-       L1 miss, about 4% slower on one thread */
-    #define gulbara_prefetch(p) __builtin_prefetch((p), 1, 3)
-    /* for reading only (a decision diagram's nodes, read while its cache is) */
-    #define gulbara_prefetch_read(p) __builtin_prefetch((p), 0, 3)
-    #else
-    #define gulbara_prefetch(p) ((void)0)
-    #define gulbara_prefetch_read(p) ((void)0)
-    #endif
     #define GULBARA_EMPTY_K1 ((uint64_t)0xFFFFFFFFFFFFFFFFULL)
     #define GULBARA_LOW32 ((uint64_t)0xFFFFFFFFULL)
-    /* Counters shared by the threads of one enumeration (GCC/Clang atomics). */
-    static inline Py_ssize_t gulbara_atomic_add(Py_ssize_t* p, Py_ssize_t v) {
-        return __atomic_add_fetch(p, v, __ATOMIC_RELAXED);
-    }
-    static inline int gulbara_atomic_next(int* p) {
-        return __atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
-    }
-    static inline int gulbara_atomic_load(int* p) {
-        return __atomic_load_n(p, __ATOMIC_RELAXED);
-    }
-    /* Set *p to v unless another failure was recorded first. */
-    static inline void gulbara_first_error(int* p, int v) {
-        int expected = 0;
-        __atomic_compare_exchange_n(p, &expected, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    }
-    /* Count n more bytes held, keeping the peak; -2 (nothing counted) past budget. */
-    static inline int gulbara_meter_take(size_t* held, size_t* peak, size_t budget, size_t n) {
-        size_t now = __atomic_add_fetch(held, n, __ATOMIC_RELAXED);
-        size_t seen;
-        if (now > budget || now < n) {
-            __atomic_sub_fetch(held, n, __ATOMIC_RELAXED);
-            return -2;
-        }
-        seen = __atomic_load_n(peak, __ATOMIC_RELAXED);
-        while (now > seen && !__atomic_compare_exchange_n(peak, &seen, now, 1,
-                                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-        }
-        return 0;
-    }
-    static inline void gulbara_meter_sub(size_t* held, size_t n) {
-        __atomic_sub_fetch(held, n, __ATOMIC_RELAXED);
-    }
-    /* Flags and counts one thread sets for another: what the setter wrote before
-       the store (or the add) is seen by the thread whose load sees it. */
-    static inline int gulbara_load_acquire(const int* p) {
-        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-    }
-    static inline void gulbara_store_release(int* p, int v) {
-        __atomic_store_n(p, v, __ATOMIC_RELEASE);
-    }
-    static inline int gulbara_add_release(int* p, int v) {
-        return __atomic_add_fetch(p, v, __ATOMIC_RELEASE);
-    }
-    #include <pthread.h>
-    /* A thread running fn(arg, t) (start_thread, join_thread). */
-    typedef struct {
-        pthread_t id;
-        void (*fn)(void*, int);
-        void* arg;
-        int t;
-    } gulbara_thread;
     #endif
     """
-    Py_ssize_t atomic_add "gulbara_atomic_add"(Py_ssize_t* p, Py_ssize_t v) noexcept nogil
-    int atomic_load "gulbara_atomic_load"(int* p) noexcept nogil
-    int atomic_next "gulbara_atomic_next"(int* p) noexcept nogil
-    int load_acquire "gulbara_load_acquire"(const int* p) noexcept nogil
-    void store_release "gulbara_store_release"(int* p, int v) noexcept nogil
-    int add_release "gulbara_add_release"(int* p, int v) noexcept nogil
-    ctypedef struct Thread "gulbara_thread":
-        pass
-    void first_error "gulbara_first_error"(int* p, int v) noexcept nogil
-    int atomic_meter_take "gulbara_meter_take"(size_t* held, size_t* peak, size_t budget,
-                                               size_t n) noexcept nogil
-    void atomic_meter_sub "gulbara_meter_sub"(size_t* held, size_t n) noexcept nogil
-    void prefetch "gulbara_prefetch"(const void* p) noexcept nogil
-    void prefetch_read "gulbara_prefetch_read"(const void* p) noexcept nogil
     # a free slot's k1 (no key has it), and the key bits of keyset_add_max's k1
     const uint64_t EMPTY_K1 "GULBARA_EMPTY_K1"
     const uint64_t LOW32 "GULBARA_LOW32"
-
-# Result codes of the tables' functions (and of the chain enumeration)
-cdef enum:
-    CHAIN_OK = 0
-    CHAIN_NO_MEMORY = -1
-    CHAIN_TOO_MANY = -2       # past max_ends (positions held at once) or the byte budget
-    CHAIN_INTERRUPTED = -3    # a signal (Ctrl-C) arrived: everything is freed
 
 cdef enum:
     PART_BITS = 6
     N_PARTS = 64              # parts of every set (1 << PART_BITS)
     PART_SHIFT = 58           # 64 - PART_BITS: a key's part is hash >> PART_SHIFT
-    MAX_THREADS = 64          # threads run_threads starts at most
     BATCH = 64                # keys an InsertQueue holds before it inserts them
-
-# run_threads(n, fn, arg): fn(arg, t) on n threads, t = 0 on the calling
-# thread, 1..n-1 on threads started for the call and joined before it
-# returns; a thread that cannot be started leaves its share to the others.
-# Returns the threads that ran. start_thread(thread, fn, arg, t): fn(arg, t)
-# on a new thread while the caller goes on (False if it could not be started),
-# joined by join_thread(thread).
-ctypedef void (*task_fn)(void*, int) noexcept nogil
-cdef int run_threads(int n, task_fn fn, void* arg) noexcept nogil
-cdef bint start_thread(Thread* thread, task_fn fn, void* arg, int t) noexcept nogil
-cdef void join_thread(Thread* thread) noexcept nogil
-
-# The memory an enumeration's tables hold, its peak, and its budget.
-ctypedef struct Meter:
-    size_t held
-    size_t peak
-    size_t budget
-
-
-cdef inline int meter_take(Meter* m, size_t nbytes) noexcept nogil:
-    """Count ``nbytes`` more, or CHAIN_TOO_MANY when the budget would be passed."""
-    if m == NULL:
-        return CHAIN_OK
-    if atomic_meter_take(&m.held, &m.peak, m.budget, nbytes) != 0:
-        return CHAIN_TOO_MANY
-    return CHAIN_OK
-
-
-cdef inline void meter_sub(Meter* m, size_t nbytes) noexcept nogil:
-    if m != NULL:
-        atomic_meter_sub(&m.held, nbytes)
-
-
-cdef inline void meter_init(Meter* m, size_t budget) noexcept nogil:
-    """A meter with nothing held."""
-    m.held = 0
-    m.peak = 0
-    m.budget = budget
-
-
-# What one enumeration counted of the ways it took (the ``stats`` of
-# gulbara.chains' calls: tests prove with them that a path ran). Written by
-# the calling thread alone; zeroed with its Shared.
-ctypedef struct ChainStats:
-    Py_ssize_t diagram_chains     # enumerations and counts done by decision diagram
-    Py_ssize_t small_tries        # chains tried stage by stage before a diagram (small_try)
-    Py_ssize_t stages_bucketed    # stages whose full plays went into buckets
-    Py_ssize_t stages_layered     # stages expanded a step at a time (from their start or
-    Py_ssize_t stages_turned      # turned to it part way: those counted in both)
-    Py_ssize_t dd_nodes           # the last diagram built (0: none): its nodes,
-    Py_ssize_t dd_dead            # the ids among them a team took and left unused,
-    Py_ssize_t dd_room            # its room for nodes, its cache slots
-    Py_ssize_t dd_cache_slots
-    size_t dd_bytes               # and the bytes it counted in the meter;
-    bint dd_team                  # whether a helper thread built it with the calling one
-
-
-# What the threads of one enumeration share.
-ctypedef struct Shared:
-    Meter meter
-    Py_ssize_t held           # positions in every live table (atomic)
-    Py_ssize_t max_held       # max_ends: CHAIN_TOO_MANY past it
-    int err                   # the first failure; every thread stops when it is set
-    Interrupt intr            # Ctrl-C, looked for by the calling thread (_interrupt.pxd)
-    ChainStats stats          # what it counted of its ways (the calling thread's)
-
-
-cdef inline void shared_fail(Shared* sh, int err) noexcept nogil:
-    first_error(&sh.err, err)
 
 
 # Tables of up to POOL_MAX_SLOTS slots freed while a pool is set are kept
@@ -365,11 +215,7 @@ cdef inline void keyrun_clear(KeyRun* r, Meter* meter) noexcept nogil:
     r.meter = meter
 
 
-# Implemented in _tables.pyx
-cdef void* big_block(size_t nbytes) noexcept nogil
-cdef void big_release(void* block) noexcept nogil
-cdef void* table_resize(Meter* m, void* block, size_t old_bytes, size_t new_bytes,
-                       int* err) noexcept nogil
+# Implemented in _keysets.pyx
 cdef void keyrun_free(KeyRun* r) noexcept nogil
 cdef void keyrun_release(KeyRun* r, Shared* sh) noexcept nogil
 cdef Py_ssize_t keyrun_drop_present(KeyRun* r, const KeySet* s) noexcept nogil
@@ -390,8 +236,6 @@ cdef int keyset_init_pooled(KeySet* s, Py_ssize_t room, Meter* meter, TablePool*
 cdef void pool_release(TablePool* pool, Meter* meter) noexcept nogil
 cdef void partset_release(PartSet* ps, Shared* sh) noexcept nogil
 cdef int merge_into(KeySet* dst, KeySet* src, Shared* sh) noexcept nogil
-cdef int sort_part(uint64_t* keys, Py_ssize_t n, int part_bits, Meter* meter) noexcept nogil
-cdef void sort_dense(KeySet* result, int threads, Shared* sh) noexcept nogil
 cdef void queue_init(InsertQueue* q, Shared* sh, PartSet* next, PartSet* out, int keep_lo,
                      int keep_hi, int part_mask) noexcept nogil
 cdef void queue_flush(InsertQueue* q) noexcept nogil

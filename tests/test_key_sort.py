@@ -1,9 +1,9 @@
-"""The chains' table helpers against slow Python twins (through test hooks)."""
+"""The sort of the chains' keys by hash against slow Python twins (through test hooks)."""
 
 import numpy as np
 import pytest
 
-from gulbara.chains import _tables
+from gulbara.chains import _key_sort
 from hashing import key_hash
 
 
@@ -25,8 +25,8 @@ def test_sort_part_orders_by_hash_then_key(n, part_bits):
     keys = _keys(n, n + part_bits, part_bits)
     if n > 3:
         keys[3] = keys[1]                 # an equal pair: equal hashes, kept side by side
-    got, hashes = _tables._py_sort_part(np.array(keys, dtype=np.uint64).reshape(-1, 2),
-                                        part_bits)
+    got, hashes = _key_sort._py_sort_part(np.array(keys, dtype=np.uint64).reshape(-1, 2),
+                                          part_bits)
     want = sorted(keys, key=lambda k: (key_hash(*k), k[1], k[0]))
     assert [tuple(int(v) for v in row) for row in got] == want
     assert [int(h) for h in hashes] == [key_hash(*k) for k in want]
@@ -37,7 +37,7 @@ def test_sort_part_of_a_million_keys():
     rng = np.random.default_rng(3)
     keys = np.stack([rng.integers(0, 1 << 63, 1 << 20, dtype=np.uint64) * np.uint64(2),
                      rng.integers(0, 1 << 32, 1 << 20, dtype=np.uint64)], axis=1)
-    got, hashes = _tables._py_sort_part(keys)
+    got, hashes = _key_sort._py_sort_part(keys)
     assert np.array_equal(hashes, key_hash(got[:, 0], got[:, 1]))
     _assert_sorted_by_hash(keys, got)
 
@@ -60,4 +60,4 @@ def test_sort_dense_orders_by_hash_then_key_on_any_threads(n, threads):
                      rng.integers(0, 1 << 32, n, dtype=np.uint64)], axis=1)
     if n > 3:
         keys[3] = keys[1]                 # an equal pair stays
-    _assert_sorted_by_hash(keys, _tables._py_sort_dense(keys, threads))
+    _assert_sorted_by_hash(keys, _key_sort._py_sort_dense(keys, threads))
