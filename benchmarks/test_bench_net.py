@@ -53,8 +53,8 @@ DECISIONS = _decisions()
 
 
 def _all_values(net, games):
-    from gulbara.net import _net
-    return _net.time_values(net.native, games, 20)[0]
+    from gulbara.net import _choose
+    return _choose.time_values(net.native, games, 20)[0]
 
 
 @pytest.mark.benchmark(group="net-eval")

@@ -12,8 +12,9 @@ __all__ = ["unbuilt_error", "is_unbuilt"]
 
 # a sample of the compiled modules, one or more per subpackage (setup.py lists them all)
 _NATIVE = ("core/_movegen", "core/_batch", "game/_state", "game/_perft", "encoding/_encode",
-           "net/_play",
+           "net/_play", "net/_inputs", "net/_choose", "net/_search",
            "eval/_greedy", "chains/_keysets", "chains/_chains", "net/_net", "selfplay/_selfplay",
+           "rollouts/_rollout",
            "envs/_vector")
 _SUFFIXES = (".so", ".pyd")
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gulbara
-from gulbara.net import _net
+from gulbara.net import _inputs, _net
 from gulbara.net import _train
 from gulbara.net.model import (InvalidNetworkError, N_INPUTS, ValueNet, equity, inputs, load)
 
@@ -51,7 +51,7 @@ def test_states_cover_chains_and_remainders(states):
 
 def test_native_inputs_equal_python_twin(states):
     for game in states:
-        assert np.array_equal(_net.encode_game(game).astype(np.float64),
+        assert np.array_equal(_inputs.encode_game(game).astype(np.float64),
                               inputs(game).astype(np.float32).astype(np.float64)), game.state_code()
 
 
@@ -150,7 +150,7 @@ def test_inputs_reject_states_without_a_value(net):
     with pytest.raises(InvalidNetworkError):
         inputs(game)
     with pytest.raises(ValueError):
-        _net.encode_game(game)
+        _inputs.encode_game(game)
     with pytest.raises(InvalidNetworkError):
         net.native_forward(np.zeros((2, 5)))
 
@@ -207,6 +207,23 @@ def test_every_arithmetic_level_gives_the_same_bytes(states):
         first = next(r for r in results if r[1] == hidden)
         assert rest == list(first[2:]), (level, hidden)
     assert len(results) == 3 * (best + 1)
+
+
+def test_every_module_that_runs_the_network_follows_the_arithmetic_level():
+    """A module that compiles the forward pass in (cimports ``_forward.pxd``) has its own copy
+    of the arithmetic level: each follows ``_net.simd_level``, else it would stay at plain C
+    (the same bytes, several times slower, so no other test would notice)."""
+    import importlib
+    import re
+    from pathlib import Path
+    folder = Path(__file__).resolve().parents[1] / "gulbara" / "net"
+    runners = sorted(f"gulbara.net.{pyx.stem}" for pyx in folder.glob("*.pyx")
+                     if pyx.stem != "_net" and re.search(r"^from gulbara\.net\._forward cimport",
+                                                         pyx.read_text(encoding="utf-8"), re.M))
+    assert {"gulbara.net._choose", "gulbara.net._search", "gulbara.net._train"} <= set(runners)
+    for name in runners:
+        importlib.import_module(name)
+    assert sorted(_net.simd_followers()) == runners
 
 
 def _rounded_to_float32(exact: Fraction) -> np.float32:

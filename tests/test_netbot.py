@@ -318,7 +318,7 @@ def _chain_and_remainder_decisions(count, seeds):
 def test_stage_by_stage_values_of_real_chains_against_the_python_twin(net):
     # the native continuation remembers the later stages it has played (ends whose
     # continuations meet share the rest of the turn); the twin plays every one out
-    from gulbara.net import _net
+    from gulbara.net import _search
     decisions = _chain_and_remainder_decisions(10, range(40))
     assert len(decisions) == 10
     for game in decisions:
@@ -330,5 +330,5 @@ def test_stage_by_stage_values_of_real_chains_against_the_python_twin(net):
             while after.is_decision() and after.decision.seat == mover:
                 after.play(after.legal_plays()[int(np.argmax(net.stage_values(after)))])
             expected.append(net.after_value(after, mover))
-        got = _net.continuation_values(net.native, game)
+        got = _search.continuation_values(net.native, game)
         assert got == pytest.approx(expected, abs=1e-5), game.code()

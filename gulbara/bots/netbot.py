@@ -40,7 +40,7 @@ from typing import List, Optional, Tuple, Union
 
 import numpy as np
 
-from gulbara.net import _net
+from gulbara.net import _search
 from gulbara.eval.bearoff import (bearoff_applies, bearoff_outcome_values, bearoff_turn_value,
                              bearoff_values)
 from gulbara.bots.simple import Bot
@@ -221,7 +221,7 @@ class NetBot(Bot):
 
     def _stage_by_stage(self, game) -> np.ndarray:
         """Each end followed by the network's best end at every later stage of the turn (native)."""
-        return _net.continuation_values(self.net.native, decision_game(game))
+        return _search.continuation_values(self.net.native, decision_game(game))
 
     def __repr__(self) -> str:
         return f"NetBot({self.net!r})"
@@ -246,7 +246,7 @@ class Net2Bot(NetBot):
 
     def stage_values(self, game) -> np.ndarray:
         self._network_for(decision_game(game))
-        one, two, searched = _net.search_values(self.net.native, decision_game(game), self.top)
+        one, two, searched = _search.search_values(self.net.native, decision_game(game), self.top)
         # only the searched ends compete: the others rank below them, by their 1-ply value
         if searched.any():
             return np.where(searched, two, one - 4.0)

@@ -1,4 +1,4 @@
-/* gulbara._net: the network's arithmetic in C (declared in _net.pyx). */
+/* gulbara.net: the network's arithmetic in C (declared in _forward.pxd). */
 #ifndef GULBARA_NET_MATH_H
 #define GULBARA_NET_MATH_H
 
@@ -75,12 +75,6 @@ static inline float gulbara_exp(float x) {
     scale.i = ((int)n + 127) << 23;
     return (gulbara_fma(r2, q, r) + 1.0f) * scale.f;
 }
-
-/* gulbara_low_bit64 (the index of a 64-bit mask's lowest set bit) comes from
-   _bits.pxd, whose code every module that includes this header has before it. */
-#ifndef GULBARA_BITS_DEFINED
-#error "_net_math.h needs _bits.pxd's helpers (cimport gulbara._bits first)"
-#endif
 
 static inline float gulbara_sigmoid(float z) {
     return 1.0f / (1.0f + gulbara_exp(-z));
@@ -293,12 +287,13 @@ GULBARA_LEVEL(GULBARA_AVX512_FN, avx512, gulbara_z, __m512, __m512i, _mm512_cast
 #endif
 
 /* The arithmetic level: 3 AVX-512F, 2 AVX2 and FMA, 1 SSE2, 0 plain C; all give the same
-   bytes. */
+   bytes. Every module that includes this header has its own: _net.pyx sets it (with
+   gulbara_net_simd) and writes it into the others' (follow_simd_level in _net.pyx). */
 static int gulbara_net_level = 0;
 
 /* Use the best level this build and CPU have, or ``level`` when lower (tests);
    returns the level in use. */
-static int gulbara_net_simd(int level) {
+static inline int gulbara_net_simd(int level) {
     int best = 0;
 #ifdef GULBARA_NET_SSE2
     best = 1;
@@ -439,69 +434,6 @@ static inline void gulbara_hidden(const float* start, const int* idx, const floa
     }
     if (sigmoid)
         gulbara_sigmoid_n(h, H);
-}
-
-/* The changes of one point's four inputs when its count goes from c0 to c1
-   (_net.pyx fills them, POINT_CHANGE[c0][c1]): n entries, the units among 0..3 in
-   order and by how much; zeros from n on. */
-typedef struct {
-    int n;
-    int unit[4];
-    float val[4];
-} gulbara_point_change;
-
-/* Bit i set for each nonzero four-bit nibble i of ``d``. */
-static inline uint32_t gulbara_nibbles_set(uint64_t d) {
-    d = d | (d >> 1);
-    d = (d | (d >> 2)) & 0x1111111111111111ULL;
-    d = (d | (d >> 3)) & 0x0303030303030303ULL;
-    d = (d | (d >> 6)) & 0x000F000F000F000FULL;
-    d = (d | (d >> 12)) & 0x000000FF000000FFULL;
-    return (uint32_t)((d | (d >> 24)) & 0xFFFF);
-}
-
-/* Append to the n entries of idx, val the changes of the inputs of each point p whose
-   count differs between the packed counts ``was`` and ``now`` (_types.pxd's Key96 as
-   two words: point p in bits 4 (p - 1) % 64 of word (p - 1) / 16), points in order:
-   table[c0 * 16 + c1]'s entries, their units after first[p]. Adds the checkers that
-   came onto the points to *moved_in and their pips (p each) to *pips, and sets bit p - 1
-   of *occ when point p ends occupied, else clears it. Returns the new count; writes up
-   to 4 entries past it. */
-static inline int gulbara_point_changes(const uint64_t* was, const uint64_t* now,
-                                        const int* first, const gulbara_point_change* table,
-                                        int* idx, float* val, int n, int* moved_in, int* pips,
-                                        uint32_t* occ) {
-    uint32_t changed = gulbara_nibbles_set(was[0] ^ now[0])
-                       | (gulbara_nibbles_set(was[1] ^ now[1]) << 16);
-    uint32_t o = *occ;
-    int moved = 0, dp = 0;
-    while (changed) {
-        int b = gulbara_low_bit64(changed), shift = 4 * (b & 15);
-        int c0 = (int)((was[b >> 4] >> shift) & 15), c1 = (int)((now[b >> 4] >> shift) & 15);
-        const gulbara_point_change* pc = table + 16 * c0 + c1;
-        int u;
-        changed &= changed - 1;
-#ifdef GULBARA_NET_SSE2
-        _mm_storeu_si128((__m128i*)(idx + n),
-                         _mm_add_epi32(_mm_set1_epi32(first[b + 1]),
-                                       _mm_loadu_si128((const __m128i*)pc->unit)));
-        _mm_storeu_ps(val + n, _mm_loadu_ps(pc->val));
-#else
-        for (u = 0; u < 4; u++) {
-            idx[n + u] = first[b + 1] + pc->unit[u];
-            val[n + u] = pc->val[u];
-        }
-#endif
-        (void)u;
-        n += pc->n;
-        moved += c1 - c0;
-        dp += (b + 1) * (c1 - c0);
-        o = (o & ~((uint32_t)1 << b)) | ((uint32_t)(c1 != 0) << b);
-    }
-    *moved_in += moved;
-    *pips += dp;
-    *occ = o;
-    return n;
 }
 
 #endif

@@ -26,7 +26,8 @@ from gulbara.game._playloop cimport (Policy, Watcher, GameEnd, Trace, play_game,
                                      choose_random, choose_first, trace_push, GAME_PLAYED,
                                      GAME_OVERFLOW)
 from gulbara.eval._greedy cimport choose_greedy
-from gulbara.net._net cimport Net, Network, net_choose
+from gulbara.net._net cimport Net, Network
+from gulbara.net._choose cimport net_choose
 
 import numpy as np
 

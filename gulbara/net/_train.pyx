@@ -8,7 +8,7 @@ row of a float64 delta array.
 output on the pre-sigmoid outputs) of each after-state toward the next one's
 outputs, the last toward the game's result, with eligibility traces over the
 game (``td_update``). **Deeper** (``target="deeper"``): each after-state toward
-the frozen network's own outputs one decision deeper (``_net.pyx``:
+the frozen network's own outputs one decision deeper (``_search.pyx``:
 ``deeper_white``, every roll of a state waiting for one). **Teacher**
 (``target="teacher"``): each after-state toward another network's outputs on it
 (distillation, ``teacher_targets``). The caller sums the
@@ -26,14 +26,18 @@ from gulbara.core._movegen cimport Position
 from gulbara.game._state cimport GameRules, GameState, PH_OPENING, read_rules
 from gulbara.game._playloop cimport alloc_ends, Policy
 from gulbara.net._play cimport Record, Outcome, play_seeded, put_result, choose_net
-from gulbara.net._net cimport (Net, Network, Sparse, N_IN, N_OUT,
-                           MAX_HIDDEN, encode, forward, deeper_white,
-                           to_white, result_white)
+from gulbara.net._inputs cimport Sparse, N_IN, encode
+from gulbara.net._net cimport (Net, Network, N_OUT, MAX_HIDDEN, to_white, result_white,
+                               follow_simd_level)
+from gulbara.net._forward cimport forward, simd_cell
+from gulbara.net._search cimport deeper_white
 
 import numpy as np
 
 from gulbara.core._backend import START_CODE
 from gulbara.net._net import parameter_count
+
+follow_simd_level(&simd_cell, __name__)
 
 
 cdef int targets_room(const Record* rec, double** targets, int* capacity) noexcept nogil:

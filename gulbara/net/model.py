@@ -4,9 +4,10 @@ A :class:`ValueNet` maps a game state that waits for a roll, a chain stage or
 a remainder stage to three probabilities for its *side to act*: P(win),
 P(win with mars), P(lose with mars) (RULES §7.1). Its equity is
 ``2 P(win) - 1 + P(win mars) - P(lose mars)`` points (``2 P(win) - 1`` under
-rules without the mars, RULES §8). Inference runs in
-native code (``gulbara.net._net``); :meth:`ValueNet.forward` and :func:`inputs`
-are the slow, obvious numpy and Python twins the tests check it against.
+rules without the mars, RULES §8). Inference runs in native code (the network
+``gulbara.net._net``, its inputs ``_inputs``, the stage chooser ``_choose``, the
+searches ``_search``); :meth:`ValueNet.forward` and :func:`inputs` are the slow,
+obvious numpy and Python twins the tests check it against.
 The inputs (layout ``gb1``) are listed in docs/user/bots.md.
 
 Weights are an ``.npz`` file with ``format_version``, ``layout``, ``w1``
@@ -38,7 +39,7 @@ from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from gulbara.net import _net
+from gulbara.net import _choose, _inputs, _net, _search
 from gulbara.eval.greedy import own_counts
 from gulbara.conventions import other_point
 from gulbara.errors import GameStateError, GulBaraError, checked_int, checked_seat, shown
@@ -56,9 +57,9 @@ __all__ = [
 #: The weights file format this module reads and writes.
 FORMAT_VERSION = 1
 #: The input layout (docs/user/bots.md).
-LAYOUT = _net.LAYOUT
+LAYOUT = _inputs.LAYOUT
 #: Inputs of the layout.
-N_INPUTS = _net.N_INPUTS
+N_INPUTS = _inputs.N_INPUTS
 #: The most hidden units a network may have (the native code's bound).
 MAX_HIDDEN = 256
 #: The shipped network (trained under the default rules, RULES §1-7).
@@ -323,7 +324,7 @@ class ValueNet:
         if not isinstance(chain, ChainEnds):
             raise TypeError(f"chain must be a ChainEnds, got {type(chain).__name__}")
         white, black = _checked_rolls(rolls)
-        return _net.outcome_values(
+        return _search.outcome_values(
             self.native, checked_rules(rules, chain.rules), np.ascontiguousarray(chain.boards),
             np.ascontiguousarray(chain.borne_off), np.ascontiguousarray(chain.remainder),
             np.ascontiguousarray(chain.ends_game).view(np.uint8), chain.seat, white, black,
@@ -342,7 +343,7 @@ class ValueNet:
         ``game`` is a :class:`gulbara.Game` (or a :class:`gulbara.Match`, its current
         game) at a decision: ``TypeError`` for anything else, :class:`GameStateError`
         for a game not at a decision."""
-        return _net.stage_values(self.native, decision_game(game))
+        return _choose.stage_values(self.native, decision_game(game))
 
     def stage_values_python(self, game) -> np.ndarray:
         """:meth:`stage_values` through the Python :class:`~gulbara.Game` and numpy (the twin)."""
@@ -365,7 +366,7 @@ class ValueNet:
                 return 0.0
             return float(result.points if result.winner == mover else -result.points)
         if native:
-            out = self.native_forward(_net.encode_game(after)[None])[0]
+            out = self.native_forward(_inputs.encode_game(after)[None])[0]
         else:
             out = self.forward(inputs(after)[None])[0]
         e = float(equity(out, after.rules.mars))
@@ -381,7 +382,7 @@ class ValueNet:
         ``game`` is a :class:`gulbara.Game` (or a :class:`gulbara.Match`, its current
         game): ``TypeError`` for anything else, :class:`GameStateError` for a game in
         another state."""
-        return _net.deeper_outputs(self.native, _deeper_game(game))
+        return _search.deeper_outputs(self.native, _deeper_game(game))
 
     def deeper_outputs_python(self, game) -> np.ndarray:
         """:meth:`deeper_outputs` through the Python :class:`~gulbara.Game` and numpy (the twin)."""

@@ -31,7 +31,7 @@ from typing import List, Optional, TextIO, cast
 
 import numpy as np
 
-from gulbara.net import _net, _play
+from gulbara.net import _inputs, _net, _play
 
 from gulbara.net import _train
 from gulbara.conventions import mean_interval, wilson_interval
@@ -268,7 +268,7 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
     taught = teacher.native if teacher is not None else None
 
     def save(which: ValueNet, path: str, extra: dict) -> None:
-        which.save(path, **identity, layout_name=_net.LAYOUT, **_history_meta(history), **extra)
+        which.save(path, **identity, layout_name=_inputs.LAYOUT, **_history_meta(history), **extra)
 
     try:
         while done < games:

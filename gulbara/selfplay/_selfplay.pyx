@@ -35,7 +35,6 @@ from gulbara.game._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_
                              K_PLAIN, K_CHAIN, K_REMAINDER, begin_roll, play_end,
                              stage_dice, read_game, state_code)
 from gulbara.encoding._encode cimport encode_end, BOARD_FEATURES
-from gulbara.net._net cimport Net, Network, net_choose
 from gulbara.game._rng cimport Rng, splitmix64, rng_seed, rng_next, rng_below
 from gulbara.eval._greedy cimport greedy_score, greedy_choose
 from gulbara.game._playloop cimport (alloc_ends, Policy, Watcher, GameEnd, Trace, play_game,
