@@ -53,6 +53,14 @@ cdef float after_value(const Net* net, const GameRules* r, const GameState* afte
     return e if after.seat == mover else -e
 
 
+cdef void state_outputs(const Net* net, const GameRules* r, const GameState* s,
+                        float* out) noexcept nogil:
+    cdef Sparse x
+    cdef float h[MAX_HIDDEN]
+    encode(r, s, &x)
+    forward(net, &x, h, out)
+
+
 # ---------------------------------------------------------------------------
 # One decision deeper (the targets of deeper training, net2's replies)
 # ---------------------------------------------------------------------------

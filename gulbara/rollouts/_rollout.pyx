@@ -36,7 +36,9 @@ from gulbara.game._state cimport (GameRules, GameState, PH_OVER, K_CHAIN, begin_
 from gulbara.game._rng cimport Rng, rng_seed
 from gulbara.game._playloop cimport (Policy, Watcher, GameEnd, play_game, game_end_start,
                                      pending_ends, alloc_ends, GAME_PLAYED)
-from gulbara.net._net cimport Net, Network, Sparse, N_OUT, MAX_HIDDEN, encode, forward, net_choose
+from gulbara.net._net cimport Net, Network, N_OUT
+from gulbara.net._choose cimport net_choose
+from gulbara.net._search cimport state_outputs
 from gulbara.net._play cimport resolve_policy
 
 import numpy as np
@@ -146,12 +148,9 @@ cdef void luck_rolled(void* context, const GameState* before, const GameState* s
 cdef double state_value(const Net* net, const GameRules* r, const GameState* s,
                         int seat) noexcept nogil:
     """The network's equity of ``s`` (not over) for ``seat``."""
-    cdef Sparse x
-    cdef float h[MAX_HIDDEN]
     cdef float o[N_OUT]
     cdef double e
-    encode(r, s, &x)
-    forward(net, &x, h, o)
+    state_outputs(net, r, s, o)
     e = 2.0 * o[0] - 1.0                           # the equity in points (RULES §7.1, §8)
     if r.mars:
         e += o[1] - o[2]
@@ -161,12 +160,9 @@ cdef double state_value(const Net* net, const GameRules* r, const GameState* s,
 cdef void score_stopped(const Net* net, const GameRules* r, const GameState* s, int side,
                         double* out) noexcept nogil:
     """A game stopped at a roll: the network's equity and chances there, for ``side``."""
-    cdef Sparse x
-    cdef float h[MAX_HIDDEN]
     cdef float o[N_OUT]
     cdef double e
-    encode(r, s, &x)
-    forward(net, &x, h, o)
+    state_outputs(net, r, s, o)
     e = 2.0 * o[0] - 1.0                           # the equity in points (RULES §7.1, §8)
     if r.mars:
         e += o[1] - o[2]
