@@ -64,10 +64,10 @@ cdef inline int choose_first(const void* context, const GameRules* r, const Game
 # What a caller watches of a game
 # ---------------------------------------------------------------------------
 
-# After a roll is begun (not at the opening): the state before the roll (the side to roll
-# at a chance node), the state after it, and the two dice as drawn.
-ctypedef void (*RolledFn)(void* context, const GameState* before, const GameState* s, int a,
-                          int b) noexcept nogil
+# After a roll is begun (not at the opening): the state and the two dice as drawn. (The state
+# before the roll is ``s`` with the roller's and the game's roll counts one less: begin_roll
+# sets every other field it changes.)
+ctypedef void (*RolledFn)(void* context, const GameState* s, int a, int b) noexcept nogil
 # After a decision: the state before it, the end played (``ends[chosen]`` of ``n_ends``), and
 # the state after it. Returns 0, or -1 to stop the game as failed (out of memory).
 ctypedef int (*PlayedFn)(void* context, const GameState* before, const StageEnd* end,
@@ -179,7 +179,6 @@ cdef inline int play_game(const GameRules* r, GameState* s, const Policy* polici
     Returns GAME_PLAYED, GAME_DEFERRED (a chooser deferred the decision whose ``out.n_ends``
     ends are in ``ends``: play one with ``play_chosen``, then call again) or a failure."""
     cdef int n_ends, seat, i, a, b, status
-    cdef GameState before
     while s.phase != PH_OVER:
         if s.phase == PH_OPENING:                  # RULES §6 (a tie rolls again)
             seat = chance_step(r, s, dice)
@@ -198,12 +197,9 @@ cdef inline int play_game(const GameRules* r, GameState* s, const Policy* polici
             else:
                 a = <int>rng_below(dice, 6) + 1    # as chance_step draws them
                 b = <int>rng_below(dice, 6) + 1
+            begin_roll(r, s, a, b, False)
             if w != NULL and w.rolled != NULL:
-                before = s[0]
-                begin_roll(r, s, a, b, False)
-                w.rolled(w.context, &before, s, a, b)
-            else:
-                begin_roll(r, s, a, b, False)
+                w.rolled(w.context, s, a, b)
             continue
         if pending_ends(s, ends, &n_ends):
             out.rolls = s.game_rolls - out.start_rolls

@@ -128,21 +128,23 @@ cdef void sort_by_index(StageEnd* kept, int* index, int n) noexcept nogil:
             j -= 1
 
 
-cdef void luck_rolled(void* context, const GameState* before, const GameState* s, int a,
-                      int b) noexcept nogil:
-    """The watcher: the luck of the roll a-b (its value minus the mean of the 36), for the
-    side rolled out."""
+cdef void luck_rolled(void* context, const GameState* s, int a, int b) noexcept nogil:
+    """The watcher: the luck of the roll a-b just begun in ``s`` (its value minus the mean of
+    the 36), for the side rolled out."""
     cdef Luck* L = <Luck*>context
     cdef double total = 0.0, drawn = 0.0, v
     cdef int x, y
+    cdef GameState before = s[0]                   # the side to roll, before the roll:
+    before.rolls[s.roller] -= 1                    # begin_roll sets every other field it
+    before.game_rolls -= 1                         # changes (RULES §4.5's counts)
     for x in range(1, 7):
         for y in range(x, 7):                      # a-b and b-a play alike: 21 rolls
-            v = roll_value(L, before, x, y)
+            v = roll_value(L, &before, x, y)
             total += v if x == y else 2.0 * v
             if (x == a and y == b) or (x == b and y == a):
                 drawn = v
     v = drawn - total / 36.0
-    L.total += v if before.seat == L.side else -v
+    L.total += v if s.roller == L.side else -v
 
 
 cdef double state_value(const Net* net, const GameRules* r, const GameState* s,

@@ -91,8 +91,7 @@ ctypedef struct Stats:
     int chain_full             # its stages played in full so far
 
 
-cdef void stats_rolled(void* context, const GameState* before, const GameState* s, int a,
-                       int b) noexcept nogil:
+cdef void stats_rolled(void* context, const GameState* s, int a, int b) noexcept nogil:
     cdef Stats* st = <Stats*>context
     if a == b:
         st.row[COL_DOUBLES] += 1
