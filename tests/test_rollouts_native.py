@@ -274,6 +274,9 @@ def test_the_set_builds_resumably_and_scores_a_bot(tmp_path):
     assert benchmark.build(path, decisions[:1], games=72, target_se=0.5, luck="fast") == 1
     assert benchmark.build(path, decisions, games=72, target_se=0.5, luck="fast") == 1
     assert benchmark.build(path, decisions, games=72, target_se=0.5, luck="fast") == 0
+    with open(path, "a", encoding="utf-8") as f:        # a line cut short by a kill
+        f.write('{"id": "cut", "sta')
+    assert benchmark.build(path, decisions, games=72, target_se=0.5, luck="fast") == 0
     lines = benchmark.load_set(path)
     assert [line["id"] for line in lines] == [d["id"] for d in decisions]
     for line in lines:

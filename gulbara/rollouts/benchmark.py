@@ -100,12 +100,15 @@ def sample(n: int, seed: int = 0, *, chain_share: float = 1 / 3) -> List[dict]:
                     kept += 1
                     bucket.append({"id": f"s{seed}g{game_index}d{decision}",
                                    "state": game.state_code(), "kind": kind,
-                                   "phase": _phase(game)})
+                                   "phase": _phase(game), "_order": len(plain) + len(chains)})
             values = network.stage_values(game) if len(plays) > 1 else [0.0]
             game.play(plays[int(np.argmax(values))])
             decision += 1
         game_index += 1
-    return plain + chains
+    out = sorted(plain + chains, key=lambda d: d["_order"])    # in the order play met them
+    for d in out:
+        del d["_order"]
+    return out
 
 
 def load_set(path_or_lines: Union[str, "os.PathLike[str]", Iterable] = DEFAULT_SET
@@ -136,6 +139,11 @@ def build(path: Union[str, "os.PathLike[str]"], decisions: Sequence[dict], *,
     (about 0.01 equity at 95%) or ``games`` games, a candidate dropped once clearly worse.
     Returns the number of decisions added (resumable: run it again to go on)."""
     path = os.fspath(path)
+    if os.path.exists(path):
+        with open(path, "rb+") as f:                 # a line cut by a kill: dropped, redone
+            data = f.read()
+            if data and not data.endswith(b"\n"):
+                f.truncate(data.rfind(b"\n") + 1)
     done = {line["id"] for line in load_set(path)} if os.path.exists(path) else set()
     added = 0
     for k, item in enumerate(decisions):
