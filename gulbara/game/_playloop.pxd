@@ -229,6 +229,18 @@ ctypedef struct Trace:
     int n
 
 
+cdef inline int trace_alloc(Trace* t, int32_t max_rolls) except -1:
+    """Room in ``t`` for one game of at most ``max_rolls`` rolls (64 decisions a roll at most,
+    the rest dropped); the caller frees ``t.data``. MemoryError when there is none."""
+    t.n = 0
+    t.capacity = 2 * (max_rolls + 64) * 64
+    t.data = <int32_t*>malloc(t.capacity * sizeof(int32_t))
+    if t.data == NULL:
+        t.capacity = 0
+        raise MemoryError("no memory for the trace")
+    return 0
+
+
 cdef inline void trace_push(Trace* t, int n_ends, int chosen) noexcept nogil:
     if t != NULL and t.data != NULL and t.n + 2 <= t.capacity:
         t.data[t.n] = n_ends

@@ -21,10 +21,9 @@ from cpython.exc cimport PyErr_CheckSignals
 from gulbara.core._types cimport StageEnd
 from gulbara.game._state cimport GameRules, GameState, PH_OVER, read_game
 from gulbara.game._rng cimport Rng, rng_seed
-from gulbara.game._playloop cimport (Policy, Watcher, GameEnd, Trace, play_game, alloc_ends,
-                                     game_end_start,
-                                     choose_random, choose_first, trace_push, GAME_PLAYED,
-                                     GAME_OVERFLOW)
+from gulbara.game._playloop cimport (Policy, Watcher, GameEnd, Trace, trace_alloc, play_game,
+                                     alloc_ends, game_end_start, choose_random, choose_first,
+                                     trace_push, GAME_PLAYED, GAME_OVERFLOW)
 from gulbara.eval._greedy cimport choose_greedy
 from gulbara.net._net cimport Net, Network
 from gulbara.net._choose cimport net_choose
@@ -175,10 +174,7 @@ def play_match(policy_a, policy_b, game, uint64_t seed, uint64_t first, Py_ssize
     ends = alloc_ends()
     try:
         if trace:
-            tr.capacity = 2 * (max_rolls + 64) * 64
-            tr.data = <int32_t*>malloc(tr.capacity * sizeof(int32_t))
-            if tr.data == NULL:
-                raise MemoryError("no memory for the trace")
+            trace_alloc(&tr, max_rolls)
             trp = &tr
         for g in range(n):
             PyErr_CheckSignals()                        # Ctrl-C between games

@@ -37,9 +37,9 @@ from gulbara.game._state cimport (GameRules, GameState, PH_OPENING, PH_ROLL, PH_
 from gulbara.encoding._encode cimport encode_end, BOARD_FEATURES
 from gulbara.game._rng cimport Rng, splitmix64, rng_seed, rng_next, rng_below
 from gulbara.eval._greedy cimport greedy_score, greedy_choose
-from gulbara.game._playloop cimport (alloc_ends, Policy, Watcher, GameEnd, Trace, play_game,
-                                     game_end_start,
-                                     trace_push, GAME_PLAYED, GAME_POLICY_FAILED)
+from gulbara.game._playloop cimport (alloc_ends, Policy, Watcher, GameEnd, Trace, trace_alloc,
+                                     play_game, game_end_start, trace_push, GAME_PLAYED,
+                                     GAME_POLICY_FAILED)
 from gulbara.net._play cimport resolve_policy
 
 import numpy as np
@@ -277,10 +277,7 @@ def play_games(game, seed, first_game, n_games, policies, evaluator=None,
     tr.capacity = 0
     try:
         if trace:
-            tr.capacity = 2 * (c_max + 64) * 64
-            tr.data = <int32_t*>malloc(tr.capacity * sizeof(int32_t))
-            if tr.data == NULL:
-                raise MemoryError("no memory for the trace")
+            trace_alloc(&tr, c_max)
             trp = &tr
         for g in range(n):
             with nogil:
