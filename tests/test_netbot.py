@@ -332,3 +332,22 @@ def test_stage_by_stage_values_of_real_chains_against_the_python_twin(net):
             expected.append(net.after_value(after, mover))
         got = _search.continuation_values(net.native, game)
         assert got == pytest.approx(expected, abs=1e-5), game.code()
+
+
+def test_regression_a_chain_plan_is_never_applied_to_another_game():
+    """NetBot kept the plan of a chain's next stages keyed by the turn and the stage alone:
+    asked next about another game at the same stage of the same roll (as a benchmark asks one
+    bot about many decisions), it played the plan's steps there and raised "step (20, 6) is
+    illegal". The plan now also names the position it starts from."""
+    a = gulbara.Game.from_state_code("G:,,-1,-2,-1,-1,-2,-1,-1,1,1,-6,,,1,2,1,1,1,3,,,,4|0,0|0,0 "
+                             "next=chain:W stage=5-5-5-5 index=3 roll=2-2 rolls=7,7 stuck=0")
+    b = gulbara.Game.from_state_code("G:,,1,1,-1,-1,-1,-1,-1,-2,,-8,,1,,,1,1,,,1,1,1,7|0,0|0,0 "
+                             "next=chain:W stage=6-6-6-6 index=4 roll=2-2 rolls=7,7 stuck=0")
+    bot = NetBot()
+    first = bot.choose(a)
+    assert bot._plan is not None                  # a plan for a's next stage was made
+    assert bot.choose(b) == NetBot().choose(b)    # b is played as a fresh bot plays it
+    after = a.copy(auto_roll=False)
+    after.play(first)
+    bot.choose(a)
+    assert bot.choose(after) == NetBot().choose(after)   # and a's own plan still serves

@@ -77,7 +77,8 @@ class NetBot(Bot):
         if isinstance(net, (str, os.PathLike)) and not self._shipped:
             self.name = self.labelled(os.path.basename(os.fspath(net)))   # by its file
         self.chain_budget = checked_int(chain_budget, "chain_budget", 1, MAX_CHAIN_BUDGET)
-        self._plan: Optional[Tuple[str, List[Tuple[Tuple[int, int], ...]]]] = None
+        # (the next stage's key, the position it starts from, the stages left)
+        self._plan: Optional[Tuple[str, str, List[Tuple[Tuple[int, int], ...]]]] = None
 
     # -- the rule --------------------------------------------------------
 
@@ -164,20 +165,30 @@ class NetBot(Bot):
         best = int(np.argmax(values))
         stages = list(outcomes.steps(best))
         play = self._play_with_steps(game, stages[0])
-        self._plan = (self._plan_key(game, 1), stages[1:])
+        self._plan = self._next_plan(game, play, stages[1:])
         return play
 
     def _plan_key(self, game, ahead: int) -> str:
         d = game.decision
         return f"{d.seat}:{d.roller}:{d.roll}:{game.rolls_made}:{d.is_remainder}:{d.stage + ahead}"
 
-    def _from_plan(self, game, plays) -> Optional[Play]:
-        plan, self._plan = self._plan, None
-        if plan is None or not plan[1] or plan[0] != self._plan_key(game, 0):
+    def _next_plan(self, game, play: Optional[Play], stages
+                   ) -> Optional[Tuple[str, str, List[Tuple[Tuple[int, int], ...]]]]:
+        """The plan for the turn's next stage: its key, the position it starts from (the
+        one ``play`` leaves) and the stages left; None when there is none."""
+        if play is None or play.code is None or not stages:
             return None
-        play = self._play_with_steps(game, plan[1][0])
-        if play is not None:
-            self._plan = (self._plan_key(game, 1), plan[1][1:])
+        return (self._plan_key(game, 1), play.code, list(stages))
+
+    def _from_plan(self, game, plays) -> Optional[Play]:
+        """The planned play of this stage, if the plan was made for this very game: the same
+        turn and stage and the position the planned play before it left (a plan is never
+        applied to another game that happens to be at the same stage of the same roll)."""
+        plan, self._plan = self._plan, None
+        if plan is None or plan[0] != self._plan_key(game, 0) or plan[1] != game.position.code():
+            return None
+        play = self._play_with_steps(game, plan[2][0])
+        self._plan = self._next_plan(game, play, plan[2][1:])
         return play
 
     @staticmethod
