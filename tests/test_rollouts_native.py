@@ -322,3 +322,20 @@ def test_a_choice_outside_the_candidates_is_charged_the_largest_loss():
     assert benchmark.score("first", [line]).error_rate == pytest.approx(100.0)
     with pytest.raises(GulBaraError, match="empty"):
         benchmark.score("first", [])
+
+
+def test_the_shipped_decision_set_is_whole_and_scores_the_bots_in_order_of_strength():
+    """The set the package ships: every line a decision with two plays or more and its
+    rolled-out candidates, best first; random play errs more than greedy, greedy more than
+    the net bot."""
+    from gulbara.rollouts import benchmark
+    lines = benchmark.load_set()
+    assert len(lines) >= 100 and len({line["id"] for line in lines}) == len(lines)
+    for line in lines[:20]:
+        game = Game.from_state_code(line["state"])
+        plays = game.legal_plays()
+        assert all(c["play"] in plays for c in line["candidates"])
+        assert line["candidates"][0]["difference"] == 0.0
+    scores = {bot: benchmark.score(bot, lines) for bot in ("random", "greedy", "net")}
+    assert scores["random"].error_rate > scores["greedy"].error_rate > scores["net"].error_rate
+    assert 0 <= scores["net"].noise_floor < scores["net"].error_rate

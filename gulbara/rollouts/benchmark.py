@@ -211,7 +211,7 @@ def score(bot, decisions: Union[str, "os.PathLike[str]", Iterable] = DEFAULT_SET
     lines = load_set(decisions)
     if not lines:
         raise GulBaraError("the decision set is empty")
-    player = make_bot(bot) if isinstance(bot, (str, os.PathLike)) else bot
+    player = make_bot(bot, seed=0) if isinstance(bot, (str, os.PathLike)) else bot
     if not callable(getattr(player, "choose", None)):
         raise TypeError(f"a bot has choose(game), not {type(player).__name__}")
     losses: List[float] = []
