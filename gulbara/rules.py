@@ -94,10 +94,11 @@ class Rules:
         return asdict(self)
 
     @classmethod
-    def from_text(cls, text: str) -> "Rules":
+    def from_text(cls, text: str, where: str = "rules") -> "Rules":
         """Rules from the ``--rules`` grammar of the command line: ``default``, a preset
         (:data:`PRESETS`), options ``name=value`` separated by commas or spaces, or a preset
-        followed by options; an unknown name is answered with the valid ones (:func:`rules_help`).
+        followed by options; an unknown name is answered with the valid ones (:func:`rules_help`),
+        the message starting with ``where`` (the command line passes ``"--rules"``).
 
         >>> Rules.from_text("bulgarian") == Rules.from_text("default") == DEFAULT_RULES
         True
@@ -108,7 +109,7 @@ class Rules:
         >>> Rules.from_text("remainder=later")
         Traceback (most recent call last):
         ...
-        gulbara.errors.InvalidRulesError: --rules: remainder must be one of to_opponent, lost; got 'later'
+        gulbara.errors.InvalidRulesError: rules: remainder must be one of to_opponent, lost; got 'later'
         """
         if isinstance(text, Rules):
             return text
@@ -119,11 +120,11 @@ class Rules:
         if words and "=" not in words[0]:
             name = words.pop(0)
             if name != "default" and name not in PRESETS:
-                raise InvalidRulesError(f"--rules: unknown preset or option {name!r}; "
+                raise InvalidRulesError(f"{where}: unknown preset or option {name!r}; "
                                         f"valid: {rules_help()}")
             base = DEFAULT_RULES if name == "default" else PRESETS[name]
-        options = rule_options(words, "--rules", InvalidRulesError, base.to_dict())
-        return rules_from_options(options, "--rules")
+        options = rule_options(words, where, InvalidRulesError, base.to_dict())
+        return rules_from_options(options, where)
 
     @classmethod
     def preset(cls, name: str) -> "Rules":
@@ -226,7 +227,7 @@ def rule_options(words, where: str, error: type, options: Dict[str, Any]) -> Dic
     for word in words:
         name, sep, value = word.partition("=")
         if not sep or name not in known:
-            hint = " (a preset comes first)" if where == "--rules" else ""
+            hint = " (a preset comes first)" if where in ("--rules", "rules") else ""
             raise error(f"{where}: unknown option {shown(word)}{hint}; valid: {rules_help()}")
         if name in seen:
             raise error(f"{where}: option {name} is given twice")

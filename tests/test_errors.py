@@ -808,3 +808,14 @@ def test_regression_flags_are_bools(flag):
     if flag is not None:                                  # (copy's None keeps the mode)
         with pytest.raises(TypeError, match="auto_roll must be True or False"):
             gulbara.Game(seed=1).copy(auto_roll=flag)
+
+
+def test_regression_a_python_rules_error_does_not_speak_of_a_command_line_option():
+    """Rules.from_text's messages started with the command line's "--rules:" in Python too."""
+    from gulbara import InvalidRulesError, Rules
+    with pytest.raises(InvalidRulesError, match=r"^rules: remainder must be"):
+        Rules.from_text("remainder=later")
+    with pytest.raises(InvalidRulesError, match=r"^rules: unknown preset or option 'nope'"):
+        Rules.from_text("nope")
+    with pytest.raises(InvalidRulesError, match=r"^--rules: unknown option"):
+        Rules.from_text("default bad", where="--rules")

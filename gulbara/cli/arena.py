@@ -38,7 +38,7 @@ def add_arguments(parser) -> None:
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     try:
         a, b = make_bot(args.a, args.seed), make_bot(args.b, args.seed + 1_000_003)
-        rules = Rules.from_text(args.rules)
+        rules = Rules.from_text(args.rules, where="--rules")
         if args.workers != 1 or args.native:
             a, b = args.a, args.b                  # built by name in each worker, or native
         result = arena(a, b, args.games, args.seed, rules=rules,

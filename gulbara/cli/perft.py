@@ -37,7 +37,7 @@ def run(args, stdin=None, stdout=None) -> int:
     """
     out = stdout if stdout is not None else sys.stdout
     try:
-        rules = Rules.from_text(args.rules)
+        rules = Rules.from_text(args.rules, where="--rules")
         state = state_from_args(args, rules)
         game = (Game.from_state_code(state, rules) if state is not None
                 else Game.new_perft_root(rules))

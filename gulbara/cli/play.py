@@ -187,7 +187,7 @@ class _Session:
         self.bot_name = bot_label(args.bot)
         self.args_hint = getattr(args, "hint_bot", "net")
         self.hinter: Optional[NetBot] = None
-        rules = Rules.from_text(args.rules)
+        rules = Rules.from_text(args.rules, where="--rules")
         self.game: Union[Match, Game]
         if args.match is not None:
             self.game = Match(rules, target=args.match, seed=args.seed)

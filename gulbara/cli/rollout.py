@@ -104,7 +104,7 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
     stderr = stderr or sys.stderr
     bar = None
     try:
-        rules = Rules.from_text(args.rules)
+        rules = Rules.from_text(args.rules, where="--rules")
         start = Game.from_state_code(state_code(args.state, args.seat, rules=rules,
                                                 rolls=args.rolls), rules)
         if args.out:                          # never fail at the end of a long run

@@ -127,7 +127,7 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
     stderr = stderr or sys.stderr
     bar = None
     try:
-        rules = Rules.from_text(args.rules)
+        rules = Rules.from_text(args.rules, where="--rules")
         state = state_from_args(args, rules)
         start = Game.from_state_code(state, rules) if state else Game(rules, auto_roll=False)
         policy = args.policy if args.black_policy is None else (args.policy, args.black_policy)

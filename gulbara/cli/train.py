@@ -38,7 +38,7 @@ def add_arguments(parser) -> None:
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     options = {key: getattr(args, key) for key in TRAIN_DEFAULTS}
     try:
-        rules = Rules.from_text(args.rules)
+        rules = Rules.from_text(args.rules, where="--rules")
         if args.plot:        # the files first: never fail after the training
             check_plot_path(args.plot)
         check_output_path(args.out, "--out")

@@ -54,7 +54,7 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     from gulbara.tools.verify import locate_perft, run_verify, verify_cases
 
     try:
-        rules = Rules.from_text(args.rules)
+        rules = Rules.from_text(args.rules, where="--rules")
         if args.positions < 0:
             raise GulBaraError(f"--positions must be >= 0, got {args.positions}")
         if args.perft is not None and args.perft < 0:
