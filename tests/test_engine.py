@@ -167,12 +167,11 @@ def test_regression_undo_of_a_roll_answers_its_dice():
     assert answer["ok"] and answer["undone"] == [3, 4]
 
 
-def test_regression_one_request_line_cannot_end_the_engine_session():
+def test_regression_one_request_line_cannot_end_the_engine_session(tmp_path):
     """An "id" of "\\ud800" was echoed back, writing it raised UnicodeEncodeError and the
     session exited 1 (under every locale); "\\udc80" came back as bytes that are not UTF-8,
     and a line that was not UTF-8 ended it too. Now every answer is UTF-8 JSON that carries
     the id back, a bad or an overlong line gets an error answer, and the session goes on."""
-    import os
     import subprocess
     from conftest import same_package_environment
     from gulbara.cli.engine import MAX_REQUEST_BYTES
@@ -184,7 +183,7 @@ def test_regression_one_request_line_cannot_end_the_engine_session():
     env = {**same_package_environment(), "LANG": "C", "LC_ALL": "C", "PYTHONIOENCODING": "ascii"}
     env.pop("PYTHONUTF8", None)
     proc = subprocess.run([sys.executable, "-m", "gulbara", "engine"], input=requests,
-                          capture_output=True, timeout=120, env=env, cwd=os.getcwd())
+                          capture_output=True, timeout=120, env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     answers = [json.loads(line.decode("utf-8")) for line in proc.stdout.splitlines()]
     assert len(answers) == 5

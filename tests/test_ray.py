@@ -61,4 +61,16 @@ def test_selfplay_cli_on_ray(local_ray, capsys):
                  "--json", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert '"backend": "ray"' in out
-    assert f'"mean_rolls": {play_games(500, "random", seed=2, workers=1).mean_rolls.value}' in out
+    assert f'"mean_rolls": {play_games(500, seed=2, workers=1).mean_rolls.value}' in out
+
+
+def test_a_rollout_with_luck_subtracted_gives_the_local_numbers_on_ray(local_ray):
+    from gulbara.rollouts import rollout as luck_rollout
+    game = Game(seed=24)
+    local = luck_rollout(game, 144, policy="greedy", seed=3, truncate=20,
+                         candidates=["24/14", "24/18 24/20"])
+    distributed = luck_rollout(game, 144, policy="greedy", seed=3, truncate=20,
+                               candidates=["24/14", "24/18 24/20"], backend="ray")
+    assert [c.tally for c in local.candidates_in_order] == \
+        [c.tally for c in distributed.candidates_in_order]
+    assert local.pairs == distributed.pairs

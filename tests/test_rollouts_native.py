@@ -1,6 +1,7 @@
 """Rollouts with luck subtraction (gulbara.rollouts): the native games against their Python twin,
 the estimator where the luck is known, quasi-random dice, truncation, candidates on common
-dice, stop rules, and merge / resume / workers / Ray giving the very same numbers."""
+dice, stop rules, and merge / resume / workers giving the very same numbers (Ray:
+tests/test_ray.py)."""
 
 import numpy as np
 import pytest
@@ -143,17 +144,6 @@ def test_workers_give_the_same_numbers():
     one = rollout(game, 288, policy="greedy", seed=3, truncate=20)
     two = rollout(game, 288, policy="greedy", seed=3, truncate=20, workers=2)
     assert one.best.tally == two.best.tally
-
-
-def test_ray_gives_the_local_numbers():
-    ray = pytest.importorskip("ray")
-    game = _to_roll(_midgame())
-    local = rollout(game, 144, policy="greedy", seed=3, truncate=20)
-    try:
-        distributed = rollout(game, 144, policy="greedy", seed=3, truncate=20, backend="ray")
-    finally:
-        ray.shutdown()
-    assert local.best.tally == distributed.best.tally
 
 
 def test_candidates_play_on_common_dice():
