@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 import gulbara
+from gulbara.eval.bearoff import bearoff_table
 from gulbara.net.model import default_net
 from gulbara.rollouts import LUCK_RULES, _rollout
 
@@ -49,10 +50,11 @@ def positions():
 
 def measure(start, games, vr, luck):
     net = default_net(start.rules)
-    shortlist, whole = LUCK_RULES[luck]
+    race = bearoff_table()
     began = time.perf_counter()
     out = _rollout.rollout_block([start], start.to_move, ("net", "net"), (net.native,) * 2,
-                                 net.native, vr, 1, 0, games, 0, True, shortlist, whole)
+                                 net.native, vr, 1, 0, games, 0, True, LUCK_RULES[luck],
+                                 race.dist, race.first_dist)
     seconds = time.perf_counter() - began
     estimate = out["points"][0] - (out["luck"][0] if vr else 0.0)
     assert np.all(np.isfinite(estimate)) and estimate.size == games

@@ -1,35 +1,60 @@
 """The slow, obvious twin of a native rollout game (gulbara/rollouts/_rollout.pyx), through the
 Python Game and the network's numpy forward pass: game ``g`` of a run seeded ``seed`` from a
 start state, its dice from stream 0 (the first two rolls quasi-random when asked), the random
-policy's draws from stream 1, and every roll's luck: the roll's value (its roller's best end of
-its first stage, by ``ValueNet.after_value``) minus the mean over all 36 rolls, from ``side``'s
-view. Returns (points for ``side`` or None when stopped, luck, the final Game, the rolls)."""
+policy's draws from stream 1, and every roll's luck from ``side``'s view by the rules of
+gulbara.rollouts.LUCK_RULES. Returns (points for ``side`` or None when stopped, luck, the final
+Game, the rolls)."""
 
 import numpy as np
 
 from gulbara.bots import GreedyBot
 from gulbara.conventions import DICE_36
+from gulbara.eval.bearoff import bearoff_applies, bearoff_values
 from gulbara.game.rng import Rng
 
 
-def roll_value(game, network, a, b, luck="full"):
-    """The value of rolling a-b at ``game`` (a side to roll) for its roller (``luck``: the
-    rules of gulbara.rollouts.LUCK_RULES)."""
+def best_play(game, network, native=False):
+    """The net policy's play: the highest value by the network (numpy's forward pass, or the
+    native one, itself checked against numpy in tests/test_net.py), the first on a tie."""
+    values = list(network.stage_values(game) if native else network.stage_values_python(game))
+    return game.legal_plays()[max(range(len(values)), key=lambda i: (values[i], -i))]
+
+
+def roll_value(game, network, a, b, race=True):
+    """The value of rolling a-b at ``game`` (a side to roll) for its roller: where its whole
+    turn leads, every stage played by the net policy, valued by the network (a finished game
+    by its points); with ``race``, a bear-off's turn by its best play by the database."""
     after = game.copy(auto_roll=False)
     after.roll(a, b)
-    mover = after.decision.seat
-    if luck == "fast":
-        if after.decision.is_chain:                   # the chain, unplayed
-            return network.after_value(after, mover)
-        ended = after.copy(auto_roll=False)
-        ended.play(GreedyBot().choose(after))
-        return network.after_value(ended, mover)
-    values = []
-    for play in after.legal_plays():
-        ended = after.copy(auto_roll=False)
-        ended.play(play)
-        values.append(network.after_value(ended, mover))
-    return max(values)
+    roller = after.decision.seat
+    if race and not after.decision.is_chain and bearoff_applies(after):
+        return float(max(bearoff_values(after)))
+    while after.is_decision():                    # (the native valuation: a chain has many)
+        after.play(best_play(after, network, native=True))
+    return network.after_value(after, roller)
+
+
+def chain_unplayed(game, network, d):
+    after = game.copy(auto_roll=False)
+    after.roll(d, d)
+    return network.after_value(after, after.decision.seat)
+
+
+def luck(game, network, a, b, rule="full", race=True):
+    """The luck of a-b at ``game`` for its roller by ``rule``."""
+    value = {(x, y): roll_value(game, network, x, y, race)
+             for x in range(1, 7) for y in range(x, 7)}
+    drawn = value[(min(a, b), max(a, b))]
+    probe = game.copy(auto_roll=False)
+    probe.roll(1, 1)
+    if rule == "fast" and probe.decision.is_chain:
+        others = np.mean([v for (x, y), v in value.items() if x != y])
+        chains = np.mean([chain_unplayed(game, network, d) for d in range(1, 7)])
+        if a != b:
+            return drawn - others + 6 / 36 * (others - chains)
+        doubles = np.mean([value[(d, d)] for d in range(1, 7)])
+        return drawn - doubles + 30 / 36 * (chains - others)
+    return drawn - np.mean([value[(min(x, y), max(x, y))] for x, y in DICE_36])
 
 
 def quasi_rolls(g):
@@ -45,27 +70,25 @@ def choose(policy, game, network, draws):
         return ends[0]
     if policy == "greedy":
         return GreedyBot().choose(game)
-    values = list(network.stage_values_python(game))
-    return ends[max(range(len(ends)), key=lambda i: (values[i], -i))]
+    return best_play(game, network)
 
 
 def play(start, side, policies, network, seed, g, *, vr=True, quasi=True, truncate=0,
-         rule="full"):
+         rule="full", race=True):
     game = start.copy(auto_roll=False)
     dice, draws = Rng(seed, g, 0), Rng(seed, g, 1)
     given = quasi_rolls(g) if quasi else []
-    luck, first_rolls, rolled = 0.0, game.game_rolls, []
+    total, first_rolls, rolled = 0.0, game.game_rolls, []
     while not game.is_over():
         if game.is_opening():
             game.roll_opening(dice.die() + 1, dice.die() + 1)
         elif game.is_chance():
             if truncate and game.game_rolls - first_rolls >= truncate:
-                return None, luck, game, rolled
+                return None, total, game, rolled
             a, b = given.pop(0) if given else (dice.die() + 1, dice.die() + 1)
             if vr:
-                values = {(x, y): roll_value(game, network, x, y, rule) for x, y in DICE_36}
-                v = values[(a, b)] - float(np.mean(list(values.values())))
-                luck += v if game.to_move == side else -v
+                v = luck(game, network, a, b, rule, race)
+                total += v if game.to_move == side else -v
             game.roll(a, b)
             rolled.append((a, b))
         else:
@@ -73,4 +96,4 @@ def play(start, side, policies, network, seed, g, *, vr=True, quasi=True, trunca
     result = game.result()
     points = 0 if result.winner is None else (result.points if result.winner == side
                                               else -result.points)
-    return points, luck, game, rolled
+    return points, total, game, rolled

@@ -10,6 +10,7 @@ import gulbara
 from gulbara import Game, Position
 from gulbara.conventions import DICE_36
 from gulbara.errors import GulBaraError
+from gulbara.eval.bearoff import bearoff_table, race_equity
 from gulbara.net.model import default_net
 from gulbara.rollouts import _rollout
 from gulbara.rollouts import Rollout, load, merge, rollout
@@ -34,9 +35,11 @@ def _to_roll(game):
     return game
 
 
-def _native(start, side, policy, seed, first, count, **options):
+def _native(start, side, policy, seed, first, count, race=True, **options):
     network = default_net(start.rules)
     nets = [network.native if policy == "net" else None] * 2
+    if race:
+        options.update(race_dist=bearoff_table().dist, race_first=bearoff_table().first_dist)
     return _rollout.rollout_block([start], side, (policy, policy), nets, network.native,
                                   options.pop("vr", True), seed, first, count, **options)
 
@@ -61,11 +64,14 @@ def test_the_fast_luck_rule_is_its_python_twin():
     start = _to_roll(_midgame(seed=2, plies=24))
     side = start.to_move
     network = default_net(start.rules)
-    out = _native(start, side, "greedy", 5, 0, 3, truncate=8, shortlist=1, whole_chains=True)
+    out = _native(start, side, "greedy", 5, 0, 3, truncate=8, fast_luck=True)
+    doubles = 0
     for g in range(3):
-        points, luck, _, _ = rollout_twin.play(start, side, ("greedy", "greedy"), network, 5, g,
-                                               truncate=8, rule="fast")
+        points, luck, _, rolled = rollout_twin.play(start, side, ("greedy", "greedy"), network,
+                                                    5, g, truncate=8, rule="fast")
         assert out["luck"][0, g] == pytest.approx(luck, abs=1e-5)
+        doubles += sum(a == b for a, b in rolled)
+    assert doubles > 0                     # both branches of the rule: a double drawn and not
 
 
 def test_a_race_decided_by_the_first_roll_has_its_luck_removed():
@@ -187,6 +193,29 @@ def test_truncated_games_agree_with_full_games_on_average():
     d = full.equity.value - truncated.equity.value
     se = np.hypot(full.equity.se, truncated.equity.se)
     assert abs(d) < 3.3 * se
+
+
+def test_bear_offs_are_valued_by_the_database_in_the_luck_and_when_stopped():
+    """Both sides bearing off, past their exempt rolls: a roll's turn is valued exactly by the
+    database (its best end by race_equity), and a game stopped there scored by it."""
+    position = Position.from_points([2, 2, 1, 2, 1, 0] + [0] * 6 + [-1, -2, -2, -1, -1, -1]
+                                    + [0] * 6, 7, 7)
+    start = Game.from_state_code(gulbara.game.state_codes.state_code(
+        position.code(), "white", rolls=(6, 6)))
+    network = default_net(start.rules)
+    out = _native(start, 0, "net", 3, 0, 6, truncate=2)
+    without = _native(start, 0, "net", 3, 0, 6, truncate=2, race=False)
+    for g in range(6):
+        points, luck, game, _ = rollout_twin.play(start, 0, ("net", "net"), network, 3, g,
+                                                  truncate=2)
+        assert out["luck"][0, g] == pytest.approx(luck, abs=1e-6)
+        if points is None:
+            assert out["points"][0, g] == pytest.approx(
+                race_equity(game.position, 0) if game.to_move == 0
+                else -race_equity(game.position, 1), abs=1e-12)
+        else:
+            assert out["points"][0, g] == points
+    assert np.any(np.abs(out["luck"] - without["luck"]) > 1e-3)      # the network differs
 
 
 def test_bad_arguments_are_refused():

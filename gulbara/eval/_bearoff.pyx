@@ -79,6 +79,42 @@ cdef int rank_counts(const int* c) noexcept nogil:
     return r
 
 
+cdef void race_chances(const double* dist, const double* first_dist, int length, int roller,
+                       int other, double* out) noexcept nogil:
+    """The chances of the side about to roll at rank ``roller`` against rank ``other``, from
+    the database's rows ``dist`` and ``first_dist`` (``length`` each): ``out`` = (winning,
+    winning with a mars, losing with a mars). The roller wins when it needs no more rolls than
+    the other side (it rolls first); it wins a mars when it is done before the other side has
+    borne off a checker, and loses one when the other side is done before it has (RULES §7.1).
+    """
+    cdef const double* mine = dist + <Py_ssize_t>roller * length
+    cdef const double* theirs = dist + <Py_ssize_t>other * length
+    cdef const double* mine_first = first_dist + <Py_ssize_t>roller * length
+    cdef const double* theirs_first = first_dist + <Py_ssize_t>other * length
+    cdef double win = 0.0, win_mars = 0.0, lose_mars = 0.0
+    cdef double theirs_before = 0.0, theirs_first_before = 0.0, mine_first_by = 0.0
+    cdef int k
+    for k in range(length):                      # P(N_other >= k) = 1 - P(N_other < k)
+        win += mine[k] * (1.0 - theirs_before)
+        win_mars += mine[k] * (1.0 - theirs_first_before)
+        theirs_before += theirs[k]
+        theirs_first_before += theirs_first[k]
+        mine_first_by += mine_first[k]
+        lose_mars += theirs[k] * (1.0 - mine_first_by)   # P(F_roller > k)
+    out[0], out[1], out[2] = win, win_mars, lose_mars
+
+
+cdef double race_points(const double* dist, const double* first_dist, int length, int roller,
+                        int other, bint mars) noexcept nogil:
+    """The equity in points of :func:`race_chances`' chances: ``2 P(win) - 1``, plus
+    ``P(win mars) - P(lose mars)`` with ``mars`` (RULES §8)."""
+    cdef double c[3]
+    race_chances(dist, first_dist, length, roller, other, c)
+    if mars:
+        return 2.0 * c[0] - 1.0 + c[1] - c[2]
+    return 2.0 * c[0] - 1.0
+
+
 cdef struct Board:
     int32_t step_to[N_BEAROFF][MOVES]   # die d (1..6) from point p (1..6): [(d-1)*6 + p-1]
     int32_t on_board[N_BEAROFF]
@@ -309,4 +345,24 @@ def ranks(const int32_t[:, ::1] counts not None):
         if total > CHECKERS:
             raise ValueError(f"at most 15 checkers, got {total} in {list(counts[i])}")
         out_v[i] = rank_counts(c)
+    return out
+
+
+def chances(const double[:, ::1] dist not None, const double[:, ::1] first_dist not None,
+            int roller, const int64_t[::1] others not None):
+    """The chances (:func:`race_chances`) of the side about to roll at rank ``roller``
+    against each rank of ``others``, an ``N x 3`` float64 array; the ranks already checked."""
+    cdef Py_ssize_t i, n = others.shape[0]
+    cdef int length = <int>dist.shape[1]
+    out = np.empty((n, 3), dtype=np.float64)
+    cdef double[:, ::1] view = out
+    if first_dist.shape[1] != length or first_dist.shape[0] != dist.shape[0]:
+        raise ValueError("dist and first_dist must have the same shape")
+    for i in range(n):
+        if not (0 <= roller < dist.shape[0] and 0 <= others[i] < dist.shape[0]):
+            raise ValueError(f"ranks must be 0..{dist.shape[0] - 1}")
+    with nogil:
+        for i in range(n):
+            race_chances(&dist[0, 0], &first_dist[0, 0], length, roller, <int>others[i],
+                         &view[i, 0])
     return out

@@ -112,14 +112,8 @@ class BearoffTable:
         if not 0 <= roller < N_BEAROFF or (others.size and not
                                            (0 <= others.min() and others.max() < N_BEAROFF)):
             raise GulBaraError(f"ranks must be 0..{N_BEAROFF - 1}")
-        others = others.astype(np.intp)
-        mine = self.dist[roller]
-        out = np.empty((others.size, 3))
-        out[:, 0] = _at_least(self.dist[others]) @ mine                 # P(N_other >= N_roller)
-        out[:, 1] = _at_least(self.first_dist[others]) @ mine           # P(F_other >= N_roller)
-        first_more = 1.0 - np.cumsum(self.first_dist[roller])           # P(F_roller > k)
-        out[:, 2] = self.dist[others] @ first_more                      # P(N_other < F_roller)
-        return out
+        return _bearoff.chances(self.dist, self.first_dist, roller,
+                                np.ascontiguousarray(others, dtype=np.int64).reshape(-1))
 
     def equities(self, roller: int, others: np.ndarray, mars: bool = True) -> np.ndarray:
         """The equity, for the side about to roll at rank ``roller``, against each rank of
@@ -146,11 +140,6 @@ def _ranks(counts: np.ndarray) -> np.ndarray:
         return _bearoff.ranks(np.ascontiguousarray(counts, dtype=np.int32))
     except ValueError as error:
         raise GulBaraError(str(error)) from None
-
-
-def _at_least(dist: np.ndarray) -> np.ndarray:
-    """P(N >= k) of each row's distribution P(N = k)."""
-    return 1.0 - np.cumsum(dist, axis=-1) + dist
 
 
 @lru_cache(maxsize=1)

@@ -12,5 +12,6 @@ MAX_ROLLS: int
 def rollout_block(starts: List[Game], side: int, policies: Sequence[str],
                   networks: Sequence[Optional[Network]], scorer: Network, vr: bool, seed: int,
                   first: int, count: int, truncate: int = ...,
-                  quasi: bool = ..., shortlist: int = ...,
-                  whole_chains: bool = ...) -> Dict[str, np.ndarray]: ...
+                  quasi: bool = ..., fast_luck: bool = ...,
+                  race_dist: Optional[np.ndarray] = ...,
+                  race_first: Optional[np.ndarray] = ...) -> Dict[str, np.ndarray]: ...

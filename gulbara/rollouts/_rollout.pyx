@@ -6,21 +6,20 @@ each of ``K`` start states (the candidates of one decision, or one position), ev
 the same dice (common random numbers), by the one native game loop (``_playloop.pxd``:
 ``play_game``) with two native policies. For each game it reports, for the side rolled out:
 
-* its points (or, for a game stopped at ``truncate`` rolls, the network's equity of the state
-  there, for the side to roll), and its chances of winning, of winning and of losing with a
-  mars (0 or 1, or the network's probabilities when stopped);
-* with a luck network, the **luck** of every roll of the game: the value of the roll drawn
-  minus the mean over the 36 rolls, each roll valued by its roller at one ply with the network
-  (the best end of the roll's first stage by the value of the state it leads to: an escalating
-  double's stage by the network's value of the rest of its chain, the native ``net`` policy's
-  rule), summed from the side's view (docs/user/rollouts.md shows the estimator
-  ``points - luck`` is unbiased whatever the policy);
+* its points (or, for a game stopped at ``truncate`` rolls, its equity there for the side to
+  roll: the network's, or exactly the bear-off database's when both sides bear off), and its
+  chances of winning, of winning and of losing with a mars (0 or 1, or those chances when
+  stopped);
+* with a luck network, the **luck** of every roll of the game, summed from the side's view
+  (``luck_rolled``): each roll valued by its roller at one ply, by where its whole turn leads
+  with every stage played as the native ``net`` policy plays it (``roll_value``).
+  docs/user/rollouts.md shows the estimator ``points - luck`` is unbiased whatever the policy;
 * with ``quasi``, the first two rolls after the start (not the opening) are not drawn: game
   ``g``'s are ``DICE_36[g % 36]`` and ``DICE_36[(g % 36 + g // 36) % 36]``, so every 36
   consecutive games see each first roll once and every 1,296 each pair of rolls once.
 
-Memory: one stage buffer (17,600 ends), its values (70 KB) and the output arrays (about 60
-bytes a game a start). The GIL is released during each game; Ctrl-C stops between games.
+Memory: two stage buffers (17,600 ends each), their values (70 KB) and the output arrays
+(about 50 bytes a game a start). The GIL is released during each game; Ctrl-C stops between games.
 """
 
 from libc.stdint cimport uint8_t, int8_t, int32_t, uint32_t, uint64_t
@@ -30,13 +29,13 @@ from cpython.exc cimport PyErr_CheckSignals
 
 from gulbara.core._types cimport Pos, StageEnd, STAGE_CAPACITY, HOME_BITS
 from gulbara.core._keys cimport pos_set_mover_key
-from gulbara.eval._greedy cimport greedy_score
-from gulbara.game._state cimport (GameRules, GameState, PH_OVER, K_CHAIN, begin_roll,
-                                  escalates, read_game)
+from gulbara.eval._bearoff cimport rank_counts, race_chances, race_points
+from gulbara.game._state cimport (GameRules, GameState, PH_OVER, PH_STAGE, K_CHAIN, begin_roll,
+                                  escalates, play_end, read_game)
 from gulbara.game._rng cimport Rng, rng_seed
 from gulbara.game._playloop cimport (Policy, Watcher, GameEnd, play_game, game_end_start,
                                      pending_ends, alloc_ends, GAME_PLAYED)
-from gulbara.net._net cimport Net, Network, N_OUT
+from gulbara.net._net cimport Net, Network, N_OUT, equity
 from gulbara.net._choose cimport net_choose
 from gulbara.net._search cimport state_outputs
 from gulbara.net._play cimport resolve_policy
@@ -50,100 +49,132 @@ MAX_ROLLS = 10_000
 
 
 cdef enum:
-    MAX_SHORTLIST = 64
+    HOME_POINTS = 6
+    N_RACE = 54264             # one side's bear-off positions (gulbara.eval.bearoff.N_BEAROFF)
+
+
+ctypedef struct Race:
+    const double* dist         # the bear-off database's rows (NULL: none given), ``length``
+    const double* first        # each: gulbara.eval.bearoff.BearoffTable's dist, first_dist
+    int length
 
 
 ctypedef struct Luck:
     const Net* net
     const GameRules* r
+    Race race
     int side                   # the side rolled out
-    int shortlist              # value only this many ends a roll, the greedy score's best; 0 all
-    bint whole_chains          # an escalating double by the network's value of its chain
-    StageEnd* ends             # scratch: a roll's first stage
-    float* values              # scratch: its ends' values
+    bint split_doubles         # the "fast" rule (luck_rolled)
+    StageEnd* ends             # scratch: a stage's ends
+    float* values              # scratch: their values
     double total               # the game's luck so far, for ``side``
     int failed                 # a stage overflowed
 
 
 cdef double roll_value(Luck* L, const GameState* before, int a, int b) noexcept nogil:
-    """The value of rolling a-b at ``before`` for its roller: its best first-stage end by the
-    network (the native ``net`` policy's valuation)."""
+    """The value of rolling a-b at ``before`` for its roller, at one ply: the network's value of
+    where its whole turn leads, each stage's end the best by the network's value of the state
+    it leads to, as the native ``net`` policy plays (an escalating double's chain to its last
+    stage, a remainder by its receiver: RULES §4-5); a bear-off's turn by its best end by the
+    database (``gulbara.eval.bearoff``), exactly."""
     cdef GameState s = before[0]
-    cdef int n_ends, best
+    cdef int n_ends, best, mover
+    cdef double v
     begin_roll(L.r, &s, a, b, False)
-    if s.kind == K_CHAIN and L.whole_chains:       # the network values the chain, unplayed
-        return state_value(L.net, L.r, &s, s.seat)
-    if pending_ends(&s, L.ends, &n_ends):
-        L.failed = 1
-        return 0.0
-    if 0 < L.shortlist < n_ends:
-        n_ends = keep_best_by_greedy(&s, L.ends, n_ends, L.shortlist)
-    best = net_choose(L.net, L.r, &s, L.ends, n_ends, L.values)
-    return L.values[best]
+    if L.race.dist != NULL and s.kind != K_CHAIN and bearing_off(L.r, &s):
+        if pending_ends(&s, L.ends, &n_ends):
+            L.failed = 1
+            return 0.0
+        return best_race_end(L, &s, n_ends)           # one stage, nothing passes (RULES §5)
+    while True:
+        if pending_ends(&s, L.ends, &n_ends):
+            L.failed = 1
+            return 0.0
+        best = net_choose(L.net, L.r, &s, L.ends, n_ends, L.values)
+        v = L.values[best]
+        mover = s.seat
+        play_end(L.r, &s, &L.ends[best])
+        if s.phase != PH_STAGE:                       # the turn is over
+            return v if mover == before.seat else -v
 
 
-cdef int keep_best_by_greedy(const GameState* s, StageEnd* ends, int n_ends,
-                             int keep) noexcept nogil:
-    """Move the ``keep`` ends with the best greedy scores (``gulbara.eval.greedy``; the first
-    on a tie) to the front of ``ends``, in their order; returns ``keep``."""
-    cdef int score[MAX_SHORTLIST]
-    cdef int index[MAX_SHORTLIST]
-    cdef StageEnd kept[MAX_SHORTLIST]
-    cdef int n = 0, i, j, v
+cdef double best_race_end(Luck* L, const GameState* s, int n_ends) noexcept nogil:
+    """The value, for its mover, of the best end of ``s``'s stage in a bear-off: each end
+    valued exactly by the database, the other side to roll next."""
+    cdef int seat = s.seat, i, p
+    cdef int mine[HOME_POINTS + 1]
+    cdef int theirs[HOME_POINTS + 1]
+    cdef int other
+    cdef double v, best = -3.0
     cdef Pos end
+    mine[0] = theirs[0] = 0
+    for p in range(1, HOME_POINTS + 1):
+        theirs[p] = s.pos.cnt[1 - seat][p]
+    other = rank_counts(theirs)
     for i in range(n_ends):
-        if ends[i].ends_game:
-            v = 1000000
+        if L.ends[i].ends_game:                  # RULES §7.1: a mars when they have none off
+            v = 2.0 if L.r.mars and s.pos.off[1 - seat] == 0 else 1.0
         else:
             end = s.pos
-            pos_set_mover_key(&end, s.seat, ends[i].key)
-            v = greedy_score(&end, s.seat, False)
-        if n == keep and v <= score[n - 1]:
-            continue
-        j = n if n < keep else keep - 1                # insert, dropping the last if full
-        while j > 0 and score[j - 1] < v:
-            score[j] = score[j - 1]
-            index[j] = index[j - 1]
-            j -= 1
-        score[j] = v
-        index[j] = i
-        if n < keep:
-            n += 1
-    for i in range(n):                                 # back into canonical order
-        kept[i] = ends[index[i]]
-    sort_by_index(kept, index, n)
-    for i in range(n):
-        ends[i] = kept[i]
-    return n
+            pos_set_mover_key(&end, seat, L.ends[i].key)
+            for p in range(1, HOME_POINTS + 1):
+                mine[p] = end.cnt[seat][p]
+            v = -race_points(L.race.dist, L.race.first, L.race.length, other,
+                             rank_counts(mine), L.r.mars)
+        if v > best:
+            best = v
+    return best
 
 
-cdef void sort_by_index(StageEnd* kept, int* index, int n) noexcept nogil:
-    cdef int i, j, t
-    cdef StageEnd e
-    for i in range(1, n):
-        j = i
-        while j > 0 and index[j - 1] > index[j]:
-            t = index[j]; index[j] = index[j - 1]; index[j - 1] = t
-            e = kept[j]; kept[j] = kept[j - 1]; kept[j - 1] = e
-            j -= 1
+cdef double chain_unplayed(Luck* L, const GameState* before, int d) noexcept nogil:
+    """The network's value, for its roller, of a double d-d's chain begun and not played."""
+    cdef GameState s = before[0]
+    begin_roll(L.r, &s, d, d, False)
+    return state_value(L.net, L.r, &s, s.seat)
 
 
 cdef void luck_rolled(void* context, const GameState* s, int a, int b) noexcept nogil:
-    """The watcher: the luck of the roll a-b just begun in ``s`` (its value minus the mean of
-    the 36), for the side rolled out."""
+    """The watcher: the luck of the roll a-b just begun in ``s``, for the side rolled out.
+
+    The "full" rule: the roll's value minus the mean of the 36 (``roll_value``). The "fast"
+    rule, when doubles escalate: the luck of the roll within its class (a double or not: its
+    value minus the mean of its class) plus the luck of its class, each class valued by a
+    cheaper function ``h`` (the mean of the 15 other rolls' values; the network's value of
+    each double's chain unplayed): the six chains are played out only when a double is drawn
+    (docs/user/rollouts.md derives both)."""
     cdef Luck* L = <Luck*>context
-    cdef double total = 0.0, drawn = 0.0, v
+    cdef double drawn = 0.0, total = 0.0, others = 0.0, doubles = 0.0, chains = 0.0, v
     cdef int x, y
     cdef GameState before = s[0]                   # the side to roll, before the roll:
     before.rolls[s.roller] -= 1                    # begin_roll sets every other field it
     before.game_rolls -= 1                         # changes (RULES §4.5's counts)
-    for x in range(1, 7):
-        for y in range(x, 7):                      # a-b and b-a play alike: 21 rolls
-            v = roll_value(L, &before, x, y)
-            total += v if x == y else 2.0 * v
-            if (x == a and y == b) or (x == b and y == a):
-                drawn = v
-    v = drawn - total / 36.0
+    if L.split_doubles and escalates(L.r, before.rolls[before.seat] + 1, before.game_rolls + 1):
+        for x in range(1, 7):
+            for y in range(x + 1, 7):              # the 15 other rolls, each twice
+                v = roll_value(L, &before, x, y)
+                others += v
+                if (x == a and y == b) or (x == b and y == a):
+                    drawn = v
+            chains += chain_unplayed(L, &before, x)
+        others /= 15.0
+        chains /= 6.0
+        if a != b:
+            v = drawn - others + (6.0 / 36.0) * (others - chains)
+        else:
+            for x in range(1, 7):
+                v = roll_value(L, &before, x, x)
+                doubles += v
+                if x == a:
+                    drawn = v
+            v = drawn - doubles / 6.0 + (30.0 / 36.0) * (chains - others)
+    else:
+        for x in range(1, 7):
+            for y in range(x, 7):                  # a-b and b-a play alike: 21 rolls
+                v = roll_value(L, &before, x, y)
+                total += v if x == y else 2.0 * v
+                if (x == a and y == b) or (x == b and y == a):
+                    drawn = v
+        v = drawn - total / 36.0
     L.total += v if s.roller == L.side else -v
 
 
@@ -151,27 +182,38 @@ cdef double state_value(const Net* net, const GameRules* r, const GameState* s,
                         int seat) noexcept nogil:
     """The network's equity of ``s`` (not over) for ``seat``."""
     cdef float o[N_OUT]
-    cdef double e
     state_outputs(net, r, s, o)
-    e = 2.0 * o[0] - 1.0                           # the equity in points (RULES §7.1, §8)
-    if r.mars:
-        e += o[1] - o[2]
-    return e if s.seat == seat else -e
+    return equity(o, r.mars) if s.seat == seat else -equity(o, r.mars)
 
 
-cdef void score_stopped(const Net* net, const GameRules* r, const GameState* s, int side,
-                        double* out) noexcept nogil:
-    """A game stopped at a roll: the network's equity and chances there, for ``side``."""
+cdef void score_stopped(const Net* net, const Race* race, const GameRules* r,
+                        const GameState* s, int side, double* out) noexcept nogil:
+    """A game stopped at a roll: its equity and chances there, for ``side`` (``out``: points,
+    win, win with a mars, lose with a mars); exactly by the database in a bear-off, else the
+    network's."""
     cdef float o[N_OUT]
-    cdef double e
-    state_outputs(net, r, s, o)
-    e = 2.0 * o[0] - 1.0                           # the equity in points (RULES §7.1, §8)
-    if r.mars:
-        e += o[1] - o[2]
-    if s.seat == side:
-        out[0], out[1], out[2], out[3] = e, o[0], o[1], o[2]
+    cdef double c[3]
+    cdef double points
+    cdef int mine[HOME_POINTS + 1]
+    cdef int theirs[HOME_POINTS + 1]
+    cdef int p
+    if race.dist != NULL and bearing_off(r, s):
+        mine[0] = theirs[0] = 0
+        for p in range(1, HOME_POINTS + 1):
+            mine[p] = s.pos.cnt[s.seat][p]
+            theirs[p] = s.pos.cnt[1 - s.seat][p]
+        race_chances(race.dist, race.first, race.length, rank_counts(mine),
+                     rank_counts(theirs), c)
+        points = race_points(race.dist, race.first, race.length, rank_counts(mine),
+                             rank_counts(theirs), r.mars)
     else:
-        out[0], out[1], out[2], out[3] = -e, 1.0 - o[0], o[2], o[1]
+        state_outputs(net, r, s, o)
+        c[0], c[1], c[2] = o[0], o[1], o[2]
+        points = equity(o, r.mars)
+    if s.seat == side:
+        out[0], out[1], out[2], out[3] = points, c[0], c[1], c[2]
+    else:
+        out[0], out[1], out[2], out[3] = -points, 1.0 - c[0], c[2], c[1]
 
 
 cdef bint bearing_off(const GameRules* r, const GameState* s) noexcept nogil:
@@ -189,17 +231,20 @@ cdef bint bearing_off(const GameRules* r, const GameState* s) noexcept nogil:
 
 def rollout_block(starts, int side, policies, networks, Network scorer not None, bint vr,
                   uint64_t seed, uint64_t first, Py_ssize_t count, int32_t truncate=0,
-                  bint quasi=True, int shortlist=0, bint whole_chains=False):
+                  bint quasi=True, bint fast_luck=False,
+                  const double[:, ::1] race_dist=None, const double[:, ::1] race_first=None):
     """Games ``first .. first + count - 1`` of the run seeded ``seed`` from each state of
     ``starts`` (a list of :class:`gulbara.Game`, all of one rules), ``side`` rolled out.
 
     ``policies`` is (White's, Black's) native policy names, ``networks`` their networks (a
-    ``_net.Network`` for ``"net"``, else None); ``scorer`` values the luck (with ``vr``) and
-    the games stopped at ``truncate`` rolls (0: played out, at most :data:`MAX_ROLLS`).
+    ``_net.Network`` for ``"net"``, else None); ``scorer`` values the luck (with ``vr``: the
+    "full" rule, or "fast" with ``fast_luck``) and the games stopped at ``truncate`` rolls (0:
+    played out, at most :data:`MAX_ROLLS`). ``race_dist`` and ``race_first``
+    (:class:`gulbara.eval.bearoff.BearoffTable`'s ``dist`` and ``first_dist``), when given,
+    value bear-offs exactly instead: a roll's turn there and a game stopped there.
     Returns a dict of ``K x count`` arrays: ``points``, ``luck``, ``win``, ``win_mars``,
-    ``lose_mars`` (float64, for ``side``), ``draw`` and ``stopped`` (uint8), ``rolls``
-    (int32), and ``home`` (``K x count x 2 x 6`` int8: each side's checkers on its own points
-    1..6 when stopped, for an exact bear-off score; -1 when a checker is outside).
+    ``lose_mars`` (float64, for ``side``), ``draw`` and ``stopped`` (uint8) and ``rolls``
+    (int32).
     """
     cdef GameRules r
     cdef GameState* s0 = NULL
@@ -214,7 +259,7 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
     cdef double scored[4]
     cdef int32_t max_rolls = truncate if truncate > 0 else MAX_ROLLS
     cdef Py_ssize_t K, k, g
-    cdef int status = GAME_PLAYED, seat, q, i
+    cdef int status = GAME_PLAYED, q
     cdef uint64_t game
     if side not in (0, 1):
         raise GulBaraError(f"side must be 0 or 1, got {side}")
@@ -222,8 +267,11 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
         raise GulBaraError(f"count must be >= 0, got {count}")
     if truncate < 0:
         raise GulBaraError(f"truncate must be >= 0, got {truncate}")
-    if not 0 <= shortlist <= MAX_SHORTLIST:
-        raise GulBaraError(f"shortlist must be 0..{MAX_SHORTLIST}, got {shortlist}")
+    if (race_dist is None) != (race_first is None) or (race_dist is not None and (
+            race_dist.shape[0] != N_RACE or race_first.shape[0] != N_RACE
+            or race_dist.shape[1] < 1 or race_first.shape[1] != race_dist.shape[1])):
+        raise GulBaraError(f"race_dist and race_first must both be {N_RACE} x L distributions "
+                           f"(BearoffTable's dist and first_dist), or both None")
     policies = tuple(policies)
     networks = tuple(networks)
     if len(policies) != 2 or len(networks) != 2:
@@ -239,14 +287,10 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
     out["draw"] = np.zeros((K, count), dtype=np.uint8)
     out["stopped"] = np.zeros((K, count), dtype=np.uint8)
     out["rolls"] = np.zeros((K, count), dtype=np.int32)
-    out["home"] = np.full((K, count, 2, 6), -1, dtype=np.int8)
-    out["to_roll"] = np.full((K, count), -1, dtype=np.int8)
     cdef double[:, ::1] points = out["points"], luck_out = out["luck"], win = out["win"]
     cdef double[:, ::1] win_mars = out["win_mars"], lose_mars = out["lose_mars"]
     cdef uint8_t[:, ::1] draw = out["draw"], stopped = out["stopped"]
     cdef int32_t[:, ::1] rolls = out["rolls"]
-    cdef int8_t[:, :, :, ::1] home = out["home"]
-    cdef int8_t[:, ::1] to_roll = out["to_roll"]
     s0 = <GameState*>malloc(K * sizeof(GameState))
     luck.values = <float*>malloc(STAGE_CAPACITY * sizeof(float))
     luck.ends = NULL
@@ -262,8 +306,13 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
         luck.net = &scorer.net
         luck.r = &r
         luck.side = side
-        luck.shortlist = shortlist
-        luck.whole_chains = whole_chains
+        luck.split_doubles = fast_luck
+        luck.race.dist = luck.race.first = NULL
+        luck.race.length = 0
+        if race_dist is not None:
+            luck.race.dist = &race_dist[0, 0]
+            luck.race.first = &race_first[0, 0]
+            luck.race.length = <int>race_dist.shape[1]
         w.rolled = NULL
         if vr:
             w.rolled = luck_rolled
@@ -304,16 +353,11 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
                                 lose_mars[k, g] = 1.0 if s.points == 2 else 0.0
                         else:                           # stopped at a roll
                             stopped[k, g] = 1
-                            score_stopped(&scorer.net, &r, &s, side, scored)
+                            score_stopped(&scorer.net, &luck.race, &r, &s, side, scored)
                             points[k, g] = scored[0]
                             win[k, g] = scored[1]
                             win_mars[k, g] = scored[2]
                             lose_mars[k, g] = scored[3]
-                            to_roll[k, g] = s.seat
-                            if bearing_off(&r, &s):
-                                for seat in range(2):
-                                    for i in range(6):
-                                        home[k, g, seat, i] = <int8_t>s.pos.cnt[seat][i + 1]
                 if status != GAME_PLAYED or luck.failed:
                     raise RuntimeError(f"rollout game {game} failed (status {status}): a stage "
                                        f"overflowed or a policy failed")

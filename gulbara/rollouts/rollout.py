@@ -50,17 +50,19 @@ __all__ = ["rollout", "merge", "load", "Rollout", "Candidate", "Settings", "DEFA
 DEFAULT_POLICY = "net"
 #: Games a worker plays at a time (a multiple of 36, so quasi-random blocks stay whole).
 BLOCK_GAMES = 144
-#: How a roll is valued for its luck (by the roller, at one ply, with the network): "full",
-#: the best end of the roll's first stage by the network's value of the state it leads to (an
-#: escalating double's first stage valued with the rest of its chain pending: the native net
-#: policy's rule); "fast", the end the greedy heuristic prefers, valued by the network, and an
-#: escalating double by the network's value of its chain before it is played (one evaluation).
-LUCK_RULES = {"full": (0, False), "fast": (1, True)}
+#: How a roll's luck is found (docs/user/rollouts.md): "full", each of the 36 rolls valued by
+#: its roller at one ply, by where its whole turn leads with every stage played as the native
+#: net policy plays it (an escalating double's chain to its end, a remainder by its receiver),
+#: a bear-off exactly by the database; "fast", the same values but the six chains played out
+#: only when a double is drawn (the luck of drawing a double at all is valued by the network's
+#: value of each chain before it is played), about a third of the time for a somewhat wider
+#: interval. Each maps to ``_rollout.rollout_block``'s ``fast_luck``.
+LUCK_RULES = {"full": False, "fast": True}
 #: What each game gives, for the side rolled out: its points (the network's equity when
 #: stopped), its dice's luck, the estimate (points - luck with ``vr``, else points), its chances
 #: of winning, losing, winning and losing with a mars, and a draw.
 QUANTITIES = ("points", "luck", "estimate", "win", "lose", "win_mars", "lose_mars", "draw")
-_FORMAT = "gulbara-rollout-1"
+_FORMAT = "gulbara-rollout-2"
 
 
 @dataclass(frozen=True)
@@ -335,11 +337,11 @@ def _play_block(job: _Job, first: int, count: int):
     starts = [Game.from_state_code(code, rules) for code in job.starts]
     natives = [native_policy(p, rules, player="a rollout") for p in s.policy]
     scorer = default_net(rules)
-    shortlist, whole_chains = LUCK_RULES[s.luck]
+    race = bearoff_table()
     out = _rollout.rollout_block(starts, s.side, [n for n, _ in natives],
                                  [net for _, net in natives], scorer.native, s.vr, s.seed,
-                                 first, count, s.truncate, s.quasi, shortlist, whole_chains)
-    _score_bearoffs(out, s.side, rules.mars)
+                                 first, count, s.truncate, s.quasi, LUCK_RULES[s.luck],
+                                 race.dist, race.first_dist)
     estimate = out["points"] - out["luck"] if s.vr else out["points"]
     lose = 1.0 - out["win"] - out["draw"]
     tallies = []
@@ -353,30 +355,6 @@ def _play_block(job: _Job, first: int, count: int):
         for b in range(a + 1, len(starts)):
             pairs[(job.indices[a], job.indices[b])] = PairTally.of(estimate[a], estimate[b])
     return tallies, pairs
-
-
-def _score_bearoffs(out: dict, side: int, mars: bool) -> None:
-    """Games stopped in a race both sides bear off: scored exactly by the database."""
-    home = out["home"]
-    exact = (home[:, :, 0, 0] >= 0) & (home[:, :, 1, 0] >= 0) & (out["stopped"] == 1)
-    if not exact.any():
-        return
-    table = bearoff_table()
-    for k, g in zip(*np.nonzero(exact)):
-        roller = int(out["to_roll"][k, g])
-        mine, theirs = home[k, g, roller], home[k, g, 1 - roller]
-        if not mine.any() or not theirs.any():
-            continue                                  # (a game over is never stopped)
-        chances = table.chances(table.rank(mine.tolist()),
-                                np.array([table.rank(theirs.tolist())]))[0]
-        equity = 2.0 * chances[0] - 1.0 + ((chances[1] - chances[2]) if mars else 0.0)
-        w, wm, lm = chances
-        if roller == side:
-            out["points"][k, g], out["win"][k, g] = equity, w
-            out["win_mars"][k, g], out["lose_mars"][k, g] = wm, lm
-        else:
-            out["points"][k, g], out["win"][k, g] = -equity, 1.0 - w
-            out["win_mars"][k, g], out["lose_mars"][k, g] = lm, wm
 
 
 def rollout(position: Union[Game, str], games: int = 1296, *,
