@@ -3,7 +3,7 @@
 For positions reached in seeded games (the net policy's own play from the opening: an
 opening reply, early contact, mid-game, a race), each rolled out from the side to roll with
 the net policy for the same games, plainly and with the luck rules of
-``gulbara.rollouts.LUCK_RULES``: the per-game standard deviation of the estimate, the seconds
+``gulbara.rollouts.LUCK_RULES``: the per-game standard deviation of the estimate, the CPU seconds
 on one thread, and the equal-time ratio (how much narrower the interval is than a plain
 rollout's given the same CPU time: sqrt(var_plain * t_plain / (var * t))). Both use the
 quasi-random first two rolls, so the plain column already has those rolls' luck balanced.
@@ -51,11 +51,11 @@ def positions():
 def measure(start, games, vr, luck):
     net = default_net(start.rules)
     race = bearoff_table()
-    began = time.perf_counter()
+    began = time.process_time()
     out = _rollout.rollout_block([start], start.to_move, ("net", "net"), (net.native,) * 2,
                                  net.native, vr, 1, 0, games, 0, True, LUCK_RULES[luck],
                                  race.dist, race.first_dist)
-    seconds = time.perf_counter() - began
+    seconds = time.process_time() - began
     estimate = out["points"][0] - (out["luck"][0] if vr else 0.0)
     assert np.all(np.isfinite(estimate)) and estimate.size == games
     return float(estimate.mean()), float(estimate.std(ddof=1)), seconds

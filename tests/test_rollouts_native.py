@@ -358,3 +358,40 @@ def test_the_shipped_decision_set_is_whole_and_scores_the_bots_in_order_of_stren
     scores = {bot: benchmark.score(bot, lines) for bot in ("random", "greedy", "net")}
     assert scores["random"].error_rate > scores["greedy"].error_rate > scores["net"].error_rate
     assert 0 <= scores["net"].noise_floor < scores["net"].error_rate
+
+
+def test_regression_every_rollout_defaults_to_the_net_policy():
+    """selfplay.rollout defaulted to greedy, play_games and `gulbara selfplay` to random play
+    and the old compare_plays to net: a forgotten policy gave another equity. Now all are net."""
+    import inspect
+    from gulbara.selfplay import games
+    assert games.DEFAULT_POLICY == "net"
+    for function in (games.play_games, games.rollout, games.replay, games.opening_table,
+                     rollout):
+        assert inspect.signature(function).parameters["policy"].default == "net", function
+    state = _to_roll(_midgame(seed=4, plies=6))
+    assert rollout(state, 8, seed=2).equity == rollout(state, 8, policy="net", seed=2).equity
+
+
+def test_regression_candidates_may_be_given_in_notation():
+    """compare_plays(game, n, plays=["24/14"]) said "24/14 is not a legal play" although
+    "24/14" in game.legal_plays() was true: a candidate is a Play or notation."""
+    game = Game(seed=24)                           # White to play 6-4
+    assert "24/14" in game.legal_plays()
+    by_name = rollout(game, 36, candidates=["24/14", "24/18 24/20"], policy="greedy", seed=1)
+    by_play = rollout(game, 36, candidates=[game.legal_plays().parse("24/14"),
+                                            game.legal_plays().parse("24/18 24/20")],
+                      policy="greedy", seed=1)
+    assert [c.play for c in by_name.candidates] == [c.play for c in by_play.candidates]
+    assert [c.equity for c in by_name.candidates] == [c.equity for c in by_play.candidates]
+
+
+def test_the_table_shows_each_candidate_against_the_best_only():
+    game = Game(seed=24)
+    result = rollout(game, 36, candidates=2, policy="greedy", seed=1)
+    rows = result.table().splitlines()[1:]
+    assert len(rows) == len(result.candidates) == 2
+    worse = [c for c in result.candidates if c is not result.best][0]
+    d = result.difference(worse.play)
+    assert f"{d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}]" in rows[1]
+    assert "[" not in rows[0].split("]", 1)[1]           # the best: no difference to itself

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from gulbara import Game, Position, Rules
+from gulbara.errors import GulBaraError
 from gulbara.selfplay import _selfplay
 from gulbara.eval import _greedy
 from gulbara.bots.simple import GreedyBot
@@ -321,3 +322,9 @@ def test_regression_replay_checks_what_play_games_checks():
         replay(1, 0, trace=5)
     with pytest.raises(GulBaraError, match="rules"):
         replay(1, 0, start=Game(auto_roll=False), rules=Rules(mars=False))
+
+
+def test_regression_a_bad_policy_is_refused_naming_every_valid_one():
+    """The message named random, first and greedy, not net or a network file."""
+    with pytest.raises(GulBaraError, match="random, first, greedy, net, a network's .npz path"):
+        play_games(2, "best", workers=1)
