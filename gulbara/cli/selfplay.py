@@ -25,6 +25,7 @@ from gulbara.cli._args import (add_rules_argument, add_state_arguments, check_ou
 from gulbara.errors import GulBaraError
 from gulbara.files import replaced_atomically
 from gulbara.rules import Rules
+from gulbara.workers import on_stop
 
 __all__ = ["add_arguments", "run", "ProgressBar", "plot_result"]
 
@@ -48,6 +49,20 @@ class ProgressBar:
     def close(self) -> None:
         self.stream.write("\n")
         self.stream.flush()
+
+
+class _Counted:
+    """A progress callback that keeps the count of games played (for the line a stop signal
+    prints) and passes it on to ``bar``, if any."""
+
+    def __init__(self, bar: Optional[ProgressBar]) -> None:
+        self.bar = bar
+        self.done = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        self.done = done
+        if self.bar is not None:
+            self.bar(done, total)
 
 
 def plot_result(result, path: str) -> None:
@@ -147,8 +162,11 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         if args.openings:
             return run_openings(args, rules, policy, stdout, stderr)
         bar = None if args.quiet else ProgressBar(stderr, args.games)
-        result = rollout(start, args.games, policy, seed=args.seed, workers=args.workers,
-                         backend=args.backend, max_rolls=args.max_rolls, progress=bar)
+        counted = _Counted(bar)
+        with on_stop(say=lambda: f"{counted.done:,} of {args.games:,} games played, "
+                                 "nothing written"):
+            result = rollout(start, args.games, policy, seed=args.seed, workers=args.workers,
+                             backend=args.backend, max_rolls=args.max_rolls, progress=counted)
     except (GulBaraError, ValueError, TypeError, ImportError) as exc:
         if bar is not None:
             bar.close()
@@ -160,6 +178,8 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
     try:
         if not _json_out(args, data, stdout):
             print(result.table(), file=stdout)
+    except BrokenPipeError:
+        raise                               # stdout's reader went away: gulbara.cli.main
     except OSError as exc:
         print(f"gulbara: cannot write {args.out}: {exc.strerror or exc}", file=stderr)
         return 2
@@ -175,10 +195,13 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
 
 def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
     from gulbara.selfplay.games import OPENING_ROLLS, opening_table
-    bar = None if args.quiet else ProgressBar(stderr, args.games * len(OPENING_ROLLS))
+    total = args.games * len(OPENING_ROLLS)
+    bar = None if args.quiet else ProgressBar(stderr, total)
+    counted = _Counted(bar)
     began = time.perf_counter()
-    table = opening_table(args.games, policy, seed=args.seed, rules=rules, workers=args.workers,
-                          backend=args.backend, progress=bar)
+    with on_stop(say=lambda: f"{counted.done:,} of {total:,} games played, nothing written"):
+        table = opening_table(args.games, policy, seed=args.seed, rules=rules,
+                              workers=args.workers, backend=args.backend, progress=counted)
     seconds = time.perf_counter() - began
     if bar is not None:
         bar.close()
@@ -197,6 +220,8 @@ def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
     try:
         if _json_out(args, data, stdout):
             return 0
+    except BrokenPipeError:
+        raise                               # stdout's reader went away: gulbara.cli.main
     except OSError as exc:
         print(f"gulbara: cannot write {args.out}: {exc.strerror or exc}", file=stderr)
         return 2

@@ -241,6 +241,10 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
     if resume:
         if out is None:
             raise GulBaraError("resume needs out (the run's best-network path)")
+        if not os.path.exists(last_path(out)):
+            # a run stopped before its first checkpoint leaves nothing to resume
+            raise GulBaraError(f"nothing to resume: {last_path(out)} does not exist (a run "
+                               "writes it at each checkpoint); start again without --resume")
         state = ValueNet.load(last_path(out))
         if "init_sha256" in state.meta:
             identity.setdefault("init_sha256", str(state.meta["init_sha256"]))
