@@ -21,7 +21,7 @@ import time
 from typing import Optional, TextIO
 
 from gulbara.cli._args import (add_rules_argument, add_state_arguments, check_output_path,
-                               check_plot_path, require_extra, state_from_args)
+                               check_plot_path, refuse_unused, require_extra, state_from_args)
 from gulbara.errors import GulBaraError
 from gulbara.files import replaced_atomically
 from gulbara.rules import Rules
@@ -123,7 +123,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
     add_rules_argument(parser)
     add_state_arguments(parser, "the start of a game (the opening roll)")
-    parser.add_argument("--max-rolls", type=int, default=10_000,
+    parser.add_argument("--max-rolls", type=int, default=None,
                         help="stop a game after this many rolls (default 10000)")
     parser.add_argument("--openings", action="store_true",
                         help="the opening table: --games games for each of the 15 opening "
@@ -143,16 +143,15 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
     bar = None
     try:
         rules = Rules.from_text(args.rules, where="--rules")
+        if args.openings:
+            # the opening table starts from the opening, plays its games to the end and draws
+            # no plot: refuse what it would ignore (it once exited 0 with no file)
+            refuse_unused(args, "--openings (the opening table, from the start)", "--plot",
+                          "--state", "--seat", "--rolls", "--max-rolls")
         state = state_from_args(args, rules)
         start = Game.from_state_code(state, rules) if state else Game(rules, auto_roll=False)
         policy = args.policy if args.black_policy is None else (args.policy, args.black_policy)
-        if args.openings:
-            # the opening table starts from the opening and draws no plot: refuse what it
-            # would ignore (it once exited 0 with no file)
-            for option, given in (("--plot", args.plot), ("--state", state)):
-                if given:
-                    raise GulBaraError(f"--openings makes the opening table from the start; "
-                                       f"it does not take {option}")
+        max_rolls = 10_000 if args.max_rolls is None else args.max_rolls
         if args.plot:       # the extras and files first: never fail after the games
             check_plot_path(args.plot)
         if args.out:
@@ -166,7 +165,7 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         with on_stop(say=lambda: f"{counted.done:,} of {args.games:,} games played, "
                                  "nothing written"):
             result = rollout(start, args.games, policy, seed=args.seed, workers=args.workers,
-                             backend=args.backend, max_rolls=args.max_rolls, progress=counted)
+                             backend=args.backend, max_rolls=max_rolls, progress=counted)
     except (GulBaraError, ValueError, TypeError, ImportError) as exc:
         if bar is not None:
             bar.close()
