@@ -2,6 +2,9 @@
 
 import sys
 
-from gulbara.cli import main
+try:
+    from gulbara.cli import main
+except KeyboardInterrupt:               # Ctrl-C while starting: no traceback
+    sys.exit(130)
 
 sys.exit(main())

@@ -27,6 +27,8 @@ import tempfile
 from contextlib import contextmanager
 from typing import IO, Iterator, Optional, Union
 
+from gulbara.workers import on_stop
+
 __all__ = ["replaced_atomically"]
 
 
@@ -41,13 +43,18 @@ def replaced_atomically(path: Union[str, "os.PathLike[str]"], mode: str = "w",
     folder = os.path.dirname(os.path.abspath(path))
     fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
                                      dir=folder)
-    try:
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as f:
-            yield f
-        os.replace(temporary, path)
-    except BaseException:
+    def remove() -> None:
         try:
             os.unlink(temporary)
         except OSError:
             pass
-        raise
+
+    # a stop signal (gulbara.workers) exits without unwinding: the temporary file goes too
+    with on_stop(remove):
+        try:
+            with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as f:
+                yield f
+            os.replace(temporary, path)
+        except BaseException:
+            remove()
+            raise

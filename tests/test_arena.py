@@ -265,3 +265,41 @@ def test_one_seed_one_game_python_native_and_game():
     again = replay(41, 0, "greedy")
     assert [str(p) for _, p in game.plays] == [str(p) for _, p in again.plays]
     assert game.openings == again.openings
+
+
+class _VandalBot:
+    """Plays the first play, after playing the last one on the game it was given."""
+    name = "vandal"
+
+    def choose(self, game):
+        plays = list(game.legal_plays())
+        game.play(plays[-1])                        # on its copy: the arena's game is untouched
+        return plays[0]
+
+
+def test_regression_a_bot_gets_a_copy_of_the_game_it_chooses_for():
+    """Arena bots got the live Game: one rewrote its opponent's plays and won 172-28."""
+    from gulbara.bots import make_bot
+    from gulbara.selfplay.arena import arena
+    vandal = arena(_VandalBot(), "greedy", 12, seed=3)
+    first = arena(make_bot("first"), "greedy", 12, seed=3)
+    assert vandal.a_points == first.a_points
+
+
+def test_regression_an_env_opponent_gets_a_copy_of_the_game():
+    gymnasium = pytest.importorskip("gymnasium")  # noqa: F841
+    from gulbara.envs.gymnasium import GulBaraEnv
+    from gulbara.bots import make_bot
+    runs = []
+    for opponent in (_VandalBot(), make_bot("first")):
+        env = GulBaraEnv(opponent=opponent)
+        obs, info = env.reset(seed=4)
+        trace = []
+        for _ in range(30):
+            action = int(np.flatnonzero(info["action_mask"])[0])
+            obs, reward, terminated, truncated, info = env.step(action)
+            trace.append((obs.tobytes(), reward, terminated))
+            if terminated:
+                break
+        runs.append(trace)
+    assert runs[0] == runs[1]

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 import gulbara
 from gulbara.chains.enumeration import STOP_COMPLETE
 from gulbara.cli import main
@@ -101,3 +103,30 @@ def test_regression_bench_refuses_a_negative_chain_limit_before_any_work(capsys)
     from gulbara.cli import main
     assert main(["bench", "--chain-limit", "-1"]) == 2
     assert "--chain-limit must be >= 0, got -1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["bench", "--engine", "true", "--chain-limit", "5"],
+     "bench --engine (another engine's speed) does not take --chain-limit"),
+    (["bench", "--timeout", "5"], "bench without --engine does not take --timeout"),
+    (["bench", "--engine", "true", "--timeout", "inf"], "--timeout must be a number of seconds"),
+    (["verify", "--engine", "true", "--timeout", "inf"], "--timeout must be a number of seconds"),
+    (["verify", "--engine", "true", "--timeout", "nan"], "--timeout must be a number of seconds"),
+    (["verify", "--engine", "true", "--perft", "99"], "--perft depth must be 0..64, got 99"),
+    (["verify", "--engine", "true", "--perft", "2", "--positions", "5"],
+     "verify --perft does not take --positions"),
+    (["verify", "--engine", "true", "--perft", "2", "--show", "5"],
+     "verify --perft does not take --show"),
+    (["verify", "--engine", "true", "--perft-timeout", "5"],
+     "verify without --perft does not take --perft-timeout"),
+    (["verify", "--engine", "true", "--state", "start"],
+     "verify without --perft does not take --state"),
+])
+def test_regression_options_a_mode_would_ignore_or_cannot_use_are_refused_in_one_line(
+        argv, message, capsys):
+    """`verify --timeout inf` and `--perft 99` printed tracebacks and exited 1 (as if the
+    answers differed); options a mode does not use were ignored in silence."""
+    from gulbara.cli import main
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err

@@ -61,5 +61,6 @@ def test_cimports_follow_the_layers():
 
 def test_the_contract_names_the_layers_in_order():
     names = [sorted(layer) for layer in layers()]
-    assert names[0] == ["gulbara.errors", "gulbara.files"] and names[-1] == ["gulbara.cli"]
+    assert names[0] == ["gulbara.workers"] and names[1] == ["gulbara.errors", "gulbara.files"]
+    assert names[-1] == ["gulbara.cli"]
     assert [n[0] for n in names].index("gulbara.core") < [n[0] for n in names].index("gulbara.game")

@@ -166,6 +166,26 @@ def test_regression_quitting_writes_the_record_of_the_game_so_far(tmp_path):
     assert not game.is_over() and len(game.plays) >= 1
 
 
+def test_regression_ctrl_c_in_play_writes_the_record_of_the_game_so_far(tmp_path):
+    """Ctrl-C ended a terminal game with no record, though quit writes one."""
+    from gulbara.game.record import read_record
+
+    class CtrlC(io.StringIO):
+        def readline(self, *args):
+            line = super().readline(*args)
+            if not line:
+                raise KeyboardInterrupt
+            return line
+
+    record = tmp_path / "rec.txt"
+    out = io.StringIO()
+    from gulbara.cli.play import run
+    code = run(build_parser().parse_args(["--seed", "3", "--bot", "first", "--record",
+                                          str(record)]), CtrlC("1\n"), out)
+    assert code == 0 and "Bye." in out.getvalue() and "Record written to" in out.getvalue()
+    assert len(read_record(record.read_text(encoding="utf-8")).plays) >= 1
+
+
 def test_regression_a_roll_is_shown_in_one_order():
     """The terminal game printed a roll twice in two orders: "rolled 4-6 ... roll 1: 6-4"."""
     import re

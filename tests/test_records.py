@@ -205,3 +205,49 @@ def _rolls_of(data):
     if "rolls" in data:
         return data["rolls"]
     return [roll for g in data.get("games", []) for roll in g["rolls"]]
+
+
+def test_regression_data_to_text_raises_record_error_on_malformed_data():
+    """data_to_text raised raw KeyError, TypeError and IndexError on malformed records."""
+    import copy as copying
+    import random
+    from gulbara.errors import RecordError
+    from gulbara.game.record import data_to_text, record_data
+    game = Game(seed=11)
+    for _ in range(12):
+        game.play(game.legal_plays()[0])
+    match = Match(target=5, seed=2)
+    for _ in range(6):
+        match.play(match.legal_plays()[0])
+    junk = [None, 7, -1, "x", [], {}, [1, 2, 3], 10 ** 30, 2.5, True]
+    rng = random.Random(0)
+    outcomes = set()
+    for source in (record_data(game), record_data(match)):
+        assert data_to_text(source)             # the sound data still prints
+
+        def paths(node, prefix=()):
+            yield prefix
+            items = node.items() if isinstance(node, dict) else (
+                enumerate(node) if isinstance(node, list) else ())
+            for key, value in items:
+                yield from paths(value, prefix + (key,))
+
+        every = [p for p in paths(source) if p]
+        for path in rng.sample(every, min(150, len(every))):
+            for action in ("delete", "junk"):
+                broken = copying.deepcopy(source)
+                parent = broken
+                for key in path[:-1]:
+                    parent = parent[key]
+                if action == "delete":
+                    del parent[path[-1]]
+                else:
+                    parent[path[-1]] = rng.choice(junk)
+                try:
+                    data_to_text(broken)
+                    outcomes.add("printed")
+                except RecordError:
+                    outcomes.add("refused")
+    assert outcomes == {"printed", "refused"}
+    with pytest.raises(TypeError):
+        data_to_text(["not", "a", "dict"])

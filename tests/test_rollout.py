@@ -215,12 +215,15 @@ def test_selfplay_cli_errors(argv, message, capsys):
 
 @pytest.mark.parametrize("extra", [["--plot", "openings.png"],
                                    ["--state", "G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0",
-                                    "--seat", "white"]])
+                                    "--seat", "white"],
+                                   ["--seat", "black"], ["--rolls", "1,1"],
+                                   ["--max-rolls", "50"]])
 def test_regression_openings_refuse_the_options_they_would_ignore(extra, tmp_path, capsys,
                                                                   monkeypatch):
     """gulbara selfplay --openings --plot openings.png exited 0 with no file and no message."""
     from gulbara.cli import main
     monkeypatch.chdir(tmp_path)
     assert main(["selfplay", "--openings", "--games", "36", "--quiet"] + extra) == 2
-    assert f"does not take {extra[0]}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"--openings (the opening table, from the start) does not take {extra[0]}" in err
     assert not (tmp_path / "openings.png").exists()

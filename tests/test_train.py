@@ -277,3 +277,15 @@ def test_cli_trains_under_a_preset_and_refuses_unknown_rules(tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(args + ["--rules", "chess"]) == 2
     assert "--rules" in capsys.readouterr().err
+
+
+def test_regression_a_huge_batch_is_refused_before_any_work(capsys, tmp_path):
+    """`train --batch` grew memory as batch x parameters x 8 bytes with no bound (a raw
+    MemoryError for a huge one)."""
+    with pytest.raises(GulBaraError, match=r"batch 1,000,000 would hold 109,080,000,000 bytes"):
+        train(1_000_000, batch=1_000_000, checkpoint=1_000_000)
+    assert cli.main(["train", "--games", "100", "--out", str(tmp_path / "x.npz"), "--batch",
+                     "100000000",
+                     "--checkpoint", "100000000"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "bytes of updates" in err

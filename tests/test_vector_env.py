@@ -399,3 +399,44 @@ def test_regression_afterstate_env_is_restored_when_the_opponent_fails():
     bot.fail = False
     obs, reward, terminated, truncated, info = env.step(0)
     assert env.game.plays[0][1].steps == ((24, 6), (24, 4))
+
+
+def _played(env, actions_per_step):
+    out = []
+    for actions in actions_per_step:
+        obs, rewards, terminated, _, infos = env.step(actions)
+        out.append((obs.copy(), rewards.copy(), terminated.copy()))
+    return out
+
+
+def _legal_actions(env, infos, pick):
+    return np.array([int(np.flatnonzero(m)[pick % max(1, len(np.flatnonzero(m)))])
+                     for m in infos["action_mask"]])
+
+
+def test_regression_the_vector_env_copies_independently():
+    """The native vector env could not be deep-copied or pickled (a raw Cython TypeError), and
+    copy.copy shared the original's native games."""
+    import copy
+    import pickle
+    env = GulBaraVectorEnv(num_envs=3, opponent="greedy")
+    twin = GulBaraVectorEnv(num_envs=3, opponent="greedy")
+    _, infos = env.reset(seed=5)
+    twin.reset(seed=5)
+    for k in range(6):                              # a few steps in
+        actions = _legal_actions(env, infos, k)
+        _, _, _, _, infos = env.step(actions)
+        twin.step(actions)
+    for copier in (copy.copy, copy.deepcopy):
+        other = copier(env)
+        # the copy goes on exactly as the original would ...
+        mask = env._mask.copy()
+        steps = [np.array([int(np.flatnonzero(m)[0]) for m in mask])]
+        assert all(np.array_equal(a, b) for x, y in zip(_played(other, steps),
+                                                        _played(twin, steps))
+                   for a, b in zip(x, y))
+        # ... and the original is not moved by it
+        env.step(steps[0])
+        assert np.array_equal(env._obs, twin._obs) and np.array_equal(env._mask, twin._mask)
+    with pytest.raises(TypeError, match="cannot be pickled .*copy.deepcopy"):
+        pickle.dumps(env)

@@ -15,7 +15,6 @@ import pytest
 
 import gulbara
 from gulbara.core import _reference
-from gulbara.tools import protocol
 from gulbara.cli import answer_request, main
 from gulbara.game.driver import Game
 from gulbara.tools.protocol import EngineError, EngineProcess, perft_answer, perft_request
@@ -312,10 +311,9 @@ def test_engine_process_reports_what_went_wrong(monkeypatch):
         with pytest.raises(EngineError, match="exited .status 1. after 0 answers") as info:
             dies.request("x")
         assert "boom: no such table" in info.value.describe()
-    monkeypatch.setattr(protocol, "MAX_ANSWER_CHARS", 100)
     with EngineProcess(python_engine("import sys; sys.stdin.readline(); print('x' * 1000, "
-                                     "flush=True)")) as long:
-        with pytest.raises(EngineError, match="longer than 100 characters"):
+                                     "flush=True)"), max_line=100) as long:
+        with pytest.raises(EngineError, match="answered a line over 100 bytes"):
             long.request("x")
     with pytest.raises(ValueError, match="timeout"):
         EngineProcess(GULBARA_ENDS, timeout=0)

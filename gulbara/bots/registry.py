@@ -154,6 +154,8 @@ def play_out(game, white: Union[Bot, str], black: Union[Bot, str],
         decision = game.decision
         if decision is None:
             raise GameStateError("play_out needs a game that rolls by itself (auto_roll=True)")
-        game.play(bots[decision.seat].choose(game))
+        # a copy: a bot's choose may not touch the game it plays in (one rewrote its
+        # opponent's plays and won 172-28 against greedy)
+        game.play(bots[decision.seat].choose(game.copy()))
         plies += 1
     return game.result()

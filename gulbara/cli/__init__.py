@@ -98,17 +98,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The commands that start workers or run long: the first Ctrl-C or SIGTERM stops them at once
+#: with one line on stderr (:func:`gulbara.workers.stop_on_signals`; README, "Stopping").
+STOPPABLE = frozenset({"selfplay", "rollout", "arena", "train", "bench", "benchmark", "verify",
+                       "perft"})
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    """The console entry point: parse ``argv`` and run the subcommand; its exit status."""
+    """The console entry point: parse ``argv`` and run the subcommand; its exit status.
+
+    The long commands (:data:`STOPPABLE`) run under :func:`gulbara.workers.stop_on_signals`;
+    any command stops quietly when its reader goes away (``| head``: status 141, as a
+    shell's ``SIGPIPE``) or on a Ctrl-C it does not answer itself (130)."""
+    import os
+    from gulbara.workers import signal_status, stop_on_signals
     args = build_parser().parse_args(argv)
     try:
+        if args.command in STOPPABLE:
+            with stop_on_signals(args.command):
+                return _module(args.command).run(args, sys.stdin, sys.stdout)
         return _module(args.command).run(args, sys.stdin, sys.stdout)
     except BrokenPipeError:
         # the reader went away (``gulbara ends < requests | head``): stop quietly
-        import os
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except KeyboardInterrupt:
+        print(f"gulbara {args.command}: stopped by SIGINT", file=sys.stderr)
+        return signal_status(2)
 
 
 if __name__ == "__main__":  # pragma: no cover

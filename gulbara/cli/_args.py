@@ -24,7 +24,7 @@ from gulbara.game.state_codes import position_code, seat_index, state_code
 __all__ = [ "seat_type", "position_type", "rolls_type",
            "add_rules_argument", "add_state_arguments", "state_from_args",
            "add_timeout_argument", "require_extra", "EXTRAS", "check_output_path",
-           "check_plot_path"]
+           "check_plot_path", "refuse_unused", "checked_seconds", "TIMEOUT", "MAX_SECONDS"]
 
 def _argparse_type(func, what: str):
     def convert(text: str):
@@ -76,11 +76,38 @@ def add_state_arguments(parser: argparse.ArgumentParser, default: str) -> None:
                              "(default: past the exempt rolls, so doubles escalate)")
 
 
+#: ``--timeout``'s default: the seconds an engine has for each answer.
+TIMEOUT = 10.0
+#: The longest wait a seconds option takes (a week): more is a typo, and ``inf`` is no wait.
+MAX_SECONDS = 7 * 24 * 3600.0
+
+
 def add_timeout_argument(parser: argparse.ArgumentParser, when: str = "") -> None:
-    """``--timeout``: the seconds an engine has for each answer (the first 20 s more)."""
-    parser.add_argument("--timeout", type=float, default=10.0,
-                        help=f"{when}seconds to wait for each answer of the engine (default 10; "
-                             "the first 20 s more, for its start-up)")
+    """``--timeout``: the seconds an engine has for each answer (the first 20 s more); it
+    stays ``None`` when not given (:func:`refuse_unused`), :data:`TIMEOUT` then."""
+    parser.add_argument("--timeout", type=float, default=None,
+                        help=f"{when}seconds to wait for each answer of the engine (default "
+                             f"{TIMEOUT:g}; the first 20 s more, for its start-up)")
+
+
+def checked_seconds(value: float, option: str) -> float:
+    """``value`` (the seconds given by ``option``) if it is a number of seconds above 0 and at
+    most :data:`MAX_SECONDS`, else :class:`GulBaraError` naming the option (``inf`` and
+    ``nan`` too: they once reached the engine harness and ended in a traceback)."""
+    if not 0 < value <= MAX_SECONDS:
+        raise GulBaraError(f"{option} must be a number of seconds above 0 and at most "
+                           f"{MAX_SECONDS:,.0f} (a week), got {value!r}")
+    return float(value)
+
+
+def refuse_unused(args, mode: str, *options: str) -> None:
+    """Raise :class:`GulBaraError` if one of ``options`` (``"--max-rolls"``, ...), which
+    ``mode`` does not use, was given (its value not ``None``, ``False`` or empty): a run never
+    ignores an option in silence."""
+    for option in options:
+        value = getattr(args, option.lstrip("-").replace("-", "_"), None)
+        if value not in (None, False, [], ""):
+            raise GulBaraError(f"{mode} does not take {option}")
 
 
 def state_from_args(args, rules: Rules) -> Optional[str]:

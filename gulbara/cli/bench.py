@@ -6,7 +6,8 @@ import json
 import sys
 from typing import TextIO
 
-from gulbara.cli._args import add_timeout_argument
+from gulbara.cli._args import TIMEOUT, add_timeout_argument, checked_seconds, refuse_unused
+from gulbara.errors import GulBaraError
 
 __all__ = ["add_arguments", "run"]
 
@@ -14,7 +15,7 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(parser) -> None:
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds per figure (default 5)")
     parser.add_argument("--json", action="store_true", help="print the table as one JSON object")
-    parser.add_argument("--chain-limit", type=int, default=200_000, metavar="N",
+    parser.add_argument("--chain-limit", type=int, default=None, metavar="N",
                         help="time the real-game chains of at most N outcomes (default 200,000; "
                              "0: all of them, several minutes)")
     parser.add_argument("--engine", metavar="CMD",
@@ -23,13 +24,26 @@ def add_arguments(parser) -> None:
     add_timeout_argument(parser, "with --engine: ")
 
 
+#: ``--chain-limit``'s default.
+CHAIN_LIMIT = 200_000
+
+
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
-    if args.rounds < 1:
-        print(f"gulbara bench: --rounds must be >= 1, got {args.rounds}", file=sys.stderr)
-        return 2
-    if args.chain_limit < 0:                    # checked before any work (it once died midway)
-        print(f"gulbara bench: --chain-limit must be >= 0, got {args.chain_limit}",
-              file=sys.stderr)
+    try:                                        # every option before any work
+        if args.rounds < 1:
+            raise GulBaraError(f"--rounds must be >= 1, got {args.rounds}")
+        if getattr(args, "engine", None):
+            refuse_unused(args, "bench --engine (another engine's speed)", "--chain-limit")
+            args.timeout = checked_seconds(TIMEOUT if args.timeout is None else args.timeout,
+                                           "--timeout")
+        else:
+            refuse_unused(args, "bench without --engine", "--timeout")
+            if args.chain_limit is None:
+                args.chain_limit = CHAIN_LIMIT
+            if args.chain_limit < 0:            # it once died midway with a traceback
+                raise GulBaraError(f"--chain-limit must be >= 0, got {args.chain_limit}")
+    except GulBaraError as exc:
+        print(f"gulbara bench: {exc}", file=sys.stderr)
         return 2
     if getattr(args, "engine", None):
         from gulbara.cli.verify import run_bench_engine

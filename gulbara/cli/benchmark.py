@@ -15,6 +15,7 @@ from typing import Optional, TextIO
 
 from gulbara.cli._args import check_output_path
 from gulbara.errors import GulBaraError
+from gulbara.workers import on_stop
 
 __all__ = ["add_arguments", "run"]
 
@@ -54,14 +55,19 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
             check_output_path(args.build, "--build")
             decisions = benchmark.sample(args.decisions, args.sample_seed)
 
+            added_so_far = [0]
+
             def progress(done, total, line):
+                added_so_far[0] += 1
                 best = line["candidates"][0]
                 print(f"{done}/{total} {line['id']} {line['kind']}: {best['play']} "
                       f"{best['equity']:+.3f}", file=stderr, flush=True)
 
-            added = benchmark.build(args.build, decisions, games=args.games,
-                                    target_se=args.target_se, luck=args.luck,
-                                    workers=args.workers, progress=progress)
+            with on_stop(say=lambda: f"{added_so_far[0]} decisions added to {args.build}; "
+                                     "the same command resumes"):
+                added = benchmark.build(args.build, decisions, games=args.games,
+                                        target_se=args.target_se, luck=args.luck,
+                                        workers=args.workers, progress=progress)
             print(f"{added} decisions added to {args.build}", file=stdout)
             return 0
         if not args.bots:

@@ -438,6 +438,7 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None) -
         return session.run()
     except KeyboardInterrupt:
         stdout.write("\nBye.\n")
+        session.save_record()                   # the game so far, as on quit
         return 0
     except BrokenPipeError:            # the output was closed (e.g. piped into head)
         return 0

@@ -21,6 +21,7 @@ from gulbara.cli._args import (add_rules_argument, check_output_path, require_ex
                                rolls_type, seat_type)
 from gulbara.errors import GulBaraError
 from gulbara.rules import Rules
+from gulbara.workers import on_stop
 
 __all__ = ["add_arguments", "run"]
 
@@ -116,11 +117,20 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         resume = load(args.resume) if args.resume else None
         bar = None if args.quiet else _Progress(stderr, args.games)
         candidates = args.plays if args.plays is not None else args.candidates
-        result = rollout(start, args.games, policy=args.policy, candidates=candidates,
-                         vr=args.vr, luck=args.luck, quasi=args.quasi, truncate=args.truncate, seed=args.seed,
-                         workers=args.workers, backend=args.backend, target_se=args.target_se,
-                         drop=args.drop or None, ranker=args.ranker, resume=resume,
-                         progress=bar)
+        played = [0]
+
+        def progress(partial) -> None:
+            played[0] = partial.games
+            if bar is not None:
+                bar(partial)
+
+        with on_stop(say=lambda: f"{played[0]:,} games played, nothing written"):
+            result = rollout(start, args.games, policy=args.policy, candidates=candidates,
+                             vr=args.vr, luck=args.luck, quasi=args.quasi,
+                             truncate=args.truncate, seed=args.seed, workers=args.workers,
+                             backend=args.backend, target_se=args.target_se,
+                             drop=args.drop or None, ranker=args.ranker, resume=resume,
+                             progress=progress)
     except (GulBaraError, ValueError, TypeError, ImportError) as exc:
         if bar is not None:
             bar.close()

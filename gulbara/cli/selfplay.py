@@ -21,10 +21,11 @@ import time
 from typing import Optional, TextIO
 
 from gulbara.cli._args import (add_rules_argument, add_state_arguments, check_output_path,
-                               check_plot_path, require_extra, state_from_args)
+                               check_plot_path, refuse_unused, require_extra, state_from_args)
 from gulbara.errors import GulBaraError
 from gulbara.files import replaced_atomically
 from gulbara.rules import Rules
+from gulbara.workers import on_stop
 
 __all__ = ["add_arguments", "run", "ProgressBar", "plot_result"]
 
@@ -48,6 +49,20 @@ class ProgressBar:
     def close(self) -> None:
         self.stream.write("\n")
         self.stream.flush()
+
+
+class _Counted:
+    """A progress callback that keeps the count of games played (for the line a stop signal
+    prints) and passes it on to ``bar``, if any."""
+
+    def __init__(self, bar: Optional[ProgressBar]) -> None:
+        self.bar = bar
+        self.done = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        self.done = done
+        if self.bar is not None:
+            self.bar(done, total)
 
 
 def plot_result(result, path: str) -> None:
@@ -108,7 +123,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
     add_rules_argument(parser)
     add_state_arguments(parser, "the start of a game (the opening roll)")
-    parser.add_argument("--max-rolls", type=int, default=10_000,
+    parser.add_argument("--max-rolls", type=int, default=None,
                         help="stop a game after this many rolls (default 10000)")
     parser.add_argument("--openings", action="store_true",
                         help="the opening table: --games games for each of the 15 opening "
@@ -128,16 +143,15 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
     bar = None
     try:
         rules = Rules.from_text(args.rules, where="--rules")
+        if args.openings:
+            # the opening table starts from the opening, plays its games to the end and draws
+            # no plot: refuse what it would ignore (it once exited 0 with no file)
+            refuse_unused(args, "--openings (the opening table, from the start)", "--plot",
+                          "--state", "--seat", "--rolls", "--max-rolls")
         state = state_from_args(args, rules)
         start = Game.from_state_code(state, rules) if state else Game(rules, auto_roll=False)
         policy = args.policy if args.black_policy is None else (args.policy, args.black_policy)
-        if args.openings:
-            # the opening table starts from the opening and draws no plot: refuse what it
-            # would ignore (it once exited 0 with no file)
-            for option, given in (("--plot", args.plot), ("--state", state)):
-                if given:
-                    raise GulBaraError(f"--openings makes the opening table from the start; "
-                                       f"it does not take {option}")
+        max_rolls = 10_000 if args.max_rolls is None else args.max_rolls
         if args.plot:       # the extras and files first: never fail after the games
             check_plot_path(args.plot)
         if args.out:
@@ -147,8 +161,11 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         if args.openings:
             return run_openings(args, rules, policy, stdout, stderr)
         bar = None if args.quiet else ProgressBar(stderr, args.games)
-        result = rollout(start, args.games, policy, seed=args.seed, workers=args.workers,
-                         backend=args.backend, max_rolls=args.max_rolls, progress=bar)
+        counted = _Counted(bar)
+        with on_stop(say=lambda: f"{counted.done:,} of {args.games:,} games played, "
+                                 "nothing written"):
+            result = rollout(start, args.games, policy, seed=args.seed, workers=args.workers,
+                             backend=args.backend, max_rolls=max_rolls, progress=counted)
     except (GulBaraError, ValueError, TypeError, ImportError) as exc:
         if bar is not None:
             bar.close()
@@ -160,6 +177,8 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
     try:
         if not _json_out(args, data, stdout):
             print(result.table(), file=stdout)
+    except BrokenPipeError:
+        raise                               # stdout's reader went away: gulbara.cli.main
     except OSError as exc:
         print(f"gulbara: cannot write {args.out}: {exc.strerror or exc}", file=stderr)
         return 2
@@ -175,10 +194,13 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
 
 def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
     from gulbara.selfplay.games import OPENING_ROLLS, opening_table
-    bar = None if args.quiet else ProgressBar(stderr, args.games * len(OPENING_ROLLS))
+    total = args.games * len(OPENING_ROLLS)
+    bar = None if args.quiet else ProgressBar(stderr, total)
+    counted = _Counted(bar)
     began = time.perf_counter()
-    table = opening_table(args.games, policy, seed=args.seed, rules=rules, workers=args.workers,
-                          backend=args.backend, progress=bar)
+    with on_stop(say=lambda: f"{counted.done:,} of {total:,} games played, nothing written"):
+        table = opening_table(args.games, policy, seed=args.seed, rules=rules,
+                              workers=args.workers, backend=args.backend, progress=counted)
     seconds = time.perf_counter() - began
     if bar is not None:
         bar.close()
@@ -197,6 +219,8 @@ def run_openings(args, rules, policy, stdout: TextIO, stderr: TextIO) -> int:
     try:
         if _json_out(args, data, stdout):
             return 0
+    except BrokenPipeError:
+        raise                               # stdout's reader went away: gulbara.cli.main
     except OSError as exc:
         print(f"gulbara: cannot write {args.out}: {exc.strerror or exc}", file=stderr)
         return 2

@@ -1,13 +1,16 @@
 """``gulbara train --games N --out PATH [...]``: TD(lambda) self-play training of a value
 network (:func:`gulbara.net.train.train`), checkpoints against greedy, the best kept."""
 
+import os
 import sys
+import time
 from typing import TextIO
 
 from gulbara.cli._args import add_rules_argument, check_output_path, check_plot_path
 from gulbara.errors import GulBaraError
 from gulbara.net.model import ValueNet
 from gulbara.rules import Rules
+from gulbara.workers import on_stop
 from gulbara.net.train import DEFAULT_EVAL_PAIRS, TRAIN_DEFAULTS, last_path, plot_history, train
 
 __all__ = ["add_arguments", "run"]
@@ -35,6 +38,20 @@ def add_arguments(parser) -> None:
                             help=f"(default {value})")
 
 
+def _resumable(args, began: float) -> str:
+    """What a stopped training run leaves: the checkpoint ``--resume`` continues from, or
+    nothing to resume (before the first checkpoint of a new run)."""
+    last = last_path(args.out)
+    try:
+        fresh = os.path.getmtime(last) >= began - 1.0
+    except OSError:
+        fresh = False
+    if fresh or (args.resume and os.path.exists(last)):
+        return f"the same command with --resume continues from the last checkpoint ({last})"
+    return (f"no checkpoint yet (the first comes after --checkpoint {args.checkpoint:,} games), "
+            "nothing to resume: run the same command again to start over")
+
+
 def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
     options = {key: getattr(args, key) for key in TRAIN_DEFAULTS}
     try:
@@ -48,16 +65,15 @@ def run(args, stdin=None, stdout: TextIO = sys.stdout) -> int:
         if args.teacher:
             nets = [ValueNet.load(path) for path in args.teacher]
             teacher = nets[0] if len(nets) == 1 else ValueNet.average(nets)
-        result = train(args.games, args.seed, args.out, workers=args.workers,
-                       checkpoint=args.checkpoint, eval_pairs=args.eval_pairs,
-                       resume=args.resume, init=init, teacher=teacher, rules=rules,
-                       **options)
+        began = time.time()
+        with on_stop(say=lambda: _resumable(args, began)):
+            result = train(args.games, args.seed, args.out, workers=args.workers,
+                           checkpoint=args.checkpoint, eval_pairs=args.eval_pairs,
+                           resume=args.resume, init=init, teacher=teacher, rules=rules,
+                           **options)
     except (GulBaraError, OSError, ImportError) as exc:
         print(f"gulbara: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("\ngulbara: interrupted; resume with --resume", file=sys.stderr)
-        return 130
     print(f"trained {result.games:,} games in {result.seconds:.1f} s; best checkpoint "
           f"{result.best.sha256()} written to {args.out}", file=stdout)
     if args.plot:

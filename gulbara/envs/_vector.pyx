@@ -33,7 +33,7 @@ ends shared by all.
 
 from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 from gulbara.eval._greedy cimport greedy_score
 from gulbara.game._rng cimport Rng, rng_seed
@@ -103,6 +103,7 @@ cdef class VecGames:
     cdef Policy policies[2]
     cdef readonly str opponent
     cdef object network              # the "net" opponent's, kept alive for its policy
+    cdef object py_rules             # the Rules given (for copy)
     cdef uint64_t seed
     cdef GameRules rules
     cdef float stuck_limit
@@ -123,6 +124,7 @@ cdef class VecGames:
         cdef Position first = Position.from_code(START_CODE)
         self.start = first.pos
         read_rules(rules, &self.rules)
+        self.py_rules = rules
         self.stuck_limit = float(rules.stuck_limit or 100)
         self.n = n
         self.seat = seat
@@ -139,6 +141,19 @@ cdef class VecGames:
     def __dealloc__(self):
         free(self.slots)
         free(self.ends)
+
+    def copy(self):
+        """An independent copy: the same games at the same step, each slot's dice and the
+        opponent's draws included (a slot is a plain struct: copied whole), the same network."""
+        cdef VecGames other = VecGames(self.n, self.py_rules, self.seat, self.opponent,
+                                       self.network)
+        memcpy(other.slots, self.slots, self.n * sizeof(Slot))
+        other.seed = self.seed
+        return other
+
+    def __reduce__(self):
+        raise TypeError("the native vector env's games cannot be pickled (copy.deepcopy "
+                        "copies them)")
 
     @property
     def num_envs(self):

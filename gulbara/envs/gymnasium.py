@@ -137,7 +137,7 @@ class GulBaraEnv(gymnasium.Env):
         driver = self._driver
         assert driver is not None                           # reset
         while driver.to_act is not None and driver.to_act != self.seat:
-            driver.play_stage(self._bot.choose(driver.game))
+            driver.play_stage(self._bot.choose(driver.game.copy()))   # its own copy
 
     def _agent_driver(self, what: str) -> StepGame:
         """The driver, at the agent's turn: ``GulBaraError`` before ``reset`` or after the

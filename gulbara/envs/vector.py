@@ -34,6 +34,7 @@ game plus one stage buffer of 17,600 ends (280 KB) and the output arrays.
 ((4,), False)
 """
 
+import copy
 from typing import Optional
 
 import numpy as np
@@ -100,6 +101,25 @@ class GulBaraVectorEnv(VectorEnv):
         self._terminated = np.zeros(self.num_envs, dtype=np.uint8)
         self._illegal = np.zeros(self.num_envs, dtype=np.uint8)
         self._started = False
+
+    def __copy__(self) -> "GulBaraVectorEnv":
+        """An independent copy (``copy.copy`` as ``copy.deepcopy``): the same games at the same
+        step, continuing as the original would. It once shared the original's native games."""
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._games = self._games.copy()
+        for name in ("_obs", "_mask", "_rewards", "_terminated", "_illegal"):
+            setattr(other, name, getattr(self, name).copy())
+        if getattr(self, "_np_random", None) is not None:
+            other._np_random = copy.deepcopy(self._np_random)
+        return other
+
+    def __deepcopy__(self, memo) -> "GulBaraVectorEnv":
+        return self.__copy__()
+
+    def __reduce__(self):
+        raise TypeError("the native vector env cannot be pickled (its games are native "
+                        "state); copy.deepcopy copies it, and each single env pickles")
 
     def _infos(self) -> dict:
         return {"action_mask": self._mask.copy(), "illegal_action": self._illegal.astype(bool),

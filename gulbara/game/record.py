@@ -250,7 +250,21 @@ def _game_lines(body: Dict[str, Any]) -> List[str]:
 
 
 def data_to_text(data: Dict[str, Any]) -> str:
-    """The text record of a game's or a match's record data."""
+    """The text record of a game's or a match's record data; :class:`RecordError` naming
+    what is wrong for malformed data (``TypeError`` for data that is not a dict)."""
+    if not isinstance(data, dict):
+        raise TypeError(f"record data is a dict, not {type(data).__name__}")
+    if data.get("format") in ("gulbara-game", "gulbara-match"):
+        _check_data(data)       # the structure first: it once raised raw KeyErrors
+        try:
+            return _data_text(data)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise RecordError(f"malformed record data: {type(exc).__name__}: "
+                              f"{shown(str(exc))}") from None
+    raise RecordError("record data must have format 'gulbara-game' or 'gulbara-match'")
+
+
+def _data_text(data: Dict[str, Any]) -> str:
     if data.get("format") == "gulbara-game":
         lines = ["[Gul Bara game]", f"Rules: {_rules_text(data['rules'])}",
                  f"Dice: {_dice_text(data['dice'])}"]

@@ -79,8 +79,55 @@ BOT_MEMBER_PATHS = tuple(
                  "gb1-lam09-s3-long-fine.npz", "gb1-long-fine.npz"))
 
 
+#: The most a weights file may expand to, all its members together (a gb1 network of 256
+#: hidden units with its metadata takes about 0.5 MB; the shipped files about 62 KB): checked
+#: on the archive's directory before anything is read, so a crafted file cannot make gulbara
+#: allocate more (a decompression bomb, a header declaring a huge shape).
+MAX_FILE_BYTES = 16 * 1024 * 1024
+#: The most members a weights file may hold (the shipped files hold about 30).
+MAX_MEMBERS = 1024
+
+
 class InvalidNetworkError(GulBaraError):
     """A weights file or array that is not a gb1 network."""
+
+
+def _check_archive(path) -> None:
+    """:class:`InvalidNetworkError` unless the ``.npz`` archive ``path`` would expand to at
+    most :data:`MAX_FILE_BYTES` in at most :data:`MAX_MEMBERS` members, each ``.npy`` member
+    declaring no more data than it holds: read from the zip directory and the members'
+    headers alone, before any array is allocated. (Not an archive: left to ``np.load``.)"""
+    try:
+        archive = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError):
+        return
+    with archive:
+        members = archive.infolist()
+        if len(members) > MAX_MEMBERS:
+            raise InvalidNetworkError(f"{path!r} holds {len(members):,} members; a weights file "
+                                      f"holds at most {MAX_MEMBERS:,}")
+        total = sum(member.file_size for member in members)
+        if total > MAX_FILE_BYTES:
+            raise InvalidNetworkError(f"{path!r} would expand to {total:,} bytes; a weights "
+                                      f"file holds at most {MAX_FILE_BYTES:,}")
+        for member in members:
+            with archive.open(member) as stream:
+                try:
+                    version = np.lib.format.read_magic(stream)
+                    if version == (1, 0):
+                        shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+                    else:
+                        shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+                except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+                    raise InvalidNetworkError(f"{path!r}: member {member.filename!r} is not an "
+                                              f"array: {exc}") from None
+            size = dtype.itemsize
+            for n in shape:
+                size *= int(n)
+            if dtype.hasobject or size > member.file_size:
+                raise InvalidNetworkError(f"{path!r}: member {member.filename!r} declares "
+                                          f"{dtype} of shape {tuple(shape)} ({size:,} bytes) "
+                                          f"but holds {member.file_size:,} bytes")
 
 
 def equity(outputs: np.ndarray, mars: bool = True) -> np.ndarray:
@@ -241,20 +288,37 @@ class ValueNet:
         """Read a weights file; :class:`InvalidNetworkError` if it is not a gb1 network
         (a file that cannot be read, is not an ``.npz`` archive, is damaged, or holds
         members of the wrong kind)."""
+        _check_archive(path)
         try:
-            data = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            # (mmap_mode: a bare .npy file is mapped, not read: its header cannot allocate)
+            data = np.load(path, allow_pickle=False, mmap_mode="r")
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile, MemoryError) as exc:
             raise InvalidNetworkError(f"cannot read weights {path!r}: {exc}") from None
         if not isinstance(data, np.lib.npyio.NpzFile):
             raise InvalidNetworkError(f"{path!r} is not an .npz archive of weights (it holds "
                                       f"one array)")
         with data:
             try:
-                return cls._from_npz(path, data)
+                net = cls._from_npz(path, data)
             except InvalidNetworkError:
                 raise
-            except (OSError, ValueError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+            except (OSError, ValueError, TypeError, EOFError, zipfile.BadZipFile,
+                    MemoryError) as exc:
                 raise InvalidNetworkError(f"cannot read weights {path!r}: {exc}") from None
+        if net.is_saturated():
+            raise InvalidNetworkError(
+                f"{path!r}: the network scores every play of the test positions the same (its "
+                f"units saturate: weights up to {float(np.abs(net.params).max()):.3g}), so it "
+                "would play as the first play; it is not a trained gb1 network")
+        return net
+
+    def is_saturated(self) -> bool:
+        """True if the network gives every end of the opening stages of the first four seeded
+        games one value: its sigmoids saturate (huge finite weights) or it is constant, so
+        as a bot it would always play the first play."""
+        from gulbara.game.driver import Game
+        values = np.concatenate([self.stage_values(Game(seed=seed)) for seed in range(4)])
+        return bool(np.ptp(values) == 0.0)
 
     @classmethod
     def _from_npz(cls, path, data) -> "ValueNet":

@@ -51,6 +51,9 @@ TRAIN_DEFAULTS = dict(hidden=64, batch=20, alpha=0.002, alpha_min=0.0001, halfli
 #: network's own value one decision deeper (every roll of a state waiting for one);
 #: ``teacher``, another network's outputs on it (``teacher=``: distillation).
 TARGETS = ("td", "deeper", "teacher")
+#: The most memory a batch's updates may take: ``batch x parameters x 8`` bytes (one float64 row
+#: of updates per slot; 109 KB a slot at the default 64 hidden units).
+MAX_BATCH_BYTES = 1 << 30
 #: Dice seed of the checkpoint evaluations (the same games at every checkpoint).
 EVAL_SEED = 20_260_000
 #: Duplicate pairs per checkpoint evaluation: 10,000 games, a Wilson interval of about +-0.009,
@@ -217,6 +220,11 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
     if not (math.isfinite(scale) and scale >= 0):
         raise GulBaraError(f"init_scale must be a finite number >= 0, got {scale!r}")
     a["batch"] = checked_int(a["batch"], "batch", 1)
+    updates = a["batch"] * _net.parameter_count(a["hidden"]) * 8
+    if updates > MAX_BATCH_BYTES:                   # (it once ended in a raw MemoryError)
+        raise GulBaraError(f"batch {a['batch']:,} would hold {updates:,} bytes of updates "
+                           f"(batch x {_net.parameter_count(a['hidden']):,} parameters x 8 "
+                           f"bytes); at most {MAX_BATCH_BYTES:,}")
     checkpoint = checked_int(checkpoint, "checkpoint", 1)
     if checkpoint % a["batch"]:
         raise GulBaraError(f"checkpoint ({checkpoint}) must be a multiple of batch ({a['batch']})")
@@ -241,6 +249,10 @@ def train(games: int, seed: int = 0, out: Optional[str] = None, *, workers: int 
     if resume:
         if out is None:
             raise GulBaraError("resume needs out (the run's best-network path)")
+        if not os.path.exists(last_path(out)):
+            # a run stopped before its first checkpoint leaves nothing to resume
+            raise GulBaraError(f"nothing to resume: {last_path(out)} does not exist (a run "
+                               "writes it at each checkpoint); start again without --resume")
         state = ValueNet.load(last_path(out))
         if "init_sha256" in state.meta:
             identity.setdefault("init_sha256", str(state.meta["init_sha256"]))

@@ -32,7 +32,6 @@ start``); ``native=True`` plays the bots that have a native policy natively:
 """
 
 import concurrent.futures
-import multiprocessing
 import os
 import sys
 import time
@@ -47,6 +46,7 @@ from gulbara.errors import GulBaraError, checked_int
 from gulbara.game.driver import DiceStream, Game
 from gulbara.net import _play
 from gulbara.rules import DEFAULT_RULES, Rules, checked_rules
+from gulbara.workers import on_stop, run_processes
 
 __all__ = ["arena", "ArenaResult", "native_arena", "parallel_arena", "BLOCK_GAMES"]
 
@@ -194,30 +194,51 @@ def arena(bot_a: Union[str, Bot], bot_b: Union[str, Bot], games: int, seed: int 
     b, b_name = _bot(bot_b, seed + 1_000_003)
     bar = _Progress(stream, games, f"{a_name} vs {b_name}")
     start = time.perf_counter()
-    seats, points = [], []
-    wins = losses = draws = 0
+    seats: List[int] = []
+    points: List[int] = []
+    with on_stop(say=lambda: so_far(a_name, points, games)):
+        _play_serial(a, b, rules, seed, first, games, duplicate, bar, seats, points)
+    wins = sum(1 for p in points if p > 0)
+    losses = sum(1 for p in points if p < 0)
+    draws = games - wins - losses
+    seconds = time.perf_counter() - start
+    low, high = wilson_interval(wins, games)
+    mean, p_low, p_high = mean_interval(points)
+    return ArenaResult(a_name, b_name, seed, games, wins, losses, draws, wins / games, low, high,
+                       mean, p_low, p_high, seconds, tuple(seats), tuple(points))
+
+
+def so_far(a_name: str, points: List[int], games: int) -> str:
+    """What an arena stopped early had played: A's win rate and points per game so far, with
+    their 95% intervals (the line a stop signal prints, :mod:`gulbara.workers`)."""
+    n = len(points)
+    if not n:
+        return f"0 of {games:,} games played"
+    wins = sum(1 for p in points if p > 0)
+    low, high = wilson_interval(wins, n)
+    mean, p_low, p_high = mean_interval(points)
+    return (f"{n:,} of {games:,} games played: {a_name} won {wins / n:.3f} [{low:.3f}, "
+            f"{high:.3f}], {mean:+.3f} [{p_low:+.3f}, {p_high:+.3f}] points per game")
+
+
+def _play_serial(a, b, rules, seed: int, first: int, games: int, duplicate: bool, bar,
+                 seats: List[int], points: List[int]) -> None:
+    wins = 0
     for i in range(first, first + games):
         game = Game(rules, dice=DiceStream(seed, game=i // 2 if duplicate else i))
         a_seat = 0 if i % 2 == 0 else 1
         white, black = (a, b) if a_seat == 0 else (b, a)
         result = play_out(game, white, black)
         if result.winner is None:
-            draws += 1
             score = 0
         elif result.winner == a_seat:
             wins += 1
             score = result.points
         else:
-            losses += 1
             score = -result.points
         seats.append(a_seat)
         points.append(score)
         bar.update(i + 1 - first, wins, sum(points), final=i + 1 - first == games)
-    seconds = time.perf_counter() - start
-    low, high = wilson_interval(wins, games)
-    mean, p_low, p_high = mean_interval(points)
-    return ArenaResult(a_name, b_name, seed, games, wins, losses, draws, wins / games, low, high,
-                       mean, p_low, p_high, seconds, tuple(seats), tuple(points))
 
 
 #: Games per block handed to a worker.
@@ -248,19 +269,24 @@ def parallel_arena(bot_a: Union[str, object], bot_b: Union[str, object], games: 
     blocks = [(lo, min(step, games - lo)) for lo in range(0, games, step)]
     results: List[Any] = [None] * len(blocks)   # each block's (seats, points) once played
     started = time.perf_counter()
-    context = multiprocessing.get_context("fork" if "fork" in
-                                          multiprocessing.get_all_start_methods() else "spawn")
     done = 0
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = {pool.submit(_block, bot_a, bot_b, count, seed, rules, duplicate, lo): k
-                   for k, (lo, count) in enumerate(blocks)}
-        for future in concurrent.futures.as_completed(futures):
-            results[futures[future]] = future.result()
-            done += blocks[futures[future]][1]
-            if stream is not None:
-                stream.write(f"\r{bot_label(bot_a)} vs {bot_label(bot_b)}: {done}/{games} games "
-                             f"{done / max(time.perf_counter() - started, 1e-9):.1f} games/s  ")
-                stream.flush()
+
+    def finished(k: int, result) -> None:
+        nonlocal done
+        results[k] = result
+        done += blocks[k][1]
+        if stream is not None:
+            stream.write(f"\r{bot_label(bot_a)} vs {bot_label(bot_b)}: {done}/{games} games "
+                         f"{done / max(time.perf_counter() - started, 1e-9):.1f} games/s  ")
+            stream.flush()
+
+    def said() -> str:
+        return so_far(bot_label(bot_a), [p for r in list(results) if r is not None
+                                         for p in r[1]], games)
+
+    with on_stop(say=said):
+        run_processes(_block, [(bot_a, bot_b, count, seed, rules, duplicate, lo)
+                               for lo, count in blocks], workers, finished, what="arena worker")
     if stream is not None:
         stream.write("\n")
     seats = tuple(s for r in results for s in r[0])

@@ -24,7 +24,6 @@ driver with the same dice and choices, for a full record of it.
 
 import math
 import os
-import pickle
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
@@ -38,6 +37,7 @@ from gulbara.game.rng import Rng
 from gulbara.net._play import NATIVE_POLICIES
 from gulbara.rules import Rules, checked_rules
 from gulbara.selfplay._selfplay import EVALUATOR
+from gulbara.workers import run_processes
 
 __all__ = [
     "COLUMNS", "POLICIES", "DEFAULT_POLICY", "POLICY_CHOICES", "Rng", "Estimate", "SelfPlayResult", "RolloutResult",
@@ -489,32 +489,6 @@ def _run_chunk(job: _Job, first: int, count: int) -> Tuple[np.ndarray, np.ndarra
     return rows, hist
 
 
-def _portable_error(exc: BaseException) -> BaseException:
-    """``exc`` if it survives pickling (to cross from a worker process), else a
-    ``RuntimeError`` naming its type and message."""
-    try:
-        pickle.loads(pickle.dumps(exc))
-        return exc
-    except Exception:
-        name = f"{type(exc).__module__}.{type(exc).__qualname__}"
-        return RuntimeError(f"a self-play worker raised {name}: {exc} "
-                            "(the exception itself cannot be pickled)")
-
-
-def _serve_chunks(job: _Job, share: List[Tuple[int, int, int]], conn) -> None:
-    """A worker process: play the chunks ``share`` (index, first game, count) and send each
-    result, or the first error, to the parent through ``conn``."""
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)      # Ctrl-C is the parent's to answer
-    try:
-        for i, first, count in share:
-            conn.send((i, _run_chunk(job, first, count), None))
-    except BaseException as exc:                      # the caller's evaluator raised, ...
-        conn.send((None, None, _portable_error(exc)))
-    finally:
-        conn.close()
-
-
 def _run_processes(job: _Job, chunks: List[Tuple[int, int]], workers: int,
                    finished: Callable[[int, Tuple[np.ndarray, np.ndarray]], None]) -> None:
     """Play ``chunks`` on ``workers`` processes of this call's own (chunk ``i`` by worker
@@ -523,54 +497,11 @@ def _run_processes(job: _Job, chunks: List[Tuple[int, int]], workers: int,
     Each call starts its own processes and hands them its job when they start
     (forked, nothing pickled, so an evaluator may be any callable), so calls
     from several threads never see each other's games. On any exception here
-    (Ctrl-C included) or a worker's, every worker is stopped before it passes on.
+    (Ctrl-C included) or a worker's, every worker is stopped before it passes on
+    (:func:`gulbara.workers.run_processes`).
     """
-    import multiprocessing
-    from multiprocessing.connection import Connection, wait
-    from multiprocessing.context import BaseContext
-    context: BaseContext
-    if "fork" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("fork")
-    else:                                           # pragma: no cover (not Linux)
-        context = multiprocessing.get_context("spawn")
-    workers = min(workers, len(chunks))
-    shares = [[(i, first, count) for i, (first, count) in enumerate(chunks) if i % workers == k]
-              for k in range(workers)]
-    processes, readers = [], {}
-    try:
-        for share in shares:
-            reader, writer = context.Pipe(duplex=False)
-            process = context.Process(target=_serve_chunks, args=(job, share, writer),
-                                      daemon=True)
-            process.start()
-            writer.close()
-            processes.append(process)
-            readers[reader] = process
-        pending = len(chunks)
-        while pending:
-            if not readers:
-                codes = ", ".join(str(p.exitcode) for p in processes)
-                raise RuntimeError(f"self-play workers stopped with {pending} chunks of games "
-                                   f"unplayed (exit codes {codes})")
-            for reader in cast(List[Connection], wait(list(readers))):    # the readers
-                try:
-                    i, result, error = reader.recv()
-                except EOFError:                    # the worker is done (or died)
-                    del readers[reader]
-                    reader.close()
-                    continue
-                if error is not None:
-                    raise error
-                pending -= 1
-                finished(i, result)
-    finally:
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
-        for process in processes:
-            process.join()
-        for reader in readers:
-            reader.close()
+    run_processes(_run_chunk, [(job, first, count) for first, count in chunks], workers,
+                  finished, what="self-play worker")
 
 
 def _chunks(n: int) -> List[Tuple[int, int]]:

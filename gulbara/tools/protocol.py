@@ -30,6 +30,7 @@ import shlex
 import signal
 import subprocess
 import threading
+import time
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Union
 
 from gulbara.core._backend import START_CODE  # noqa: F401  (for the doctests)
@@ -40,16 +41,23 @@ from gulbara.game.perft import perft, perft_python
 from gulbara.core.play import Play, StageEnds
 from gulbara.rules import DEFAULT_RULES, Rules
 from gulbara.game.state_codes import position_code
+from gulbara.workers import on_stop
 
 __all__ = ["EngineError", "EngineProcess", "Choice", "divide_choices", "perft_answer",
            "perft_request", "stage_request", "ends_as_case", "answer_request",
-           "MAX_ANSWER_CHARS"]
+           "MAX_ANSWER_BYTES", "MAX_UNASKED_LINES"]
 
-#: The longest answer line read from an engine; a longer one is reported as an error.
-#: (The largest of gulbara's answers to the 44,544 stage requests of
+#: The longest answer line read from an engine, in bytes; a longer one is reported as an
+#: error. (The largest of gulbara's answers to the 44,544 stage requests of
 #: ``verify_cases(2000)`` is 83 KB; its perft 1 answer from the mid-game state of
 #: ``gulbara.tools.bench.perft_rows``, 911 choices, is 111 KB.)
-MAX_ANSWER_CHARS = 16 * 1024 * 1024
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
+#: Lines an engine may write ahead of the requests before it is stopped as flooding (one
+#: answer a request: a line waiting when a request is sent is already an error).
+MAX_UNASKED_LINES = 64
+#: Seconds an engine that exited has for its last answer to come, before what it left
+#: holding its output is killed.
+EXIT_GRACE = 0.3
 #: How much of an engine's stderr is kept for reports (its tail).
 STDERR_TAIL_CHARS = 4000
 
@@ -147,66 +155,136 @@ def _clip(text: str, limit: int = 300) -> str:
 
 
 class EngineProcess:
-    """An engine running as a subprocess, spoken to one request at a time.
+    """An engine running as a subprocess, spoken to one request at a time; it never blocks
+    the caller longer than the request's deadline, whatever the engine does.
 
     ``command`` is a shell-like string (split with :func:`shlex.split`, not run
-    by a shell) or an argument list. Each :meth:`request` waits at most
-    ``timeout`` seconds for the answer line; the first one ``startup`` seconds
-    more, for the engine's start-up (an interpreter, a JIT, tables to load).
-    ``env`` and ``cwd`` are the process's environment and working directory. Two threads read the engine's
-    stdout (lines, each at most :data:`MAX_ANSWER_CHARS`) and stderr (its last
-    :data:`STDERR_TAIL_CHARS` kept), so neither pipe can fill up and block it.
-    After an :class:`EngineError` the process is stopped; :meth:`close` (or the
-    ``with`` block) stops it in any case, with its whole process group on POSIX.
+    by a shell) or an argument list. Each :meth:`request` has ``timeout`` seconds
+    for the request to be taken and its answer line to come; the first one ``startup``
+    seconds more, for the engine's start-up (an interpreter, a JIT, tables to load).
+    ``env`` and ``cwd`` are the process's environment and working directory.
+
+    Threads of its own write the requests (so an engine that stops reading its input
+    cannot block the caller) and read the engine's stdout, in lines of at most
+    ``max_line`` bytes (default :data:`MAX_ANSWER_BYTES`), and its stderr (the last
+    :data:`STDERR_TAIL_CHARS` kept). Memory stays bounded: an answer line longer than
+    ``max_line``, or lines the engine writes without being asked
+    (:data:`MAX_UNASKED_LINES`), end the run with an :class:`EngineError` naming what the
+    engine did, as do no answer in time, an exit, and an exit that leaves a child process
+    holding the engine's output. After an :class:`EngineError` the process is stopped;
+    :meth:`close` (or the ``with`` block, or a stop signal, :mod:`gulbara.workers`) stops
+    it in any case, with its whole process group on POSIX, even once the engine itself
+    has exited.
     """
 
     def __init__(self, command: Union[str, Sequence[str]], timeout: float = 10.0,
                  env: Optional[Dict[str, str]] = None, startup: float = 20.0,
-                 cwd: Optional[str] = None) -> None:
+                 cwd: Optional[str] = None, max_line: Optional[int] = None) -> None:
         argv = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
         if not argv:
             raise GulBaraError("the engine command is empty")
-        if not timeout > 0:
+        if not (isinstance(timeout, (int, float)) and 0 < timeout < float("inf")):
             raise GulBaraError(f"the timeout must be a positive number of seconds, got {timeout!r}")
+        if not (isinstance(startup, (int, float)) and 0 <= startup < float("inf")):
+            raise GulBaraError(f"startup must be a number of seconds >= 0, got {startup!r}")
         self.command = command if isinstance(command, str) else shlex.join(argv)
         self.timeout = float(timeout)
         self.startup = float(startup)
+        self.max_line = checked_int(MAX_ANSWER_BYTES if max_line is None else max_line,
+                                    "max_line", 1)
         self.sent = 0
-        self._answers: "queue.Queue[Optional[str]]" = queue.Queue()
+        self._lines: "collections.deque[bytes]" = collections.deque()
+        self._ended = False                     # the engine's stdout is closed
+        self._problem: Optional[str] = None     # what the reader saw the engine do wrong
+        self._partial = b""                     # the start of the line being read
+        self._queued = 0                        # bytes in self._lines
+        self._cond = threading.Condition()
+        self._writes: "queue.Queue[Optional[bytes]]" = queue.Queue()
+        self._written = 0                       # requests fully written
+        self._write_error = False
         self._stderr: collections.deque = collections.deque()
         self._stderr_chars = 0
         self._stderr_lock = threading.Lock()
+        self._closed = False
         try:
             self._process = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=env, cwd=cwd, encoding="utf-8", errors="replace", bufsize=1,
-                start_new_session=os.name == "posix")
+                env=env, cwd=cwd, bufsize=0, start_new_session=os.name == "posix")
         except OSError as exc:
             raise EngineError(f"cannot start the engine {self.command!r}: {exc}") from None
-        threading.Thread(target=self._read_answers, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stop = on_stop(self._kill_group)          # a stop signal kills the engine too
+        self._stop.__enter__()
+        for target in (self._write_requests, self._read_answers, self._read_stderr):
+            threading.Thread(target=target, daemon=True).start()
 
-    def _read_answers(self) -> None:
-        stream = self._process.stdout
-        assert stream is not None                       # a pipe
+    # -- the threads ----------------------------------------------------------------------
+
+    def _write_requests(self) -> None:
+        stdin = self._process.stdin
+        assert stdin is not None                        # a pipe
+        while True:
+            data = self._writes.get()
+            if data is None:
+                break
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[stdin.write(view) or 0:]
+            except (OSError, ValueError):
+                with self._cond:
+                    self._write_error = True
+                    self._cond.notify_all()
+                break
+            with self._cond:
+                self._written += 1
+                self._cond.notify_all()
         try:
-            while True:
-                line = stream.readline(MAX_ANSWER_CHARS + 1)
-                if not line:
-                    break
-                self._answers.put(line)
+            stdin.close()
         except (OSError, ValueError):
             pass
-        self._answers.put(None)
+
+    def _read_answers(self) -> None:
+        fd = self._process.stdout.fileno()              # type: ignore[union-attr]
+        try:
+            while True:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                with self._cond:
+                    parts = (self._partial + chunk).split(b"\n")
+                    self._partial = parts.pop()
+                    self._lines.extend(parts)
+                    self._queued += sum(len(line) for line in parts)
+                    if len(self._partial) > self.max_line or any(
+                            len(line) > self.max_line for line in parts):
+                        self._problem = (f"the engine answered a line over {self.max_line:,} "
+                                         "bytes")
+                    elif len(self._lines) > MAX_UNASKED_LINES or self._queued > self.max_line:
+                        # (one answer a request: two lines waiting are one too many)
+                        self._problem = (f"the engine flooded its output: {len(self._lines):,} "
+                                         "lines it was not asked for")
+                    self._cond.notify_all()
+                    if self._problem is not None:
+                        self._lines.clear()             # (memory stays bounded)
+                        self._partial = self._partial[:300]
+                        break                           # read no more: close() kills it
+        except (OSError, ValueError):
+            pass
+        with self._cond:
+            self._ended = True
+            self._cond.notify_all()
 
     def _read_stderr(self) -> None:
-        stderr = self._process.stderr
-        assert stderr is not None                       # a pipe
+        fd = self._process.stderr.fileno()              # type: ignore[union-attr]
         try:
-            for chunk in iter(lambda: stderr.read(1024), ""):
+            while True:
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    break
+                text = chunk.decode("utf-8", "replace")
                 with self._stderr_lock:
-                    self._stderr.append(chunk)
-                    self._stderr_chars += len(chunk)
+                    self._stderr.append(text)
+                    self._stderr_chars += len(text)
                     while self._stderr_chars > STDERR_TAIL_CHARS and len(self._stderr) > 1:
                         self._stderr_chars -= len(self._stderr.popleft())
         except (OSError, ValueError):
@@ -221,42 +299,63 @@ class EngineProcess:
         self.close()
         return EngineError(message, request, self.sent, wrote, self.stderr_tail())
 
+    # -- a request --------------------------------------------------------------------------
+
     def request(self, line: str, timeout: Optional[float] = None) -> str:
         """Send one request line and return the answer line (without its newline).
 
-        Raises :class:`EngineError` if the engine has exited, does not answer
-        within ``timeout`` (default: the engine's; ``startup`` more for the first
-        request) seconds, or writes a line
-        longer than :data:`MAX_ANSWER_CHARS`; the engine is stopped then.
+        Raises :class:`EngineError` naming what the engine did if it has exited (leaving a
+        child that holds its output or not), does not take the request or answer it within
+        ``timeout`` (default: the engine's; ``startup`` more for the first request)
+        seconds, writes lines it was not asked for, or an answer line longer than
+        ``max_line`` bytes; the engine is stopped then.
         """
         wait = self.timeout if timeout is None else float(timeout)
+        if not 0 < wait < float("inf"):
+            raise GulBaraError(f"the timeout must be a positive number of seconds, got {wait!r}")
         if self.sent == 0:
             wait += self.startup
+        if self._closed:
+            raise EngineError("the engine was stopped", line, self.sent + 1)
+        with self._cond:
+            if self._lines and self._problem is None:
+                self._problem = (f"the engine wrote {len(self._lines):,} lines it was not "
+                                 "asked for (one answer a request)")
         self.sent += 1
-        stdin = self._process.stdin
-        assert stdin is not None                        # a pipe
-        try:
-            stdin.write(line.rstrip("\n") + "\n")
-            stdin.flush()
-        except (OSError, ValueError):
-            pass                     # it exited: the reader reports it below
-        try:
-            answer = self._answers.get(timeout=wait)
-        except queue.Empty:
-            raise self._fail(f"the engine gave no answer within {wait:g} s", line) from None
-        if answer is None:
-            status = self._exit_status()
-            raise self._fail(f"the engine exited ({status}) after {self.sent - 1} answers",
-                             line)
-        if not answer.endswith("\n"):
-            if len(answer) > MAX_ANSWER_CHARS:
-                raise self._fail(f"the engine wrote an answer longer than "
-                                 f"{MAX_ANSWER_CHARS:,} characters", line, answer[:300])
-            # the last line, cut off by the engine's exit
-            status = self._exit_status()
-            raise self._fail(f"the engine exited ({status}) in the middle of an answer",
-                             line, answer)
-        return answer.rstrip("\r\n")
+        self._writes.put(line.rstrip("\n").encode("utf-8", "replace") + b"\n")
+        deadline = time.monotonic() + wait
+        exited_at: Optional[float] = None
+        with self._cond:
+            while True:
+                if self._problem is not None:
+                    excerpt = self._partial[:300].decode("utf-8", "replace")
+                    raise self._fail(self._problem, line, excerpt)
+                if self._lines and self._written >= self.sent:   # (an answer to a request
+                    answer = self._lines.popleft()                  # it has not read: none)
+                    self._queued -= len(answer)
+                    break
+                if self._ended:
+                    status = self._exit_status()
+                    if self._partial:
+                        raise self._fail(f"the engine exited ({status}) in the middle of an "
+                                         "answer", line,
+                                         self._partial[:300].decode("utf-8", "replace"))
+                    raise self._fail(f"the engine exited ({status}) after {self.sent - 1} "
+                                     "answers", line)
+                now = time.monotonic()
+                if exited_at is None and self._process.poll() is not None:
+                    exited_at = now                     # its output may still come
+                if exited_at is not None and now - exited_at > EXIT_GRACE:
+                    raise self._fail(f"the engine exited ({self._exit_status()}) after "
+                                     f"{self.sent - 1} answers, leaving a child process that "
+                                     "held its output (its process group was killed)", line)
+                if now >= deadline:
+                    if self._written < self.sent or self._write_error:
+                        raise self._fail(f"the engine stopped reading its input: the request "
+                                         f"was not taken within {wait:g} s", line)
+                    raise self._fail(f"the engine gave no answer within {wait:g} s", line)
+                self._cond.wait(min(deadline - now, 0.05))
+        return answer.rstrip(b"\r").decode("utf-8", "replace")
 
     def _exit_status(self) -> str:
         try:
@@ -270,38 +369,48 @@ class EngineProcess:
                 return f"killed by signal {-code}"
         return f"status {code}"
 
+    # -- stopping ---------------------------------------------------------------------------
+
     def close(self) -> None:
-        """Stop the engine: close its stdin, then terminate (and kill) it if it lingers."""
+        """Stop the engine: close its stdin; then, if it lingers, terminate it; and in any
+        case kill its whole process group (what it left behind included). Never blocks
+        more than a few seconds."""
+        if self._closed:
+            return
+        self._closed = True
         process = self._process
-        assert process.stdin is not None and process.stdout is not None \
-            and process.stderr is not None                 # pipes
+        self._writes.put(None)                          # the writer closes stdin
         if process.poll() is None:
-            try:
-                process.stdin.close()
-            except (OSError, ValueError):
-                pass
             try:
                 process.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
                 self._signal(signal.SIGTERM)
                 try:
-                    process.wait(timeout=2)
+                    process.wait(timeout=1)
                 except subprocess.TimeoutExpired:
-                    self._signal(getattr(signal, "SIGKILL", signal.SIGTERM))
-                    process.wait(timeout=5)
-        for stream in (process.stdin, process.stdout, process.stderr):
+                    pass
+        self._kill_group()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:               # pragma: no cover
+            pass
+        self._stop.__exit__(None, None, None)
+        for stream in (process.stdout, process.stderr):
             try:
-                stream.close()
+                stream.close()                          # type: ignore[union-attr]
             except (OSError, ValueError):
                 pass
+
+    def _kill_group(self) -> None:
+        self._signal(getattr(signal, "SIGKILL", signal.SIGTERM))
 
     def _signal(self, sig) -> None:
         try:
             if os.name == "posix":
                 os.killpg(self._process.pid, sig)
-            else:                                   # pragma: no cover
+            elif self._process.poll() is None:          # pragma: no cover
                 self._process.send_signal(sig)
-        except (ProcessLookupError, PermissionError):
+        except (ProcessLookupError, PermissionError, OSError):
             pass
 
     def __enter__(self) -> "EngineProcess":

@@ -26,6 +26,7 @@ describes the protocol and how to read a report.
 [('extra ends', 'larger-die rule (RULES §3.5)')]
 """
 
+import heapq
 import json
 import random
 import time
@@ -40,8 +41,8 @@ from gulbara.tools.protocol import ends_as_case
 from gulbara.errors import GulBaraError
 from gulbara.game.driver import Game
 from gulbara.core.play import format_steps
-from gulbara.tools.protocol import (EngineError, EngineProcess, divide_choices, perft_request,
-                              stage_request)
+from gulbara.tools.protocol import (EngineError, EngineProcess, _clip, divide_choices,
+                                    perft_request, stage_request)
 from gulbara.rules import DEFAULT_RULES, Rules
 from gulbara.tools.suites import DOUBLE_STAGES, NONDOUBLE_ROLLS, SUITE
 
@@ -98,22 +99,51 @@ class Finding(NamedTuple):
     detail: str
 
 
+#: The most of an engine's answer a failure keeps: the whole line up to this many characters
+#: (above the largest of gulbara's stage answers, 83 KB) for the :data:`FULL_FAILURES`
+#: smallest failures (those a report shows first), an excerpt of :data:`EXCERPT_CHARS` for
+#: the others, so that a run's memory is bounded whatever the engine answers.
+KEPT_ANSWER_CHARS = 128 * 1024
+FULL_FAILURES = 200
+EXCERPT_CHARS = 300
+
+
+def _negated(size: Tuple[int, int, int]) -> Tuple[int, int, int]:
+    return (-size[0], -size[1], -size[2])
+
+
+def _their_ends(line: str) -> int:
+    try:
+        return len(json.loads(line).get("ends", ()))
+    except (ValueError, AttributeError, TypeError, RecursionError):
+        return 0
+
+
 class Failure(NamedTuple):
     """A request whose answer differs: its ``number`` in the run, the findings (the first
-    names the rule), the engine's raw answer and gulbara's expected answer."""
+    names the rule), the engine's answer (all of it, or an excerpt: :data:`KEPT_ANSWER_CHARS`),
+    gulbara's expected answer and how many ends the engine's answer listed."""
     case: Case
     number: int
     findings: Tuple[Finding, ...]
     answer: str
     expected: Dict
+    their_ends: int = -1
+
+    @classmethod
+    def kept(cls, case: Case, number: int, findings, line: str, expected: Dict) -> "Failure":
+        """The failure with the engine's ``line``, cut to :data:`KEPT_ANSWER_CHARS`."""
+        return cls(case, number, tuple(findings), _clip(line, KEPT_ANSWER_CHARS), expected,
+                   _their_ends(line))
+
+    def excerpt(self) -> "Failure":
+        """The same failure keeping an excerpt of :data:`EXCERPT_CHARS` of the answer."""
+        return self._replace(answer=_clip(self.answer, EXCERPT_CHARS))
 
     @property
     def size(self) -> Tuple[int, int, int]:
         """The sort key of "smallest failing case first": ends on both sides, dice, number."""
-        try:
-            theirs = len(json.loads(self.answer).get("ends", ()))
-        except (ValueError, AttributeError, TypeError, RecursionError):
-            theirs = 0
+        theirs = self.their_ends if self.their_ends >= 0 else _their_ends(self.answer)
         return (len(self.expected["ends"]) + theirs, len(self.case.dice), self.number)
 
 
@@ -505,7 +535,7 @@ def _format_failure(rank: int, total: int, failure: Failure) -> List[str]:
         lines.append(f"  engine:  playableDice {answer.get('playableDice')!r}, ends ({len(got)}): "
                      f"{_listed(got)}")
     else:
-        lines.append(f"  engine wrote: {failure.answer[:300]!r}")
+        lines.append(f"  engine wrote: {_clip(failure.answer, EXCERPT_CHARS)!r}")
     return lines
 
 
@@ -525,6 +555,7 @@ def run_verify(engine: EngineProcess, cases: Sequence[Case],
     """Send every case to ``engine``, compare each answer; stops at an engine failure
     (reported in ``error``) and never waits longer than the engine's timeout."""
     report = VerifyReport(engine.command, len(cases), groups=dict(Counter(c.group for c in cases)))
+    whole: List[Tuple[Tuple[int, int, int], int]] = []    # the largest kept whole on top
     start = time.perf_counter()
     for number, case in enumerate(cases, 1):
         asked = _ask(engine, case, report)
@@ -535,7 +566,13 @@ def run_verify(engine: EngineProcess, cases: Sequence[Case],
         if line != json.dumps(expected, separators=(",", ":"), ensure_ascii=False):
             findings = compare_answer(case, expected, line)
             if findings:
-                report.failures.append(Failure(case, number, tuple(findings), line, expected))
+                failure = Failure.kept(case, number, findings, line, expected)
+                report.failures.append(failure)
+                # the smallest failures keep their answers whole; the others an excerpt
+                heapq.heappush(whole, (_negated(failure.size), len(report.failures) - 1))
+                if len(whole) > FULL_FAILURES:
+                    _, k = heapq.heappop(whole)
+                    report.failures[k] = report.failures[k].excerpt()
         if progress is not None and number % 250 == 0:
             progress(number, len(cases))
     report.seconds = time.perf_counter() - start
