@@ -160,6 +160,18 @@ def test_rollout_threads_stop_at_once():
     assert "games played, nothing written" in line
 
 
+def test_a_stopped_rollout_saves_the_run_so_far_for_resume(tmp_path):
+    """A rollout with --out stopped by a signal keeps its whole blocks so far: the file
+    resumes."""
+    from gulbara.rollouts import load
+    line = check(start("rollout", "start", "--seat", "white", "--games", "100000000",
+                       "--policy", "first", "--no-vr", "--out", "run.json", "--quiet",
+                       tmp_path=tmp_path), signal.SIGINT, True, "rollout")
+    assert "saved to run.json (--resume run.json goes on)" in line
+    saved = load(tmp_path / "run.json")
+    assert saved.games > 0 and f"{saved.games:,} games played" in line
+
+
 def test_perft_stops_without_a_traceback():
     """Ctrl-C on perft printed 20-40 lines of traceback."""
     check(start("perft", "12"), signal.SIGINT, True, "perft")

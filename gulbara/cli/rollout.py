@@ -44,9 +44,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--vr", action=argparse.BooleanOptionalAction, default=True,
                         help="subtract each roll's luck (default: on)")
     parser.add_argument("--luck", choices=("full", "fast"), default="full",
-                        help="how a roll is valued for its luck: full (every end of its first "
-                             "stage by the network) or fast (the greedy choice, a chain "
-                             "unplayed; docs/user/rollouts.md)")
+                        help="how a roll's luck is found: full (all 36 rolls valued by their "
+                             "whole turns before every roll) or fast (the chains played out "
+                             "only when a double is drawn); docs/user/rollouts.md")
     parser.add_argument("--quasi", action=argparse.BooleanOptionalAction, default=True,
                         help="quasi-random first two rolls (default: on)")
     parser.add_argument("--truncate", type=int, default=0, metavar="T",
@@ -117,14 +117,25 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
         resume = load(args.resume) if args.resume else None
         bar = None if args.quiet else _Progress(stderr, args.games)
         candidates = args.plays if args.plays is not None else args.candidates
-        played = [0]
+        last = [resume]                       # the run so far, after its last whole block
 
         def progress(partial) -> None:
-            played[0] = partial.games
+            last[0] = partial
             if bar is not None:
                 bar(partial)
 
-        with on_stop(say=lambda: f"{played[0]:,} games played, nothing written"):
+        def save_so_far() -> None:
+            if args.out and last[0] is not None:
+                last[0].save(args.out)
+
+        def said() -> str:
+            games = last[0].games if last[0] is not None else 0
+            if args.out and last[0] is not None:
+                return (f"{games:,} games played, the run so far saved to {args.out} "
+                        f"(--resume {args.out} goes on)")
+            return f"{games:,} games played, nothing written"
+
+        with on_stop(save_so_far, say=said):
             result = rollout(start, args.games, policy=args.policy, candidates=candidates,
                              vr=args.vr, luck=args.luck, quasi=args.quasi,
                              truncate=args.truncate, seed=args.seed, workers=args.workers,
