@@ -164,9 +164,11 @@ def test_a_stopped_rollout_saves_the_run_so_far_for_resume(tmp_path):
     """A rollout with --out stopped by a signal keeps its whole blocks so far: the file
     resumes."""
     from gulbara.rollouts import load
-    line = check(start("rollout", "start", "--seat", "white", "--games", "100000000",
-                       "--policy", "first", "--no-vr", "--out", "run.json", "--quiet",
-                       tmp_path=tmp_path), signal.SIGINT, True, "rollout")
+    process = start("rollout", "start", "--seat", "white", "--games", "100000000",
+                    "--policy", "first", "--no-vr", "--out", "run.json", "--quiet",
+                    tmp_path=tmp_path)
+    time.sleep(1.5)                                # past the set-up, some blocks played
+    line = check(process, signal.SIGINT, True, "rollout")
     assert "saved to run.json (--resume run.json goes on)" in line
     saved = load(tmp_path / "run.json")
     assert saved.games > 0 and f"{saved.games:,} games played" in line
