@@ -1,5 +1,6 @@
-"""How the compiled core was built (setup.py): the LZCNT option and its import guard."""
+"""How the compiled core was built (setup.py, gulbara.cpu): LZCNT, and the import guard of a build with it."""
 
+import platform
 import sys
 
 import pytest
@@ -25,3 +26,11 @@ def test_a_build_with_lzcnt_runs_only_where_the_cpu_has_it():
     if _movegen.BUILT_WITH_LZCNT:
         assert "abm" in cpu_flags()
 
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() != "x86_64",
+                    reason="reads /proc/cpuinfo of an x86-64 CPU")
+def test_the_cpu_is_asked_for_lzcnt_as_proc_cpuinfo_says():
+    from gulbara.cpu import _cpuid
+    assert _cpuid.ASKS_X86
+    assert _cpuid.has_lzcnt() == ("abm" in cpu_flags())
