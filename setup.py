@@ -109,7 +109,7 @@ def extension(name, threads):
     path = name.replace(".", "/")
     folder = os.path.dirname(path)
     headers = [os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".h")]
-    return Extension(name, [path + ".pyx"], depends=headers,
+    return Extension(name, [path + ".pyx"], depends=headers, include_dirs=[folder],
                      extra_compile_args=compile_args + (thread_args if threads else []),
                      extra_link_args=thread_args if threads else [])
 
@@ -117,6 +117,18 @@ def extension(name, threads):
 class BuildExt(build_ext):
     """build_ext that also makes the LZCNT builds (this file's docstring) and removes stale
     ones: a module's LZCNT build left from an earlier build would be loaded in its place."""
+
+    def run(self):
+        # Cython runs here, when the extensions are built (an sdist takes the .pyx files), on
+        # every core where processes fork. The checked build's C, made with other directives,
+        # goes to a folder of its own: Cython remakes C only when its sources change, so the
+        # two kinds of C could otherwise be taken one for the other.
+        fork = sys.platform.startswith("linux") and sys.version_info < (3, 14)
+        self.extensions[:] = cythonize(
+            self.extensions, compiler_directives=directives, annotate=False, force=self.force,
+            nthreads=(os.cpu_count() or 1) if fork else 0,
+            build_dir=os.path.join("build", "cython-debug") if DEBUG else None)
+        super().run()
 
     def lzcnt_builds(self):
         """Whether to make the LZCNT builds: an x86-64 target, a GCC-like compiler, and
@@ -187,7 +199,7 @@ class BuildExt(build_ext):
 extensions = [extension(name, threads) for name, threads in MODULES]
 
 setup(
-    ext_modules=cythonize(extensions, compiler_directives=directives, annotate=False),
+    ext_modules=extensions,
     cmdclass={"build_ext": BuildExt},
     # The C compiler on every core (threads; ``-j N`` on the command line still overrides it).
     options={"build_ext": {"parallel": os.cpu_count() or 1}},

@@ -14,6 +14,7 @@ from gulbara import cpu
 from gulbara.core import _movegen
 from gulbara.errors import GulBaraError
 from gulbara.net import _net
+from conftest import same_package_environment
 
 # What a child process computes on the paths its environment leaves on: perft, whole chains,
 # a batch of stages, the shipped network's values and native self-play with the net bot. It
@@ -49,25 +50,25 @@ print(json.dumps(out))
 """
 
 
-def run_child(disabled):
-    env = dict(os.environ)
+def run_child(disabled, cwd):
+    env = same_package_environment()
     env.pop(cpu.DISABLE_VARIABLE, None)
     if disabled is not None:
         env[cpu.DISABLE_VARIABLE] = disabled
     done = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
 @pytest.fixture(scope="module")
-def every_path_on():
-    return run_child(None)
+def every_path_on(tmp_path_factory):
+    return run_child(None, tmp_path_factory.mktemp("paths"))
 
 
 @pytest.mark.parametrize("disabled", ["lzcnt", "avx512f", "avx2", "sse2", "lzcnt,sse2"])
-def test_each_cpu_feature_off_gives_the_same_results(every_path_on, disabled):
-    got = run_child(disabled)
+def test_each_cpu_feature_off_gives_the_same_results(every_path_on, disabled, tmp_path):
+    got = run_child(disabled, tmp_path)
     off = set(disabled.split(","))
     assert got["paths"]["disabled"] == sorted(off)
     if "lzcnt" in off:
@@ -121,10 +122,10 @@ def test_the_disabled_features_are_parsed_and_checked():
         == [3, 2, 1, 0, 0, 3]
 
 
-def test_an_unknown_cpu_feature_stops_the_import_with_its_name():
-    env = dict(os.environ, **{cpu.DISABLE_VARIABLE: "lzcnt,avx3"})
+def test_an_unknown_cpu_feature_stops_the_import_with_its_name(tmp_path):
+    env = dict(same_package_environment(), **{cpu.DISABLE_VARIABLE: "lzcnt,avx3"})
     done = subprocess.run([sys.executable, "-c", "import gulbara"], env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert done.returncode != 0
     assert "GulBaraError: GULBARA_DISABLE_CPU_FEATURES: unknown CPU feature 'avx3'" \
         in done.stderr
