@@ -124,10 +124,14 @@ class BuildExt(build_ext):
         # goes to a folder of its own: Cython remakes C only when its sources change, so the
         # two kinds of C could otherwise be taken one for the other.
         fork = sys.platform.startswith("linux") and sys.version_info < (3, 14)
-        self.extensions[:] = cythonize(
+        made = cythonize(
             self.extensions, compiler_directives=directives, annotate=False, force=self.force,
             nthreads=(os.cpu_count() or 1) if fork else 0,
             build_dir=os.path.join("build", "cython-debug") if DEBUG else None)
+        # (the extensions keep what finalize_options gave them; only their sources change)
+        made = {ext.name: ext for ext in made}
+        for ext in self.extensions:
+            ext.sources = made[ext.name].sources
         super().run()
 
     def lzcnt_builds(self):
