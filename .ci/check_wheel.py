@@ -39,7 +39,7 @@ def expected_files():
 
 
 def check(wheel):
-    names = zipfile.ZipFile(wheel).namelist()
+    names = [n for n in zipfile.ZipFile(wheel).namelist() if not n.endswith("/")]
     package = [n for n in names if not n.split("/")[0].endswith(".dist-info")]
     problems = []
     compiled = [n for n in package if n.endswith((".so", ".pyd"))]
