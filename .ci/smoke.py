@@ -5,8 +5,8 @@
 PROJECT is the clone whose tests to run (by default this script's). Checks that gulbara is
 imported from the installed package, not from PROJECT's source tree, prints its version, file,
 import time and CPU paths (``gulbara.cpu_paths()``), then runs the README's examples and a few
-tests against it with pytest: the peer vectors, perft, the shipped networks' pins, the CPU
-paths (every path gives the same results) and the build. Needs pytest. cibuildwheel runs it
+tests against it with pytest: the build, the CPU paths (perft, whole chains, a batch of stages,
+the shipped network's values and self-play, the same on every path) and the peer vectors. Needs pytest. cibuildwheel runs it
 on every wheel (pyproject.toml), .ci/wheels on the wheels of the Pythons installed here.
 """
 
@@ -20,8 +20,6 @@ TESTS = [
     "tests/test_build.py",
     "tests/test_cpu_paths.py",
     "tests/test_vectors.py",
-    "tests/test_shipped_net.py",
-    "tests/test_perft_native.py",
 ]
 
 
