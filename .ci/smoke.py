@@ -6,8 +6,9 @@ PROJECT is the clone whose tests to run (by default this script's). Checks that 
 imported from the installed package, not from PROJECT's source tree, prints its version, file,
 import time and CPU paths (``gulbara.cpu_paths()``), then runs the README's examples and a few
 tests against it with pytest: the build, the CPU paths (perft, whole chains, a batch of stages,
-the shipped network's values and self-play, the same on every path) and the peer vectors. Needs pytest. cibuildwheel runs it
-on every wheel (pyproject.toml), .ci/wheels on the wheels of the Pythons installed here.
+the shipped network's values and self-play, the same on every path) and the peer vectors. Needs
+pytest. cibuildwheel runs it on every wheel (pyproject.toml), .ci/wheels on the wheels of the
+Pythons installed here.
 """
 
 import os
