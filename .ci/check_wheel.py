@@ -42,8 +42,9 @@ def check(wheel):
     names = [n for n in zipfile.ZipFile(wheel).namelist() if not n.endswith("/")]
     package = [n for n in names if not n.split("/")[0].endswith(".dist-info")]
     problems = []
-    compiled = [n for n in package if n.endswith((".so", ".pyd"))]
-    variants = [n for n in package if n.endswith(cpu_constant("LZCNT_SUFFIX"))]
+    tag = cpu_constant("LZCNT_TAG") + "."
+    variants = [n for n in package if tag in n.rsplit("/", 1)[-1]]
+    compiled = [n for n in package if n.endswith((".so", ".pyd")) and n not in variants]
     libraries = [n for n in package if n.startswith("gulbara.libs/")]
     plain = set(package) - set(compiled) - set(variants) - set(libraries)
     want = expected_files()
@@ -57,7 +58,7 @@ def check(wheel):
     if x86 and not Path(wheel).name.endswith("win_amd64.whl"):
         for module in cpu_constant("LZCNT_MODULES"):
             path = module.replace(".", "/")
-            if not any(n.startswith(path + ".") for n in variants):
+            if not any(n.startswith(path + tag) for n in variants):
                 problems.append(f"no LZCNT build of {module}")
     elif variants:
         problems.append(f"LZCNT builds in a wheel for another CPU: {variants}")

@@ -90,14 +90,13 @@ def test_cpu_paths_report_the_builds_in_use():
     loaded = cpu.lzcnt_loaded()
     for name in cpu.LZCNT_MODULES:
         module = sys.modules[name]
-        assert module.__file__.endswith(cpu.LZCNT_SUFFIX) == (name in loaded)
-        if cpu.lzcnt_wanted() and os.path.isfile(_portable_file(module) + cpu.LZCNT_SUFFIX):
+        assert (cpu.LZCNT_TAG + "." in os.path.basename(module.__file__)) == (name in loaded)
+        if cpu.lzcnt_wanted() and os.path.isfile(cpu.lzcnt_file(_portable_file(module))):
             assert name in loaded
 
 
 def _portable_file(module):
-    path = module.__file__
-    return path[:-len(cpu.LZCNT_SUFFIX)] if path.endswith(cpu.LZCNT_SUFFIX) else path
+    return module.__file__.replace(cpu.LZCNT_TAG + ".", ".", 1)
 
 
 def test_reading_the_network_level_leaves_it():
@@ -139,9 +138,10 @@ def test_the_finder_gives_the_lzcnt_build_only_where_its_file_is(tmp_path):
     before = cpu.lzcnt_loaded()
     assert finder.find_spec("gulbara.game._perft", [str(tmp_path)]) is None
     assert finder.find_spec("gulbara.game.perft", None) is None          # not an LZCNT module
-    (tmp_path / (os.path.basename(portable) + cpu.LZCNT_SUFFIX)).write_bytes(b"")
+    variant = cpu.lzcnt_file(str(tmp_path / os.path.basename(portable)))
+    open(variant, "wb").close()
     spec = finder.find_spec("gulbara.game._perft", [str(tmp_path)])
-    assert spec.origin == str(tmp_path / os.path.basename(portable)) + cpu.LZCNT_SUFFIX
+    assert spec.origin == variant and os.path.basename(variant).startswith("_perft.lzcnt.")
     assert spec.name == "gulbara.game._perft"
     cpu._loaded[:] = before
 

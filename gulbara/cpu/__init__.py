@@ -4,7 +4,8 @@ One build of gulbara runs on every CPU of its architecture (docs/dev/building.md
 
 * **LZCNT builds.** On x86-64, the compiled modules whose hot loops find a mask's highest point
   (:data:`LZCNT_MODULES`: the move generator, whole chains, perft) are built twice, portably and
-  with ``-mlzcnt``; the second build is the file of the first plus :data:`LZCNT_SUFFIX`.
+  with ``-mlzcnt``; the second build's file is the first's with :data:`LZCNT_TAG` after the
+  module's name (:func:`lzcnt_file`).
   ``import gulbara`` puts a finder on ``sys.meta_path`` that loads a module's LZCNT build
   in its place when the CPU has LZCNT. Both builds are compiled from the same C.
 * **The network's arithmetic** picks AVX-512F, AVX2 and FMA, SSE2 or plain C at import
@@ -33,8 +34,9 @@ from typing import FrozenSet, List, Optional
 from gulbara.cpu import _cpuid
 from gulbara.errors import GulBaraError
 
-__all__ = ["DISABLE_VARIABLE", "FEATURES", "LZCNT_MODULES", "LZCNT_SUFFIX", "NETWORK_LEVELS",
-           "disabled_features", "network_level_cap", "lzcnt_wanted", "lzcnt_loaded", "install"]
+__all__ = ["DISABLE_VARIABLE", "FEATURES", "LZCNT_MODULES", "LZCNT_TAG", "NETWORK_LEVELS",
+           "disabled_features", "network_level_cap", "lzcnt_file", "lzcnt_wanted", "lzcnt_loaded",
+           "install"]
 
 #: The environment variable that turns CPU features off (read once, at import).
 DISABLE_VARIABLE = "GULBARA_DISABLE_CPU_FEATURES"
@@ -46,8 +48,20 @@ NETWORK_LEVELS = ("c", "sse2", "avx2", "avx512f")
 #: The compiled modules built a second time with LZCNT on x86-64 (setup.py builds what this
 #: names).
 LZCNT_MODULES = ("gulbara.core._movegen", "gulbara.chains._chain_engine", "gulbara.game._perft")
-#: A module's LZCNT build is its compiled file's name plus this (a name no import finds).
-LZCNT_SUFFIX = ".lzcnt"
+#: A module's LZCNT build is its compiled file with this after the module's name (setup.py
+#: names it so): a name no import finds, and which tools still take for a compiled module's.
+LZCNT_TAG = ".lzcnt"
+
+
+def lzcnt_file(path: str) -> str:
+    """The file of the LZCNT build of the compiled module at ``path``.
+
+    >>> lzcnt_file("gulbara/core/_movegen.cpython-311-x86_64-linux-gnu.so")
+    'gulbara/core/_movegen.lzcnt.cpython-311-x86_64-linux-gnu.so'
+    """
+    folder, name = os.path.split(path)
+    stem, dot, rest = name.partition(".")
+    return os.path.join(folder, stem + LZCNT_TAG + dot + rest)
 
 
 def disabled_features(value: Optional[str] = None) -> FrozenSet[str]:
@@ -103,7 +117,7 @@ class _LzcntFinder(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not isinstance(spec.loader, importlib.machinery.ExtensionFileLoader):
             return None
-        variant = spec.origin + LZCNT_SUFFIX
+        variant = lzcnt_file(spec.origin)
         if not os.path.isfile(variant):
             return None
         _loaded.append(fullname)
