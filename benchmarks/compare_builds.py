@@ -5,7 +5,8 @@
 
 Each DIR is a source tree with its extensions built in place (for example a
 ``git worktree`` of another commit after ``python setup.py build_ext
---inplace``). The builds take turns, each in a fresh process that imports
+--inplace``); ``DIR@VAR=VALUE`` runs it under an environment variable too, as
+``DIR@GULBARA_DISABLE_CPU_FEATURES=lzcnt`` (the same build on its portable paths). The builds take turns, each in a fresh process that imports
 gulbara from its DIR and enumerates the chains of the suite ``--runs`` times,
 checking every outcome count: ``mid`` (the default), the eight chains of
 ``gulbara.tools.suites.MID_GAME_11`` from 1 (default threads); ``real``, the chains
@@ -55,8 +56,24 @@ print(json.dumps({"file": gulbara.__file__, "best": best}))
 """
 
 
-def run_build(directory, runs, suite="mid", threads=1):
-    env = dict(os.environ, PYTHONPATH=os.path.abspath(directory), OPENBLAS_NUM_THREADS="1")
+def build_spec(spec):
+    """A build argument: ``DIR``, or ``DIR@VAR=VALUE[@VAR=VALUE...]`` to run DIR's build under
+    those environment variables too (``DIR@GULBARA_DISABLE_CPU_FEATURES=lzcnt``: the same build
+    on its portable paths). Returns the directory and the variables."""
+    directory, *settings = spec.split("@")
+    extra = {}
+    for setting in settings:
+        name, equals, value = setting.partition("=")
+        if not equals or not name:
+            raise SystemExit(f"{spec}: expected DIR@VAR=VALUE, got {setting!r}")
+        extra[name] = value
+    return directory, extra
+
+
+def run_build(spec, runs, suite="mid", threads=1):
+    directory, extra = build_spec(spec)
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(directory), OPENBLAS_NUM_THREADS="1",
+               **extra)
     done = subprocess.run([sys.executable, "-c", CHILD, str(runs), os.path.abspath(TIMING), suite,
                            str(threads)],
                           cwd=directory, env=env, capture_output=True, text=True)
@@ -70,7 +87,7 @@ def run_build(directory, runs, suite="mid", threads=1):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("builds", nargs="+", metavar="DIR")
+    parser.add_argument("builds", nargs="+", metavar="DIR[@VAR=VALUE]")
     parser.add_argument("--alternations", type=int, default=4)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--suite", choices=("mid", "real"), default="mid")

@@ -8,6 +8,9 @@ seed=1)``. Usage::
 
     python benchmarks/compare_selfplay.py ../gulbara-before .
 
+``DIR@VAR=VALUE`` runs DIR's build under an environment variable too (as
+``.@GULBARA_DISABLE_CPU_FEATURES=lzcnt``, the same build on its portable paths).
+
 Works on builds from before the subpackages (one flat ``gulbara/``) too.
 """
 
@@ -46,16 +49,31 @@ print(json.dumps(out))
 """
 
 
+def build_spec(spec):
+    """A build argument: ``DIR``, or ``DIR@VAR=VALUE[@VAR=VALUE...]`` to run DIR's build under
+    those environment variables too (``DIR@GULBARA_DISABLE_CPU_FEATURES=lzcnt``: the same build
+    on its portable paths). Returns the directory and the variables."""
+    directory, *settings = spec.split("@")
+    extra = {}
+    for setting in settings:
+        name, equals, value = setting.partition("=")
+        if not equals or not name:
+            raise SystemExit(f"{spec}: expected DIR@VAR=VALUE, got {setting!r}")
+        extra[name] = value
+    return directory, extra
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("builds", nargs="+", metavar="DIR")
+    parser.add_argument("builds", nargs="+", metavar="DIR[@VAR=VALUE]")
     parser.add_argument("--alternations", type=int, default=3)
     args = parser.parse_args(argv)
     results = {build: [] for build in args.builds}
     with tempfile.TemporaryDirectory() as folder:      # no source tree on the path but DIR's
         for _ in range(args.alternations):
             for build in args.builds:
-                env = dict(os.environ, PYTHONPATH=os.path.abspath(build))
+                directory, extra = build_spec(build)
+                env = dict(os.environ, PYTHONPATH=os.path.abspath(directory), **extra)
                 done = subprocess.run([sys.executable, "-c", CHILD], capture_output=True,
                                       text=True, env=env, cwd=folder)
                 if done.returncode:

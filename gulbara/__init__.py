@@ -7,6 +7,9 @@
 """
 
 try:
+    # first: the compiled modules' builds for this CPU (gulbara.cpu), before any is loaded
+    from gulbara import cpu as _cpu
+    _cpu.install()
     from gulbara.core._backend import BACKEND_NAME, START_CODE, Position
 except ImportError as _error:  # the source tree, unbuilt: say so (gulbara/_unbuilt.py)
     from gulbara._unbuilt import unbuilt_error
@@ -38,6 +41,25 @@ __version__ = "0.1.0"
 LAZY_MODULES = ("envs", "net", "pictures", "plotting", "selfplay", "tools")
 
 
+def cpu_paths():
+    """The code paths the running CPU takes, chosen at import (docs/dev/building.md): a dict
+    with ``"lzcnt"``, whether the compiled move generator (and with it whole chains and perft)
+    runs its LZCNT build; ``"network"``, the network's arithmetic, ``"avx512f"``, ``"avx2"``
+    (with FMA), ``"sse2"`` or ``"c"``; ``"disabled"``, the features the environment variable
+    ``GULBARA_DISABLE_CPU_FEATURES`` turns off, sorted. Every path gives the same results.
+
+    >>> paths = gulbara.cpu_paths()
+    >>> sorted(paths)
+    ['disabled', 'lzcnt', 'network']
+    >>> paths["network"] in ("avx512f", "avx2", "sse2", "c"), type(paths["lzcnt"])
+    (True, <class 'bool'>)
+    """
+    from gulbara.core import _movegen
+    from gulbara.net import _net
+    return {"lzcnt": _movegen.BUILT_WITH_LZCNT, "network": _cpu.NETWORK_LEVELS[_net.simd_level_in_use()],
+            "disabled": tuple(sorted(_cpu.DISABLED))}
+
+
 def __getattr__(name):
     if name in LAZY_MODULES:
         import importlib
@@ -62,4 +84,5 @@ __all__ = [
     "GulBaraError", "InvalidPositionError", "InvalidSeatError", "InvalidDiceError",
     "InvalidNotationError", "IllegalPlayError", "InvalidRulesError",
     "GameStateError", "RecordError", "InvalidPolicyError", "OutputBufferError", "encoding",
+    "cpu_paths",
 ]

@@ -15,7 +15,7 @@ _NATIVE = ("core/_movegen", "core/_batch", "game/_state", "game/_perft", "encodi
            "net/_play", "net/_inputs", "net/_choose", "net/_search",
            "eval/_greedy", "chains/_keysets", "chains/_chains", "net/_net", "selfplay/_selfplay",
            "rollouts/_rollout",
-           "envs/_vector")
+           "envs/_vector", "cpu/_cpuid")
 _SUFFIXES = (".so", ".pyd")
 
 

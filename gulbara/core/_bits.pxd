@@ -4,6 +4,8 @@ file is the implementation)."""
 
 from libc.stdint cimport uint32_t
 
+from gulbara.cpu._features cimport cpu_has_lzcnt, compiled_lzcnt
+
 cdef extern from *:
     """
     #ifndef GULBARA_BITS_DEFINED
@@ -18,20 +20,6 @@ cdef extern from *:
         while (m) { m >>= 1; n++; }
         return n;
     }
-    #endif
-    /* Built with -mlzcnt (setup.py): whether this CPU has LZCNT, which
-       otherwise runs as BSR and gives wrong answers. */
-    #if defined(GULBARA_WITH_LZCNT) && (defined(__x86_64__) || defined(__i386__))
-    #include <cpuid.h>
-    static inline int gulbara_cpu_supported(void) {
-        unsigned int a, b, c, d;
-        if (!__get_cpuid(0x80000001u, &a, &b, &c, &d)) return 0;
-        return (int)((c >> 5) & 1u);
-    }
-    #define GULBARA_BUILT_WITH_LZCNT 1
-    #else
-    static inline int gulbara_cpu_supported(void) { return 1; }
-    #define GULBARA_BUILT_WITH_LZCNT 0
     #endif
     /* The index of the lowest set bit of a 64-bit m != 0. */
     #if defined(__GNUC__) || defined(__clang__)
@@ -56,9 +44,13 @@ cdef extern from *:
     int popcount "gulbara_popcount"(unsigned int m) noexcept nogil
     # the index of the lowest set bit of m (m not 0)
     int low_bit64 "gulbara_low_bit64"(unsigned long long m) noexcept nogil
-    # whether this CPU runs the instructions the extension was built for
-    bint cpu_supported "gulbara_cpu_supported"() noexcept nogil
-    const bint built_with_lzcnt "GULBARA_BUILT_WITH_LZCNT"
+
+
+cdef inline bint cpu_supported() noexcept nogil:
+    """Whether this CPU runs the instructions the including module was compiled for: a module
+    compiled with LZCNT (its LZCNT build, gulbara.cpu, or ``-march=native``) needs it, which a
+    CPU without it runs as BSR, giving wrong answers."""
+    return cpu_has_lzcnt() or not compiled_lzcnt
 
 
 cdef inline int pop_top(uint32_t* m) noexcept nogil:

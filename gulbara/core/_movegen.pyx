@@ -17,7 +17,8 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 
-from gulbara.core._bits cimport bit_length, pop_top, pop_top_bit, cpu_supported, built_with_lzcnt
+from gulbara.core._bits cimport bit_length, pop_top, pop_top_bit, cpu_supported
+from gulbara.cpu._features cimport compiled_lzcnt
 from gulbara.core._masks cimport rotate12, open_from, movable, can_step, point_in_other_frame
 from gulbara.core._keys cimport (UNIT_LO, UNIT_HI, DELTA_LO, DELTA_HI, LANDS, key_count, key_outside,
                             no_bear_off_in_two, key_pop_step, die_rows, DieRows, mix64,
@@ -32,12 +33,13 @@ from gulbara.errors import (InvalidPositionError, InvalidSeatError, InvalidDiceE
 
 if not cpu_supported():
     raise ImportError(
-        "this build of gulbara uses the LZCNT instruction, which the machine that built it "
-        "has and this CPU lacks; reinstall gulbara on this machine, or build it with "
-        "GULBARA_LZCNT=0")
+        "this build of gulbara's move generator uses the LZCNT instruction, which this CPU "
+        "lacks (a build made with -march=native on another machine?); reinstall gulbara here")
 
-#: Whether the compiled core was built to use the LZCNT instruction (setup.py).
-BUILT_WITH_LZCNT = bool(built_with_lzcnt)
+#: Whether this module was compiled to use the LZCNT instruction: its LZCNT build, which
+#: ``gulbara.cpu`` loads on a CPU that has LZCNT (or a build for the building machine's CPU,
+#: ``GULBARA_NATIVE=1``).
+BUILT_WITH_LZCNT = bool(compiled_lzcnt)
 
 START_CODE = "G:,,,,,,,,,,,-15,,,,,,,,,,,,15|0,0|0,0"
 

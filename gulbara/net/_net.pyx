@@ -37,6 +37,8 @@ from gulbara.net._forward cimport (forward, gulbara_net_simd, gulbara_sigmoid_n,
 
 import numpy as np
 
+from gulbara.cpu import network_level_cap
+
 
 # ---------------------------------------------------------------------------
 # The arithmetic level
@@ -62,15 +64,25 @@ cdef int follow_simd_level(int* cell, str module) except -1:
     return 0
 
 
+# the highest level GULBARA_DISABLE_CPU_FEATURES allows (gulbara.cpu; 3 when it allows all)
+cdef int level_cap = network_level_cap()
+
+
 def simd_level(int level=-1):
     """The arithmetic the network uses: 3 AVX-512F, 2 AVX2 and FMA, 1 SSE2, 0 plain C (the best
-    this build and CPU have at import). ``level`` >= 0 chooses a lower one (tests: every level
-    gives the same bytes), in this module and every module that runs the network. Returns the
-    level in use."""
-    cdef int got = gulbara_net_simd(level), k
+    this build and CPU have at import, below any level ``GULBARA_DISABLE_CPU_FEATURES`` turns
+    off: :mod:`gulbara.cpu`). ``level`` >= 0 chooses a lower one (tests: every level gives the
+    same bytes), in this module and every module that runs the network; -1 the best again.
+    Returns the level in use."""
+    cdef int got = gulbara_net_simd(level_cap if level < 0 or level > level_cap else level), k
     for k in range(n_followers):
         followers[k][0] = got
     return got
+
+
+def simd_level_in_use():
+    """The arithmetic level in use (as :func:`simd_level` returns it, without setting it)."""
+    return simd_cell
 
 
 def simd_followers():
@@ -79,7 +91,7 @@ def simd_followers():
     return tuple(_followers)
 
 
-SIMD_LEVEL = gulbara_net_simd(-1)
+SIMD_LEVEL = gulbara_net_simd(level_cap)
 
 
 def sigmoid(const float[::1] z not None):

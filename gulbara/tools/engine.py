@@ -310,7 +310,7 @@ def _seed(value) -> Optional[int]:
 
 def answer_line(session: Session, line: str) -> str:
     """One answer as a JSON line (no newline), always valid UTF-8: a string the request held
-    that UTF-8 cannot carry (a lone surrogate, ``"\ud800"``) comes back as the same JSON
+    that UTF-8 cannot carry (a lone surrogate, ``"\\ud800"``) comes back as the same JSON
     escape, so any JSON string round-trips."""
     answer = session.answer(line)
     text = json.dumps(answer, separators=(",", ":"), ensure_ascii=False)
