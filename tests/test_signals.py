@@ -8,15 +8,20 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from conftest import same_package_environment
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="reads processes from /proc (Linux)")
 
-ROOT = Path(__file__).resolve().parents[1]
+#: Where the commands run: outside the source tree, whose gulbara (possibly unbuilt, when the
+#: tests run against an installed wheel) ``python -m`` would otherwise find first.
+OUTSIDE = tempfile.gettempdir()
 #: The most a command may take from the signal to its exit (the issue's 1 s on this machine).
 EXIT_SECONDS = 1.0
 
@@ -62,10 +67,9 @@ def _catches_sigterm(pid):
 def start(*argv, children=0, tmp_path=None):
     """``gulbara ARGV`` in a new process group, once it answers stop signals (and has started
     ``children`` worker processes)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     process = subprocess.Popen([sys.executable, "-m", "gulbara", *argv], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, start_new_session=True, env=env,
-                               cwd=tmp_path)
+                               stderr=subprocess.PIPE, start_new_session=True,
+                               env=same_package_environment(), cwd=tmp_path or OUTSIDE)
     deadline = time.monotonic() + 60
     while not (_catches_sigterm(process.pid) and len(_children(process.pid)) >= children):
         if process.poll() is not None or time.monotonic() > deadline:
@@ -186,23 +190,23 @@ def test_train_stopped_before_its_first_checkpoint_says_there_is_nothing_to_resu
                  signal.SIGINT, True, "train", progress="games ")
     assert "nothing to resume" in line
     assert sorted(os.listdir(tmp_path)) == []      # no temporary file left behind
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
     again = subprocess.run([sys.executable, "-m", "gulbara", "train", "--games", "10", "--out",
                             "run.npz", "--resume"], cwd=tmp_path, capture_output=True,
-                           text=True, env=env)
+                           text=True, env=same_package_environment())
     assert again.returncode == 2
     assert again.stderr.startswith("gulbara: nothing to resume") and "Traceback" not in again.stderr
 
 
 def test_selfplay_into_a_closed_pipe_stops_quietly():
     """``gulbara selfplay ... | head`` exited 2 with "cannot write None: Broken pipe"."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = same_package_environment()
     read, write = os.pipe()
     os.close(read)                                  # the reader is gone before the output
     try:
         done = subprocess.run([sys.executable, "-m", "gulbara", "selfplay", "--games", "20",
                                "--policy", "first", "--workers", "1", "--quiet"],
-                              stdout=write, stderr=subprocess.PIPE, env=env, timeout=60)
+                              stdout=write, stderr=subprocess.PIPE, env=env, timeout=60,
+                              cwd=OUTSIDE)
     finally:
         os.close(write)
     assert done.returncode == 141 and done.stderr == b""

@@ -8,7 +8,8 @@ from pathlib import Path
 import gulbara
 import gulbara.cli
 
-PACKAGE = Path(gulbara.__file__).resolve().parent
+# The source tree beside these tests (the installed wheel holds no Cython sources).
+PACKAGE = Path(__file__).resolve().parents[1] / "gulbara"
 PY_FILES = sorted(PACKAGE.rglob("*.py"))
 
 
