@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+from compare_builds import build_spec     # the same DIR@VAR=VALUE arguments (beside this file)
+
 CHILD = r"""
 import json, time
 from gulbara.selfplay import play_games
@@ -47,20 +49,6 @@ out["train"] = best_rate(lambda: train(2000, seed=1, checkpoint=2000, eval_pairs
                                        progress=None), 2000, rounds=1)
 print(json.dumps(out))
 """
-
-
-def build_spec(spec):
-    """A build argument: ``DIR``, or ``DIR@VAR=VALUE[@VAR=VALUE...]`` to run DIR's build under
-    those environment variables too (``DIR@GULBARA_DISABLE_CPU_FEATURES=lzcnt``: the same build
-    on its portable paths). Returns the directory and the variables."""
-    directory, *settings = spec.split("@")
-    extra = {}
-    for setting in settings:
-        name, equals, value = setting.partition("=")
-        if not equals or not name:
-            raise SystemExit(f"{spec}: expected DIR@VAR=VALUE, got {setting!r}")
-        extra[name] = value
-    return directory, extra
 
 
 def main(argv=None) -> int:
