@@ -172,9 +172,17 @@ def run_processes(task: Callable[..., Any], jobs: Sequence[tuple], workers: int,
     exception is raised here; on any exception (Ctrl-C included) every worker is stopped
     (:func:`stop_processes`) before it passes on, and a stop signal under
     :func:`stop_on_signals` stops them too.
+
+    A daemonic process (a ``multiprocessing.Pool`` worker, or a worker of this
+    function's) may not start processes: there the jobs run in the calling process,
+    one after another, with the same results.
     """
     import multiprocessing
     from multiprocessing.connection import wait
+    if multiprocessing.current_process().daemon:
+        for i, args in enumerate(jobs):
+            finished(i, task(*args))
+        return
     if "fork" in multiprocessing.get_all_start_methods():
         context: Any = multiprocessing.get_context("fork")
     else:                                           # pragma: no cover (not Linux)

@@ -210,3 +210,21 @@ def test_selfplay_into_a_closed_pipe_stops_quietly():
     finally:
         os.close(write)
     assert done.returncode == 141 and done.stderr == b""
+
+
+def _arena_in_a_pool_worker(games):
+    from gulbara.selfplay.arena import arena
+    result = arena("greedy", "random", games, seed=5, workers=2)
+    return result.a_seats, result.a_points
+
+
+def test_regression_workers_started_from_a_daemonic_process_run_in_it():
+    """A ``multiprocessing.Pool`` worker is daemonic and may not start processes: the arena's
+    workers=2 raised a raw ``AssertionError`` there; it now plays its games in that worker,
+    with the result it has anywhere."""
+    import multiprocessing
+    from gulbara.selfplay.arena import arena
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        nested = pool.apply(_arena_in_a_pool_worker, (12,))
+    direct = arena("greedy", "random", 12, seed=5, workers=2)
+    assert nested == (direct.a_seats, direct.a_points)
