@@ -3,6 +3,8 @@ the estimator where the luck is known, quasi-random dice, truncation, candidates
 dice, stop rules, and merge / resume / workers giving the very same numbers (Ray:
 tests/test_ray.py)."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -341,6 +343,32 @@ def test_a_choice_outside_the_candidates_is_charged_the_largest_loss():
     assert benchmark.score("first", [line]).error_rate == pytest.approx(100.0)
     with pytest.raises(GulBaraError, match="empty"):
         benchmark.score("first", [])
+
+
+def test_bots_compare_decision_by_decision_on_the_same_set(tmp_path, capsys):
+    """The difference of two bots' error rates is the mean of their per-decision differences
+    (a paired interval); on another set the comparison is refused; the command prints each
+    bot against the best of those named."""
+    from gulbara.cli import main
+    from gulbara.rollouts import benchmark
+    lines = benchmark.load_set()[:40]
+    first, net = benchmark.score("first", lines), benchmark.score("net", lines)
+    mean, low, high = first.against(net)
+    assert mean == pytest.approx(first.error_rate - net.error_rate)
+    assert low <= mean <= high
+    assert first.against(first)[0] == 0.0
+    with pytest.raises(GulBaraError, match="same decision set"):
+        first.against(benchmark.score("net", lines[:39]))
+    path = tmp_path / "set.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["benchmark", "first", "net", "--set", str(path), "--json"]) == 0
+    records = {r["bot"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    best, other = (("net", "first") if net.error_rate <= first.error_rate else ("first", "net"))
+    assert "against" not in records[best]
+    assert records[other]["against"]["bot"] == best
+    assert records[other]["against"]["difference"] == pytest.approx(
+        records[other]["error_rate"] - records[best]["error_rate"])
 
 
 def test_the_shipped_decision_set_is_whole_and_scores_the_bots_in_order_of_strength():

@@ -2,7 +2,8 @@
 
 ``gulbara benchmark BOT... [--set FILE] [--json]`` scores each bot (a registered name or an
 ``.npz`` network): its error rate in millipoints per decision with a 95% interval, how many of
-its choices were outside the rolled-out candidates, and the set's noise floor.
+its choices were outside the rolled-out candidates, and the set's noise floor; with several
+bots, each one's difference to the best of them, decision by decision, with its 95% interval.
 
 ``gulbara benchmark --build FILE --decisions N [--sample-seed S] [--games G] [--target-se SE]
 [--luck full|fast] [--workers W]`` samples ``N`` decisions from the net policy's games and
@@ -77,11 +78,20 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
     except (GulBaraError, ValueError, TypeError, OSError) as exc:
         print(f"gulbara: {exc}", file=stderr)
         return 2
+    best = min(scores, key=lambda s: s.error_rate)
     for s in scores:
+        against = None if s is best else s.against(best)
         if args.json:
-            print(json.dumps(s.as_dict()), file=stdout)
+            record = s.as_dict()
+            if against is not None:
+                record["against"] = {"bot": best.bot, "difference": against[0],
+                                     "difference_low": against[1],
+                                     "difference_high": against[2]}
+            print(json.dumps(record), file=stdout)
         else:
+            versus = "" if against is None else (
+                f", {against[0]:+.1f} [{against[1]:+.1f}, {against[2]:+.1f}] against {best.bot}")
             print(f"{s.bot:<14} {s.error_rate:7.1f} mp/decision [{s.low:.1f}, {s.high:.1f}]  "
                   f"{s.decisions} decisions, {s.outside} outside the candidates, noise floor "
-                  f"{s.noise_floor:.1f}", file=stdout)
+                  f"{s.noise_floor:.1f}{versus}", file=stdout)
     return 0

@@ -18,7 +18,8 @@ was dropped.
   not among the rolled-out candidates is charged the largest loss of the candidates (``net2``
   ranked it below all of them), and counted. The **noise floor** is what a player that always
   chose the truly best candidate would be charged, given the rollouts' own error (by simulation
-  from each candidate's equity and standard error).
+  from each candidate's equity and standard error). :meth:`Score.against` compares two bots
+  decision by decision (a paired interval, far tighter than the two error rates' own).
 
 >>> import gulbara
 >>> line = {"id": "d0", "state": gulbara.Game(seed=24).state_code(), "kind": "plain",
@@ -36,7 +37,7 @@ import json
 import math
 import os
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -182,6 +183,24 @@ class Score:
     outside: int                    # choices not among the rolled-out candidates
     noise_floor: float
     by_kind: Dict[str, float]
+    losses: Tuple[float, ...] = ()          # millipoints lost on each decision, in set order
+    ids: Tuple[str, ...] = ()               # the decisions' ids, in set order
+
+    def against(self, other: "Score") -> Tuple[float, float, float]:
+        """This bot's error rate minus ``other``'s on the same set, decision by decision: the
+        mean difference and its 95% interval (paired, so far tighter than the two intervals).
+
+        >>> a = Score("a", 3, 2.0, 0, 4, 0, 0.0, {}, (1.0, 2.0, 3.0), ("x", "y", "z"))
+        >>> b = Score("b", 3, 1.0, 0, 2, 0, 0.0, {}, (0.0, 1.0, 2.0), ("x", "y", "z"))
+        >>> a.against(b)
+        (1.0, 1.0, 1.0)
+        """
+        if self.ids != other.ids or not self.ids:
+            raise GulBaraError("scores compare only on the same decision set")
+        d = np.array(self.losses) - np.array(other.losses)
+        mean = float(d.mean())
+        half = 1.959964 * float(d.std(ddof=1)) / math.sqrt(d.size) if d.size > 1 else math.inf
+        return mean, mean - half, mean + half
 
     def as_dict(self) -> dict:
         return {"bot": self.bot, "decisions": self.decisions, "error_rate": self.error_rate,
@@ -234,4 +253,5 @@ def score(bot, decisions: Union[str, "os.PathLike[str]", Iterable] = DEFAULT_SET
     name = bot_label(bot) if isinstance(bot, (str, os.PathLike)) else getattr(player, "name",
                                                                                 "bot")
     return Score(name, len(lines), mean, mean - half, mean + half, outside,
-                 _noise_floor(lines), {k: 1000.0 * float(np.mean(v)) for k, v in kinds.items()})
+                 _noise_floor(lines), {k: 1000.0 * float(np.mean(v)) for k, v in kinds.items()},
+                 tuple(float(v) for v in x), tuple(str(line["id"]) for line in lines))
