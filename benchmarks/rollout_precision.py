@@ -8,7 +8,7 @@ on one thread, and the equal-time ratio (how much narrower the interval is than 
 rollout's given the same CPU time: sqrt(var_plain * t_plain / (var * t))). Both use the
 quasi-random first two rolls, so the plain column already has those rolls' luck balanced.
 
-    python benchmarks/rollout_precision.py [--games 1296] [--json out.json]
+    python benchmarks/rollout_precision.py [--games 1296] [--rules full fast pips] [--json out.json]
 """
 
 import argparse
@@ -65,13 +65,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1296)
     parser.add_argument("--json")
+    parser.add_argument("--rules", nargs="+", choices=tuple(LUCK_RULES), default=None,
+                        help="the luck rules to measure (default: every one)")
     args = parser.parse_args()
     rows = []
     print(f"{'position':<14} {'rule':<6} {'mean':>8} {'sd':>6} {'half-width':>10} "
           f"{'seconds':>8} {'equal-time':>10}")
     for name, start in positions():
         plain = measure(start, args.games, False, "full")
-        for rule in ("plain",) + tuple(LUCK_RULES):
+        for rule in ("plain",) + tuple(args.rules or LUCK_RULES):
             mean, sd, seconds = plain if rule == "plain" else measure(start, args.games, True,
                                                                       rule)
             ratio = math.sqrt(plain[1] ** 2 * plain[2] / (sd * sd * seconds))

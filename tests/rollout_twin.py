@@ -54,6 +54,20 @@ def luck(game, network, a, b, rule="full", race=True):
             return drawn - others + 6 / 36 * (others - chains)
         doubles = np.mean([value[(d, d)] for d in range(1, 7)])
         return drawn - doubles + 30 / 36 * (chains - others)
+    if rule == "pips" and probe.decision.is_chain:
+        anchors = {3: value[(1, 2)], 7: value[(3, 4)], 11: value[(5, 6)]}
+
+        def line(pips):                            # h of a non-double: through the anchors
+            low, high = (3, 7) if pips <= 7 else (7, 11)
+            return anchors[low] + (pips - low) * (anchors[high] - anchors[low]) / 4
+
+        chains = np.mean([chain_unplayed(game, network, d) for d in range(1, 7)])
+        h_mean = 30 / 36 * np.mean([line(x + y) for (x, y) in value if x != y]) + 6 / 36 * chains
+        if a != b:
+            group = np.mean([v for (x, y), v in value.items() if x != y and x + y == a + b])
+            return drawn - group + line(a + b) - h_mean
+        doubles = np.mean([value[(d, d)] for d in range(1, 7)])
+        return drawn - doubles + chains - h_mean
     return drawn - np.mean([value[(min(x, y), max(x, y))] for x, y in DICE_36])
 
 

@@ -66,7 +66,7 @@ def test_the_fast_luck_rule_is_its_python_twin():
     start = _to_roll(_midgame(seed=2, plies=24))
     side = start.to_move
     network = default_net(start.rules)
-    out = _native(start, side, "greedy", 5, 0, 3, truncate=8, fast_luck=True)
+    out = _native(start, side, "greedy", 5, 0, 3, truncate=8, luck_rule=1)
     doubles = 0
     for g in range(3):
         points, luck, _, rolled = rollout_twin.play(start, side, ("greedy", "greedy"), network,
@@ -74,6 +74,50 @@ def test_the_fast_luck_rule_is_its_python_twin():
         assert out["luck"][0, g] == pytest.approx(luck, abs=1e-5)
         doubles += sum(a == b for a, b in rolled)
     assert doubles > 0                     # both branches of the rule: a double drawn and not
+
+
+def test_the_pips_luck_rule_is_its_python_twin():
+    """The twin values all 36 rolls and takes the classes' means as written in the docs; the
+    native rule plays out only the anchors, the drawn roll's pip class and, on a double, the
+    doubles: the same luck."""
+    start = _to_roll(_midgame(seed=2, plies=24))
+    side = start.to_move
+    network = default_net(start.rules)
+    out = _native(start, side, "greedy", 5, 0, 4, truncate=8, luck_rule=2)
+    doubles = 0
+    pips = set()
+    for g in range(4):
+        points, luck, _, rolled = rollout_twin.play(start, side, ("greedy", "greedy"), network,
+                                                    5, g, truncate=8, rule="pips")
+        assert out["luck"][0, g] == pytest.approx(luck, abs=1e-5)
+        doubles += sum(a == b for a, b in rolled)
+        pips.update(a + b for a, b in rolled if a != b)
+    assert doubles > 0 and len(pips & {5, 6, 8, 9}) > 0    # a double, a class of two rolls
+
+
+def test_every_luck_rule_has_mean_zero_at_a_position():
+    """Each luck rule's luck, averaged over the 36 rolls of one position with the doubles
+    escalating, is zero: the estimator subtracts no bias (docs/user/rollouts.md)."""
+    start = _to_roll(_midgame(seed=9))
+    network = default_net(start.rules)
+    probe = start.copy(auto_roll=False)
+    probe.roll(1, 1)
+    assert probe.decision.is_chain                               # the rules' classes apply
+    for rule in ("full", "fast", "pips"):
+        lucks = [rollout_twin.luck(start, network, a, b, rule) for a, b in DICE_36]
+        assert abs(np.mean(lucks)) < 1e-9, rule
+        assert np.std(lucks) > 0.01, rule
+
+
+def test_the_commands_offer_every_luck_rule():
+    import argparse
+    from gulbara.cli import benchmark as benchmark_command, rollout as rollout_command
+    from gulbara.rollouts import LUCK_RULES
+    for command, given in ((benchmark_command, []), (rollout_command, ["start"])):
+        parser = argparse.ArgumentParser()
+        command.add_arguments(parser)
+        for rule in LUCK_RULES:
+            assert parser.parse_args(given + ["--luck", rule]).luck == rule
 
 
 def test_a_race_decided_by_the_first_roll_has_its_luck_removed():

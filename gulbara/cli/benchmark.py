@@ -6,7 +6,7 @@ its choices were outside the rolled-out candidates, and the set's noise floor; w
 bots, each one's difference to the best of them, decision by decision, with its 95% interval.
 
 ``gulbara benchmark --build FILE --decisions N [--sample-seed S] [--games G] [--target-se SE]
-[--luck full|fast] [--workers W]`` samples ``N`` decisions from the net policy's games and
+[--luck full|fast|pips] [--workers W]`` samples ``N`` decisions from the net policy's games and
 rolls out each one ``FILE`` does not have yet, appending it (resumable; docs/user/rollouts.md).
 """
 
@@ -38,7 +38,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--target-se", type=float, default=0.005,
                         help="with --build: stop a decision at this standard error (default "
                              "0.005, about 0.01 at 95%%)")
-    parser.add_argument("--luck", choices=("full", "fast"), default="full",
+    parser.add_argument("--luck", choices=("full", "fast", "pips"), default="full",
                         help="with --build: the luck rule of the rollouts (default full)")
     parser.add_argument("--workers", "-w", type=int, default=1,
                         help="with --build: threads per rollout (default 1)")

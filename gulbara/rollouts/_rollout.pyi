@@ -12,6 +12,6 @@ MAX_ROLLS: int
 def rollout_block(starts: List[Game], side: int, policies: Sequence[str],
                   networks: Sequence[Optional[Network]], scorer: Network, vr: bool, seed: int,
                   first: int, count: int, truncate: int = ...,
-                  quasi: bool = ..., fast_luck: bool = ...,
+                  quasi: bool = ..., luck_rule: int = ...,
                   race_dist: Optional[np.ndarray] = ...,
                   race_first: Optional[np.ndarray] = ...) -> Dict[str, np.ndarray]: ...

@@ -50,6 +50,9 @@ MAX_ROLLS = 10_000
 
 cdef enum:
     HOME_POINTS = 6
+    LUCK_FULL = 0              # the luck rules (gulbara.rollouts.LUCK_RULES)
+    LUCK_FAST = 1
+    LUCK_PIPS = 2
     N_RACE = 54264             # one side's bear-off positions (gulbara.eval.bearoff.N_BEAROFF)
 
 
@@ -64,7 +67,7 @@ ctypedef struct Luck:
     const GameRules* r
     Race race
     int side                   # the side rolled out
-    bint split_doubles         # the "fast" rule (luck_rolled)
+    int rule                   # LUCK_FULL, LUCK_FAST or LUCK_PIPS (luck_rolled)
     StageEnd* ends             # scratch: a stage's ends
     float* values              # scratch: their values
     double total               # the game's luck so far, for ``side``
@@ -133,33 +136,73 @@ cdef double chain_unplayed(Luck* L, const GameState* before, int d) noexcept nog
     return state_value(L.net, L.r, &s, s.seat)
 
 
+cdef inline double pip_line(const double* anchor, int pips) noexcept nogil:
+    """The "pips" rule's ``h`` of a non-double of ``pips`` pips: the line through the values
+    of 1-2, 3-4 and 5-6 (``anchor``: 3, 7 and 11 pips), piecewise."""
+    if pips <= 7:
+        return anchor[0] + (pips - 3) * (anchor[1] - anchor[0]) / 4.0
+    return anchor[1] + (pips - 7) * (anchor[2] - anchor[1]) / 4.0
+
+
 cdef void luck_rolled(void* context, const GameState* s, int a, int b) noexcept nogil:
     """The watcher: the luck of the roll a-b just begun in ``s``, for the side rolled out.
 
-    The "full" rule: the roll's value minus the mean of the 36 (``roll_value``). The "fast"
-    rule, when doubles escalate: the luck of the roll within its class (a double or not: its
-    value minus the mean of its class) plus the luck of its class, each class valued by a
-    cheaper function ``h`` (the mean of the 15 other rolls' values; the network's value of
-    each double's chain unplayed): the six chains are played out only when a double is drawn
-    (docs/user/rollouts.md derives both)."""
+    The "full" rule: the roll's value minus the mean of the 36 (``roll_value``). When doubles
+    escalate, the rolls fall in classes and the luck is the roll's value minus the mean of its
+    class plus ``h`` of its class minus the mean of ``h`` over the 36 rolls, each term of
+    mean zero for any ``h`` fixed before the roll; only the drawn roll's class is played out.
+    "fast": two classes, the 30 non-doubles (``h``: their mean value) and the 6 doubles (``h``:
+    the network's value of each chain unplayed). "pips": the doubles as in "fast", the
+    non-doubles by their pips (3 to 11, one to three rolls each), ``h`` the line through the
+    values of 1-2, 3-4 and 5-6 (``pip_line``). docs/user/rollouts.md derives them."""
     cdef Luck* L = <Luck*>context
     cdef double drawn = 0.0, total = 0.0, others = 0.0, doubles = 0.0, chains = 0.0, v
-    cdef int x, y
+    cdef double group = 0.0
+    cdef double anchor[3]
+    cdef int x, y, members = 0
     cdef GameState before = s[0]                   # the side to roll, before the roll:
     before.rolls[s.roller] -= 1                    # begin_roll sets every other field it
     before.game_rolls -= 1                         # changes (RULES §4.5's counts)
-    if L.split_doubles and escalates(L.r, before.rolls[before.seat] + 1, before.game_rolls + 1):
-        for x in range(1, 7):
-            for y in range(x + 1, 7):              # the 15 other rolls, each twice
-                v = roll_value(L, &before, x, y)
-                others += v
-                if (x == a and y == b) or (x == b and y == a):
-                    drawn = v
-            chains += chain_unplayed(L, &before, x)
-        others /= 15.0
+    if L.rule != LUCK_FULL and escalates(L.r, before.rolls[before.seat] + 1,
+                                         before.game_rolls + 1):
+        if L.rule == LUCK_FAST:                    # others: h's mean over the non-doubles
+            for x in range(1, 7):
+                for y in range(x + 1, 7):          # the 15 other rolls, each twice
+                    v = roll_value(L, &before, x, y)
+                    others += v
+                    if (x == a and y == b) or (x == b and y == a):
+                        drawn = v
+                chains += chain_unplayed(L, &before, x)
+            others /= 15.0
+        else:
+            anchor[0] = roll_value(L, &before, 1, 2)
+            anchor[1] = roll_value(L, &before, 3, 4)
+            anchor[2] = roll_value(L, &before, 5, 6)
+            for x in range(1, 7):
+                for y in range(x + 1, 7):
+                    others += pip_line(anchor, x + y)
+                chains += chain_unplayed(L, &before, x)
+            others /= 15.0
+            if a != b:                             # the drawn roll's class: its pips
+                for x in range(1, 7):
+                    if x < a + b - x <= 6:
+                        members += 1
+                if members > 1:                    # (a class of one: no luck within it)
+                    for x in range(1, 7):
+                        y = a + b - x
+                        if x < y <= 6:
+                            if y == x + 1 and x % 2 == 1:
+                                v = anchor[x // 2]     # 1-2, 3-4 or 5-6: valued already
+                            else:
+                                v = roll_value(L, &before, x, y)
+                            group += v
+                            if x == a or x == b:
+                                drawn = v
+                    group /= members
+                group -= pip_line(anchor, a + b)
         chains /= 6.0
-        if a != b:
-            v = drawn - others + (6.0 / 36.0) * (others - chains)
+        if a != b:       # (fast: group = 0, the class's mean and h being the same)
+            v = drawn - group - others + (6.0 / 36.0) * (others - chains)
         else:
             for x in range(1, 7):
                 v = roll_value(L, &before, x, x)
@@ -231,14 +274,14 @@ cdef bint bearing_off(const GameRules* r, const GameState* s) noexcept nogil:
 
 def rollout_block(starts, int side, policies, networks, Network scorer not None, bint vr,
                   uint64_t seed, uint64_t first, Py_ssize_t count, int32_t truncate=0,
-                  bint quasi=True, bint fast_luck=False,
+                  bint quasi=True, int luck_rule=LUCK_FULL,
                   const double[:, ::1] race_dist=None, const double[:, ::1] race_first=None):
     """Games ``first .. first + count - 1`` of the run seeded ``seed`` from each state of
     ``starts`` (a list of :class:`gulbara.Game`, all of one rules), ``side`` rolled out.
 
     ``policies`` is (White's, Black's) native policy names, ``networks`` their networks (a
-    ``_net.Network`` for ``"net"``, else None); ``scorer`` values the luck (with ``vr``: the
-    "full" rule, or "fast" with ``fast_luck``) and the games stopped at ``truncate`` rolls (0:
+    ``_net.Network`` for ``"net"``, else None); ``scorer`` values the luck (with ``vr``, by
+    ``luck_rule``: 0 "full", 1 "fast", 2 "pips", as ``luck_rolled``) and the games stopped at ``truncate`` rolls (0:
     played out, at most :data:`MAX_ROLLS`). ``race_dist`` and ``race_first``
     (:class:`gulbara.eval.bearoff.BearoffTable`'s ``dist`` and ``first_dist``), when given,
     value bear-offs exactly instead: a roll's turn there and a game stopped there.
@@ -306,7 +349,9 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
         luck.net = &scorer.net
         luck.r = &r
         luck.side = side
-        luck.split_doubles = fast_luck
+        if luck_rule not in (LUCK_FULL, LUCK_FAST, LUCK_PIPS):
+            raise GulBaraError(f"luck_rule is 0 (full), 1 (fast) or 2 (pips), got {luck_rule}")
+        luck.rule = luck_rule
         luck.race.dist = luck.race.first = NULL
         luck.race.length = 0
         if race_dist is not None:

@@ -56,8 +56,10 @@ BLOCK_GAMES = 144
 #: a bear-off exactly by the database; "fast", the same values but the six chains played out
 #: only when a double is drawn (the luck of drawing a double at all is valued by the network's
 #: value of each chain before it is played), about a third of the time for a somewhat wider
-#: interval. Each maps to ``_rollout.rollout_block``'s ``fast_luck``.
-LUCK_RULES = {"full": False, "fast": True}
+#: interval; "pips", the doubles as in "fast" and of the non-doubles only the rolls of the drawn
+#: roll's pip total played out, besides 1-2, 3-4 and 5-6 (the luck of the pip total valued
+#: by the line through those three). Each maps to ``_rollout.rollout_block``'s ``luck_rule``.
+LUCK_RULES = {"full": 0, "fast": 1, "pips": 2}
 #: What each game gives, for the side rolled out: its points (the network's equity when
 #: stopped), its dice's luck, the estimate (points - luck with ``vr``, else points), its chances
 #: of winning, losing, winning and losing with a mars, and a draw.
