@@ -356,23 +356,35 @@ cdef class ChainRun:
 
     def run(self, int q, int passes):
         """Pass ``q`` of ``passes``: a ChainResult, or EnumerationLimitError
-        (past max_ends or the memory budget), KeyboardInterrupt (Ctrl-C)."""
+        (past max_ends or the memory budget), KeyboardInterrupt (Ctrl-C).
+
+        With threads, the tables' peak depends on how the work was shared out, so
+        a budget that fitted may not fit again: a pass of the most passes that does
+        not fit on several threads is run again on one, whose peak does not depend
+        on it (the same outcomes in the same order), before it is refused."""
         cdef Shared sh
-        cdef int err, keep_lo, keep_hi
+        cdef int err, keep_lo, keep_hi, threads = self.threads
         cdef ChainResult result
         if passes < 1 or passes > N_PARTS or N_PARTS % passes or not 0 <= q < passes:
             raise ValueError(f"pass {q} of {passes}: passes must divide {N_PARTS}")
         keep_lo = q * (N_PARTS // passes)
         keep_hi = keep_lo + N_PARTS // passes
-        self.shared_init(&sh)
-        result = new_result(&self.start, self.seat, &self.chain, 0, passes)
-        with nogil:
-            err = chain_enumerate(&self.start, self.seat, self.chain.numbers, self.chain.counts,
-                                  self.chain.n_stages, self.chain.is_chain, self.threads, keep_lo,
-                                  keep_hi, not self.by_stages, &self.plan, &sh, &result.outcomes)
-        result.table_peak_bytes = sh.meter.peak
-        self.tally(&sh.stats)
-        interrupt_raise(&sh.intr)
+        while True:
+            self.shared_init(&sh)
+            result = new_result(&self.start, self.seat, &self.chain, 0, passes)
+            with nogil:
+                err = chain_enumerate(&self.start, self.seat, self.chain.numbers,
+                                      self.chain.counts, self.chain.n_stages,
+                                      self.chain.is_chain, threads, keep_lo, keep_hi,
+                                      not self.by_stages, &self.plan, &sh, &result.outcomes)
+            result.table_peak_bytes = sh.meter.peak
+            self.tally(&sh.stats)
+            interrupt_raise(&sh.intr)
+            if (err == CHAIN_TOO_MANY and self.max_ends is None and passes == N_PARTS
+                    and threads > 1):
+                threads = 1
+                continue
+            break
         if err == CHAIN_TOO_MANY:
             if self.max_ends is not None:
                 raise EnumerationLimitError(

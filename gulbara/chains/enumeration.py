@@ -490,7 +490,8 @@ def _share(run, q: int, passes: int):
     as four passes of ``4 * passes`` in turn (the same outcomes, in the same
     order). With threads, a table's peak depends on how the work was shared
     out, so a budget one pass fits may not fit the next: each share is split
-    as far as it needs, up to :data:`MAX_PASSES`."""
+    as far as it needs, up to :data:`MAX_PASSES` (where a pass that does not fit on
+    several threads runs again on one: ``ChainRun.run``)."""
     try:
         result = run.run(q, passes)
     except gulbara_errors.EnumerationLimitError:
