@@ -42,6 +42,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Un
 import numpy as np
 
 from gulbara.bots.registry import bot_label, make_bot
+from gulbara.conventions import mean_interval
 from gulbara.errors import GulBaraError, checked_int
 from gulbara.eval.bearoff import is_bearoff
 from gulbara.game.driver import Game
@@ -198,9 +199,7 @@ class Score:
         if self.ids != other.ids or not self.ids:
             raise GulBaraError("scores compare only on the same decision set")
         d = np.array(self.losses) - np.array(other.losses)
-        mean = float(d.mean())
-        half = 1.959964 * float(d.std(ddof=1)) / math.sqrt(d.size) if d.size > 1 else math.inf
-        return mean, mean - half, mean + half
+        return mean_interval(d.tolist(), bounds=(-math.inf, math.inf))
 
     def as_dict(self) -> dict:
         return {"bot": self.bot, "decisions": self.decisions, "error_rate": self.error_rate,
@@ -248,10 +247,9 @@ def score(bot, decisions: Union[str, "os.PathLike[str]", Iterable] = DEFAULT_SET
         losses.append(max(loss, 0.0))
         kinds.setdefault(line.get("kind", "plain"), []).append(max(loss, 0.0))
     x = 1000.0 * np.array(losses)
-    mean = float(x.mean())
-    half = 1.959964 * float(x.std(ddof=1)) / math.sqrt(x.size) if x.size > 1 else math.inf
+    mean, low, high = mean_interval(x.tolist(), bounds=(-math.inf, math.inf))
     name = bot_label(bot) if isinstance(bot, (str, os.PathLike)) else getattr(player, "name",
                                                                                 "bot")
-    return Score(name, len(lines), mean, mean - half, mean + half, outside,
+    return Score(name, len(lines), mean, low, high, outside,
                  _noise_floor(lines), {k: 1000.0 * float(np.mean(v)) for k, v in kinds.items()},
                  tuple(float(v) for v in x), tuple(str(line["id"]) for line in lines))
