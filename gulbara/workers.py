@@ -175,7 +175,8 @@ def run_processes(task: Callable[..., Any], jobs: Sequence[tuple], workers: int,
 
     A daemonic process (a ``multiprocessing.Pool`` worker, or a worker of this
     function's) may not start processes: there the jobs run in the calling process,
-    one after another, with the same results.
+    one after another: the same results for tasks that, like gulbara's, depend only on their
+    arguments, but whatever state a task changes stays changed in the caller.
     """
     import multiprocessing
     from multiprocessing.connection import wait

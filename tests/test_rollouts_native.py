@@ -120,6 +120,11 @@ def test_the_commands_offer_every_luck_rule():
             assert parser.parse_args(given + ["--luck", rule]).luck == rule
 
 
+def test_an_unknown_luck_rule_is_refused_by_the_native_games():
+    with pytest.raises(GulBaraError, match="luck_rule must be one of"):
+        _native(_to_roll(_midgame()), 0, "greedy", 5, 0, 1, luck_rule=len(_rollout.LUCK_RULES))
+
+
 def test_a_race_decided_by_the_first_roll_has_its_luck_removed():
     """White to roll with three checkers on its 1 point, Black with one: a double wins for
     White, any other roll loses (Black then bears off). The equity is -2/3; each game's
@@ -319,17 +324,43 @@ def test_the_rollout_command_names_every_valid_policy(capsys):
 
 # -- the decision set and the error rate ---------------------------------------------------
 
-def test_sampled_decisions_are_a_third_chain_stages_and_reproducible():
+def test_sampled_decisions_are_reproducible_legal_choices():
     from gulbara.rollouts import benchmark
     decisions = benchmark.sample(30, seed=2)
     assert decisions == benchmark.sample(30, seed=2)
-    kinds = [d["kind"] for d in decisions]
-    assert kinds.count("plain") == 20 and len(decisions) == 30
     assert len({d["id"] for d in decisions}) == 30
     for d in decisions:
         game = Game.from_state_code(d["state"])
         assert len(game.legal_plays()) > 1 and d["kind"] in benchmark.KINDS
         assert d["phase"] in benchmark.PHASES
+
+
+def test_first_three_a_game_sampling_keeps_its_chain_share():
+    from gulbara.rollouts import benchmark
+    kinds = [d["kind"] for d in benchmark.sample(30, seed=2, per_game="first")]
+    assert kinds.count("plain") == 20 and len(kinds) == 30
+
+
+def test_decisions_a_set_has_stand_in_for_the_first_picks_of_their_stratum():
+    from gulbara.rollouts import benchmark
+    whole = benchmark.sample(30, seed=2)
+    have = [dict(d, id="other-" + d["id"]) for d in whole[:7]]     # as if from another seed
+    assert benchmark.sample(30, seed=2, have=have) == whole[7:]
+    assert benchmark.sample(30, seed=2, have=whole[:7]) == whole    # its own seed's: resumed
+
+
+def test_uniform_sampling_reaches_the_bear_off_in_proportion():
+    # a decision late in a game is as likely to be sampled as an early one: the bear-offs
+    # (about 4% of the net policy's decisions) are not crowded out by the first picks
+    from gulbara.rollouts import benchmark
+    phases = [d["phase"] for d in benchmark.sample(300, seed=4)]
+    assert phases.count("bearoff") >= 3
+
+
+def test_an_unknown_sampling_scheme_is_refused():
+    from gulbara.rollouts import benchmark
+    with pytest.raises(GulBaraError, match="per_game must be one of uniform, first"):
+        benchmark.sample(3, per_game="last")
 
 
 def test_the_set_builds_resumably_and_scores_a_bot(tmp_path):
@@ -413,6 +444,29 @@ def test_bots_compare_decision_by_decision_on_the_same_set(tmp_path, capsys):
     assert records[other]["against"]["bot"] == best
     assert records[other]["against"]["difference"] == pytest.approx(
         records[other]["error_rate"] - records[best]["error_rate"])
+
+
+def test_regression_a_one_decision_set_gives_valid_json(tmp_path, capsys):
+    # one decision has no spread: the intervals were +-inf, written as JSON's invalid Infinity
+    from gulbara.cli import main
+    from gulbara.rollouts import benchmark
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(benchmark.load_set()[0]) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["benchmark", "random", "net", "--set", str(path), "--json"]) == 0
+    out = capsys.readouterr().out
+    records = [json.loads(r, parse_constant=lambda c: pytest.fail(f"{c} in {r}"))
+               for r in out.splitlines()]
+    for r in records:
+        assert 0.0 <= r["error_rate_low"] <= r["error_rate"] <= r["error_rate_high"]
+
+
+def test_a_score_without_its_losses_is_not_compared():
+    from gulbara.rollouts import benchmark
+    whole = benchmark.score("first", benchmark.load_set()[:3])
+    bare = benchmark.Score("bare", 3, 1.0, 0.0, 2.0, 0, 0.0, {})
+    with pytest.raises(GulBaraError, match="score of bare has no loss for each"):
+        whole.against(bare)
 
 
 def test_the_shipped_decision_set_is_whole_and_scores_the_bots_in_order_of_strength():

@@ -393,7 +393,8 @@ cdef class ChainRun:
                     f"raise max_ends to allow more")
             raise EnumerationLimitError(
                 f"the chain's tables need more than memory={self.budget:,} bytes "
-                f"in {passes} pass(es)")
+                f"in {passes} pass(es)"
+                + (" (on one thread as well)" if threads < self.threads else ""))
         if err:
             raise MemoryError("out of memory in a chain enumeration")
         result.outcomes.meter = NULL

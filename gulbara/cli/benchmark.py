@@ -5,12 +5,14 @@
 its choices were outside the rolled-out candidates, and the set's noise floor; with several
 bots, each one's difference to the best of them, decision by decision, with its 95% interval.
 
-``gulbara benchmark --build FILE --decisions N [--sample-seed S] [--games G] [--target-se SE]
-[--luck full|fast|pips] [--workers W]`` samples ``N`` decisions from the net policy's games and
+``gulbara benchmark --build FILE --decisions N [--sample-seed S] [--per-game uniform|first]
+[--games G] [--target-se SE] [--luck full|fast|pips] [--workers W]`` samples decisions from the
+net policy's games, enough to top ``FILE`` up to ``N`` in the proportion play meets them, and
 rolls out each one ``FILE`` does not have yet, appending it (resumable; docs/user/rollouts.md).
 """
 
 import json
+import os
 import sys
 from typing import Optional, TextIO
 
@@ -33,6 +35,9 @@ def add_arguments(parser) -> None:
                         help="with --build: the decisions to sample (default 1000)")
     parser.add_argument("--sample-seed", type=int, default=0,
                         help="with --build: the seed of the games sampled (default 0)")
+    parser.add_argument("--per-game", choices=("uniform", "first"), default="uniform",
+                        help="with --build: keep three of a game's picks drawn uniformly, "
+                             "topping FILE up to N in proportion (default), or its first three")
     parser.add_argument("--games", type=int, default=5184,
                         help="with --build: the most games per candidate (default 5184)")
     parser.add_argument("--target-se", type=float, default=0.005,
@@ -54,7 +59,9 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
             if args.bots:
                 raise GulBaraError("--build makes the set; score bots without it")
             check_output_path(args.build, "--build")
-            decisions = benchmark.sample(args.decisions, args.sample_seed)
+            have = benchmark.load_set(args.build) if os.path.exists(args.build) else []
+            decisions = benchmark.sample(args.decisions, args.sample_seed,
+                                         per_game=args.per_game, have=have)
 
             added_so_far = [0]
 
@@ -75,12 +82,12 @@ def run(args, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None,
             raise GulBaraError("name a bot to score (or --build FILE)")
         lines = benchmark.load_set(args.set or benchmark.DEFAULT_SET)
         scores = [benchmark.score(bot, lines) for bot in args.bots]
+        best = min(scores, key=lambda s: s.error_rate)
+        againsts = [None if s is best else s.against(best) for s in scores]
     except (GulBaraError, ValueError, TypeError, OSError) as exc:
         print(f"gulbara: {exc}", file=stderr)
         return 2
-    best = min(scores, key=lambda s: s.error_rate)
-    for s in scores:
-        against = None if s is best else s.against(best)
+    for s, against in zip(scores, againsts):
         if args.json:
             record = s.as_dict()
             if against is not None:

@@ -8,6 +8,7 @@ from gulbara.game.driver import Game
 from gulbara.net._net import Network
 
 MAX_ROLLS: int
+LUCK_RULES: Dict[str, int]
 
 def rollout_block(starts: List[Game], side: int, policies: Sequence[str],
                   networks: Sequence[Optional[Network]], scorer: Network, vr: bool, seed: int,

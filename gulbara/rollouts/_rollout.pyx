@@ -50,10 +50,14 @@ MAX_ROLLS = 10_000
 
 cdef enum:
     HOME_POINTS = 6
-    LUCK_FULL = 0              # the luck rules (gulbara.rollouts.LUCK_RULES)
+    LUCK_FULL = 0              # the luck rules (LUCK_RULES)
     LUCK_FAST = 1
     LUCK_PIPS = 2
     N_RACE = 54264             # one side's bear-off positions (gulbara.eval.bearoff.N_BEAROFF)
+
+
+#: The luck rules by name (``luck_rolled``): ``rollout_block``'s ``luck_rule``.
+LUCK_RULES = {"full": LUCK_FULL, "fast": LUCK_FAST, "pips": LUCK_PIPS}
 
 
 ctypedef struct Race:
@@ -281,8 +285,8 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
 
     ``policies`` is (White's, Black's) native policy names, ``networks`` their networks (a
     ``_net.Network`` for ``"net"``, else None); ``scorer`` values the luck (with ``vr``, by
-    ``luck_rule``: 0 "full", 1 "fast", 2 "pips", as ``luck_rolled``) and the games stopped at ``truncate`` rolls (0:
-    played out, at most :data:`MAX_ROLLS`). ``race_dist`` and ``race_first``
+    ``luck_rule``, one of :data:`LUCK_RULES`) and the games stopped at ``truncate`` rolls
+    (0: played out, at most :data:`MAX_ROLLS`). ``race_dist`` and ``race_first``
     (:class:`gulbara.eval.bearoff.BearoffTable`'s ``dist`` and ``first_dist``), when given,
     value bear-offs exactly instead: a roll's turn there and a game stopped there.
     Returns a dict of ``K x count`` arrays: ``points``, ``luck``, ``win``, ``win_mars``,
@@ -321,6 +325,8 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
         raise GulBaraError("give (White's, Black's) policies and networks")
     resolve_policy(policies[0], networks[0], &seats[0])
     resolve_policy(policies[1], networks[1], &seats[1])
+    if luck_rule not in (LUCK_FULL, LUCK_FAST, LUCK_PIPS):
+        raise GulBaraError(f"luck_rule must be one of {LUCK_RULES}, got {luck_rule}")
     starts = list(starts)
     K = len(starts)
     if K < 1:
@@ -349,8 +355,6 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
         luck.net = &scorer.net
         luck.r = &r
         luck.side = side
-        if luck_rule not in (LUCK_FULL, LUCK_FAST, LUCK_PIPS):
-            raise GulBaraError(f"luck_rule is 0 (full), 1 (fast) or 2 (pips), got {luck_rule}")
         luck.rule = luck_rule
         luck.race.dist = luck.race.first = NULL
         luck.race.length = 0

@@ -36,8 +36,9 @@ was dropped.
 import json
 import math
 import os
+from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -56,6 +57,9 @@ __all__ = ["sample", "build", "load_set", "score", "Score", "DEFAULT_SET", "KIND
 DEFAULT_SET = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "decisions.jsonl")
 KINDS = ("plain", "chain", "remainder")
 PHASES = ("opening", "middle", "bearoff")
+PER_GAME = ("uniform", "first")
+#: The most a decision can lose, in millipoints: a cubeless equity is within +-2 points.
+MOST_LOST = 4000.0
 
 
 def _kind(game: Game) -> str:
@@ -70,42 +74,100 @@ def _phase(game: Game) -> str:
     return "bearoff" if is_bearoff(game.position) else "middle"
 
 
-def sample(n: int, seed: int = 0, *, chain_share: float = 1 / 3) -> List[dict]:
-    """``n`` decisions from games of the native ``net`` policy against itself (game ``i`` on
-    the dice of game ``i`` of the run seeded ``seed``): each game's decisions with two plays or
-    more, one in eight kept at random (from the run's stream 2), at most three a game, until
-    ``chain_share`` of them are chain or remainder stages and the rest plain ones. Each:
-    ``id``, ``state``, ``kind``, ``phase``."""
+def _stratum(decision: dict) -> Tuple[str, str]:
+    """A decision's stratum in :func:`sample`: plain or not, and its phase."""
+    return ("plain" if decision["kind"] == "plain" else "chain", decision["phase"])
+
+
+def _net_game_decisions(seed: int, game_index: int, network) -> Iterator[Tuple[Game, int]]:
+    """Game ``game_index`` of the run seeded ``seed``, the ``net`` policy on both sides: each
+    decision with two plays or more, as the game and the decision's index, before it is played."""
+    dice = Rng(seed, game_index, 0)
+    game = Game(auto_roll=False)
+    decision = 0
+    while not game.is_over() and game.game_rolls < 10_000:
+        if game.is_opening():
+            game.roll_opening(dice.die() + 1, dice.die() + 1)
+            continue
+        if game.is_chance():
+            game.roll(dice.die() + 1, dice.die() + 1)
+            continue
+        plays = game.legal_plays()
+        if len(plays) > 1:
+            yield game, decision
+        values = network.stage_values(game) if len(plays) > 1 else [0.0]
+        game.play(plays[int(np.argmax(values))])
+        decision += 1
+
+
+def _described(game: Game, seed: int, game_index: int, decision: int) -> dict:
+    return {"id": f"s{seed}g{game_index}d{decision}", "state": game.state_code(),
+            "kind": _kind(game), "phase": _phase(game)}
+
+
+def sample(n: int, seed: int = 0, *, per_game: str = "uniform", have: Iterable[dict] = (),
+           chain_share: float = 1 / 3) -> List[dict]:
+    """Decisions from games of the native ``net`` policy against itself (game ``i`` on the
+    dice of game ``i`` of the run seeded ``seed``), in the order play meets them: of each
+    game's decisions with two plays or more, one in eight is picked at random (the run's
+    stream 2), and at most three a game are kept. Each: ``id``, ``state``, ``kind``, ``phase``.
+
+    * ``per_game="uniform"`` keeps three of a game's picks drawn uniformly (stream 3), so each
+      decision play meets is equally likely to be sampled: openings, middle games and
+      bear-offs come in the proportion play meets them, and so do chain stages (about a third).
+      ``have`` (decisions already in a set, from other seeds) stand in for the first picks of
+      their stratum (plain or not, and phase), and ``n`` is the size of the set they top up.
+    * ``per_game="first"`` keeps a game's first three picks, ``chain_share`` of ``n`` chain or
+      remainder stages and the rest plain ones (this under-samples late decisions: no
+      bear-offs; the first piece of the shipped set was sampled so).
+    """
     n = checked_int(n, "n", 1)
+    if per_game not in PER_GAME:
+        raise GulBaraError(f"per_game must be one of {', '.join(PER_GAME)}, not {per_game!r}")
+    network = default_net()
+    if per_game == "first":
+        return _sample_first(n, seed, chain_share, network)
+    prefix = f"s{seed}g"
+    credit = Counter(_stratum(d) for d in have if not str(d["id"]).startswith(prefix))
+    want = n - sum(credit.values())
+    out: List[dict] = []
+    game_index = 0
+    while len(out) < want:
+        pick, choose = Rng(seed, game_index, 2), Rng(seed, game_index, 3)
+        picked = [_described(game, seed, game_index, decision)
+                  for game, decision in _net_game_decisions(seed, game_index, network)
+                  if pick.below(8) == 0]
+        for i in range(min(3, len(picked))):            # three of them, uniformly
+            j = i + choose.below(len(picked) - i)
+            picked[i], picked[j] = picked[j], picked[i]
+        for item in sorted(picked[:3], key=lambda d: int(d["id"].rsplit("d", 1)[1])):
+            stratum = _stratum(item)
+            if credit[stratum] > 0:                     # one of ``have`` stands in for it
+                credit[stratum] -= 1
+            elif len(out) < want:
+                out.append(item)
+        game_index += 1
+    return out
+
+
+def _sample_first(n: int, seed: int, chain_share: float, network) -> List[dict]:
     want_chains = int(round(n * chain_share))
     want_plain = n - want_chains
     chains: List[dict] = []
     plain: List[dict] = []
-    network = default_net()
     game_index = 0
     while len(chains) < want_chains or len(plain) < want_plain:
-        dice, pick = Rng(seed, game_index, 0), Rng(seed, game_index, 2)
-        game = Game(auto_roll=False)
-        decision = kept = 0
-        while not game.is_over() and game.game_rolls < 10_000:
-            if game.is_opening():
-                game.roll_opening(dice.die() + 1, dice.die() + 1)
-                continue
-            if game.is_chance():
-                game.roll(dice.die() + 1, dice.die() + 1)
-                continue
-            plays = game.legal_plays()
-            if len(plays) > 1 and pick.below(8) == 0 and kept < 3:
+        pick = Rng(seed, game_index, 2)
+        kept = 0
+        for game, decision in _net_game_decisions(seed, game_index, network):
+            if pick.below(8) == 0 and kept < 3:
                 kind = _kind(game)
                 bucket, want = (plain, want_plain) if kind == "plain" else (chains, want_chains)
                 if len(bucket) < want:
                     kept += 1
-                    bucket.append({"id": f"s{seed}g{game_index}d{decision}",
-                                   "state": game.state_code(), "kind": kind,
-                                   "phase": _phase(game), "_order": len(plain) + len(chains)})
-            values = network.stage_values(game) if len(plays) > 1 else [0.0]
-            game.play(plays[int(np.argmax(values))])
-            decision += 1
+                    item = _described(game, seed, game_index, decision)
+                    item["_order"] = len(plain) + len(chains)
+                    bucket.append(item)
         game_index += 1
     out = sorted(plain + chains, key=lambda d: d["_order"])    # in the order play met them
     for d in out:
@@ -196,10 +258,13 @@ class Score:
         >>> a.against(b)
         (1.0, 1.0, 1.0)
         """
-        if self.ids != other.ids or not self.ids:
+        for s in (self, other):
+            if not s.ids or len(s.losses) != len(s.ids):
+                raise GulBaraError(f"the score of {s.bot} has no loss for each of its decisions")
+        if self.ids != other.ids:
             raise GulBaraError("scores compare only on the same decision set")
         d = np.array(self.losses) - np.array(other.losses)
-        return mean_interval(d.tolist(), bounds=(-math.inf, math.inf))
+        return mean_interval(d.tolist(), bounds=(-MOST_LOST, MOST_LOST))
 
     def as_dict(self) -> dict:
         return {"bot": self.bot, "decisions": self.decisions, "error_rate": self.error_rate,
@@ -247,7 +312,7 @@ def score(bot, decisions: Union[str, "os.PathLike[str]", Iterable] = DEFAULT_SET
         losses.append(max(loss, 0.0))
         kinds.setdefault(line.get("kind", "plain"), []).append(max(loss, 0.0))
     x = 1000.0 * np.array(losses)
-    mean, low, high = mean_interval(x.tolist(), bounds=(-math.inf, math.inf))
+    mean, low, high = mean_interval(x.tolist(), bounds=(0.0, MOST_LOST))
     name = bot_label(bot) if isinstance(bot, (str, os.PathLike)) else getattr(player, "name",
                                                                                 "bot")
     return Score(name, len(lines), mean, low, high, outside,

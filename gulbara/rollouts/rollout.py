@@ -59,7 +59,7 @@ BLOCK_GAMES = 144
 #: interval; "pips", the doubles as in "fast" and of the non-doubles only the rolls of the drawn
 #: roll's pip total played out, besides 1-2, 3-4 and 5-6 (the luck of the pip total valued
 #: by the line through those three). Each maps to ``_rollout.rollout_block``'s ``luck_rule``.
-LUCK_RULES = {"full": 0, "fast": 1, "pips": 2}
+LUCK_RULES = dict(_rollout.LUCK_RULES)
 #: What each game gives, for the side rolled out: its points (the network's equity when
 #: stopped), its dice's luck, the estimate (points - luck with ``vr``, else points), its chances
 #: of winning, losing, winning and losing with a mars, and a draw.
