@@ -289,3 +289,23 @@ def test_chain_that_bears_off_all_fifteen_is_worth_its_points():
     while not game.is_over():
         game.play(NetBot().choose(game))
     assert game.result().winner == 0 and game.result().points == 2
+
+
+def test_a_race_is_both_sides_in_their_own_last_half():
+    """RULES §1.2-1.3: each side's own points 1..12 are the other's 13..24, so with every
+    checker there (or off) no checker can block the other side's any more; one checker of
+    either side on its own 13 or further back is still in contact."""
+    from gulbara.eval.bearoff import is_race
+    white = [2] * 6 + [1] * 3 + [0] * 3             # White's 1..12
+    black = [-2] * 6 + [-1] * 3 + [0] * 3           # White's 13..24 = Black's 1..12
+    assert is_race(Position.from_points(white + black, 0, 0))
+    white_back = list(white + black)
+    white_back[8], white_back[23] = 0, 1            # a White checker on its own 24
+    assert not is_race(Position.from_points(white_back, 0, 0))
+    black_back = list(white + black)                # a Black checker on its own 13 (White's
+    black_back[20], black_back[0] = 0, -1           # 1), White's two there borne off
+    assert not is_race(Position.from_points(black_back, 2, 0))
+    assert not is_race(gulbara.START_CODE)
+    both_home = [3] * 5 + [0] * 7 + [-3] * 5 + [0] * 7
+    assert is_bearoff(Position.from_points(both_home, 0, 0))
+    assert is_race(Position.from_points(both_home, 0, 0))      # a bear-off is a race

@@ -446,6 +446,17 @@ def test_bots_compare_decision_by_decision_on_the_same_set(tmp_path, capsys):
         records[other]["error_rate"] - records[best]["error_rate"])
 
 
+def test_error_rates_by_phase_make_up_the_whole():
+    from gulbara.rollouts import benchmark
+    lines = benchmark.load_set()[:60]
+    result = benchmark.score("greedy", lines)
+    phases = [benchmark.game_phase(line) for line in lines]
+    assert set(result.by_phase) == set(phases) <= set(benchmark.GAME_PHASES)
+    assert sum(result.by_phase[p] * phases.count(p) for p in result.by_phase) / len(lines) == \
+        pytest.approx(result.error_rate)
+    assert result.as_dict()["by_phase"] == result.by_phase
+
+
 def test_regression_a_one_decision_set_gives_valid_json(tmp_path, capsys):
     # one decision has no spread: the intervals were +-inf, written as JSON's invalid Infinity
     from gulbara.cli import main

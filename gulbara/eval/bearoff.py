@@ -42,7 +42,7 @@ from gulbara.core._backend import as_position
 from gulbara.eval.greedy import own_counts
 from gulbara.errors import GulBaraError, checked_seat
 
-__all__ = ["BearoffTable", "bearoff_table", "home_counts", "is_bearoff", "race_equity",
+__all__ = ["BearoffTable", "bearoff_table", "home_counts", "is_bearoff", "is_race", "race_equity",
            "bearoff_applies", "bearoff_values", "bearoff_turn_value", "bearoff_outcome_values",
            "N_BEAROFF", "MAX_ROLLS", "TABLE_BYTES"]
 
@@ -160,6 +160,24 @@ def home_counts(position, seat: int) -> Optional[Tuple[int, ...]]:
 def is_bearoff(position) -> bool:
     """Whether both sides have every checker home or borne off (the database applies)."""
     return home_counts(position, 0) is not None and home_counts(position, 1) is not None
+
+
+def is_race(position) -> bool:
+    """Whether no checker can block the other side's any more: each side's checkers all on its
+    own points 1..12 or off. Both sides move the same way round from opposite corners (RULES
+    §1.2-1.3), so those halves are disjoint, and a checker further back has the other side's
+    path ahead of it. A bear-off (:func:`is_bearoff`) is a race.
+
+    >>> import gulbara
+    >>> is_race(gulbara.START_CODE)
+    False
+    >>> white = [2] * 6 + [1] * 3 + [0] * 3               # on its points 1..9
+    >>> black = [-2] * 6 + [-1] * 3 + [0] * 3             # on White's 13..21: Black's 1..9
+    >>> is_race(gulbara.Position.from_points(white + black, 0, 0))
+    True
+    """
+    position = as_position(position)
+    return not any(own_counts(position, 0)[13:]) and not any(own_counts(position, 1)[13:])
 
 
 def race_equity(position, seat: int, mars: bool = True) -> float:

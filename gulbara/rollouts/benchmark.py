@@ -8,15 +8,15 @@ and its difference to the best with their standard errors, the games it played a
 was dropped.
 
 * :func:`sample` draws decisions (with two legal plays or more) from games of the native ``net``
-  policy against itself, each game on the dice of a seeded run, a third of them stages of
-  escalating chains or remainders, the rest as they come (openings, middle games and bear-offs
-  in the proportion play meets them).
+  policy against itself, each game on the dice of a seeded run, in the proportion play meets
+  them: openings, contact, races and bear-offs (:func:`game_phase`), and about a third of them
+  stages of escalating chains or remainders; it tops a set up in that proportion.
 * :func:`build` rolls each sampled decision out and appends it to the set, skipping those the
   file has: it is resumable, and pieces built apart (other seeds, other machines) concatenate.
 * :func:`score` is a bot's **error rate**: the mean equity it loses per decision against the
-  rollout-best play, in millipoints, with a 95% interval over the decisions. A choice that is
-  not among the rolled-out candidates is charged the largest loss of the candidates (``net2``
-  ranked it below all of them), and counted. The **noise floor** is what a player that always
+  rollout-best play, in millipoints, with a 95% interval over the decisions (and by kind and
+  by :func:`game_phase`). A choice that is not among the rolled-out candidates is charged the
+  largest loss of the candidates (``net2`` ranked it below all of them), and counted. The **noise floor** is what a player that always
   chose the truly best candidate would be charged, given the rollouts' own error (by simulation
   from each candidate's equity and standard error). :meth:`Score.against` compares two bots
   decision by decision (a paired interval, far tighter than the two error rates' own).
@@ -37,7 +37,7 @@ import json
 import math
 import os
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -45,18 +45,21 @@ import numpy as np
 from gulbara.bots.registry import bot_label, make_bot
 from gulbara.conventions import mean_interval
 from gulbara.errors import GulBaraError, checked_int
-from gulbara.eval.bearoff import is_bearoff
+from gulbara.eval.bearoff import is_bearoff, is_race
 from gulbara.game.driver import Game
 from gulbara.game.rng import Rng
 from gulbara.net.model import default_net
 from gulbara.rollouts.rollout import rollout
 
-__all__ = ["sample", "build", "load_set", "score", "Score", "DEFAULT_SET", "KINDS", "PHASES"]
+__all__ = ["sample", "build", "load_set", "score", "game_phase", "Score", "DEFAULT_SET", "KINDS",
+           "PHASES", "GAME_PHASES", "PER_GAME"]
 
 #: The decision set shipped with gulbara (its commands: docs/user/rollouts.md).
 DEFAULT_SET = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "decisions.jsonl")
 KINDS = ("plain", "chain", "remainder")
 PHASES = ("opening", "middle", "bearoff")
+#: A decision's phase as error rates are broken down (:func:`game_phase`).
+GAME_PHASES = ("opening", "contact", "race", "bearoff")
 PER_GAME = ("uniform", "first")
 #: The most a decision can lose, in millipoints: a cubeless equity is within +-2 points.
 MOST_LOST = 4000.0
@@ -74,9 +77,25 @@ def _phase(game: Game) -> str:
     return "bearoff" if is_bearoff(game.position) else "middle"
 
 
+def game_phase(decision: dict) -> str:
+    """A decision's phase among :data:`GAME_PHASES`, from its state: ``opening`` or
+    ``bearoff`` as its line's phase, the middle game split into ``race`` where no checker can
+    block the other side's any more (:func:`gulbara.eval.bearoff.is_race`) and ``contact``.
+
+    >>> import gulbara
+    >>> game_phase({"state": gulbara.Game(seed=24).state_code()})
+    'opening'
+    """
+    game = Game.from_state_code(decision["state"])
+    phase = _phase(game)
+    if phase != "middle":
+        return phase
+    return "race" if is_race(game.position) else "contact"
+
+
 def _stratum(decision: dict) -> Tuple[str, str]:
-    """A decision's stratum in :func:`sample`: plain or not, and its phase."""
-    return ("plain" if decision["kind"] == "plain" else "chain", decision["phase"])
+    """A decision's stratum in :func:`sample`: plain or not, and its :func:`game_phase`."""
+    return ("plain" if decision["kind"] == "plain" else "chain", game_phase(decision))
 
 
 def _net_game_decisions(seed: int, game_index: int, network) -> Iterator[Tuple[Game, int]]:
@@ -116,7 +135,8 @@ def sample(n: int, seed: int = 0, *, per_game: str = "uniform", have: Iterable[d
       decision play meets is equally likely to be sampled: openings, middle games and
       bear-offs come in the proportion play meets them, and so do chain stages (about a third).
       ``have`` (decisions already in a set, from other seeds) stand in for the first picks of
-      their stratum (plain or not, and phase), and ``n`` is the size of the set they top up.
+      their stratum (plain or not, and :func:`game_phase`), and ``n`` is the size of the set
+      they top up.
     * ``per_game="first"`` keeps a game's first three picks, ``chain_share`` of ``n`` chain or
       remainder stages and the rest plain ones (this under-samples late decisions: no
       bear-offs; the first piece of the shipped set was sampled so).
@@ -248,6 +268,7 @@ class Score:
     by_kind: Dict[str, float]
     losses: Tuple[float, ...] = ()          # millipoints lost on each decision, in set order
     ids: Tuple[str, ...] = ()               # the decisions' ids, in set order
+    by_phase: Dict[str, float] = field(default_factory=dict)      # by game_phase
 
     def against(self, other: "Score") -> Tuple[float, float, float]:
         """This bot's error rate minus ``other``'s on the same set, decision by decision: the
@@ -270,7 +291,7 @@ class Score:
         return {"bot": self.bot, "decisions": self.decisions, "error_rate": self.error_rate,
                 "error_rate_low": self.low, "error_rate_high": self.high,
                 "outside": self.outside, "noise_floor": self.noise_floor,
-                "by_kind": dict(self.by_kind)}
+                "by_kind": dict(self.by_kind), "by_phase": dict(self.by_phase)}
 
 
 def _noise_floor(lines: Sequence[dict], draws: int = 200, seed: int = 0) -> float:
@@ -299,6 +320,7 @@ def score(bot, decisions: Union[str, "os.PathLike[str]", Iterable] = DEFAULT_SET
         raise TypeError(f"a bot has choose(game), not {type(player).__name__}")
     losses: List[float] = []
     kinds: Dict[str, List[float]] = {}
+    phases: Dict[str, List[float]] = {}
     outside = 0
     for line in lines:
         game = Game.from_state_code(line["state"])
@@ -311,10 +333,12 @@ def score(bot, decisions: Union[str, "os.PathLike[str]", Iterable] = DEFAULT_SET
             loss = max(by_play.values())
         losses.append(max(loss, 0.0))
         kinds.setdefault(line.get("kind", "plain"), []).append(max(loss, 0.0))
+        phases.setdefault(game_phase(line), []).append(max(loss, 0.0))
     x = 1000.0 * np.array(losses)
     mean, low, high = mean_interval(x.tolist(), bounds=(0.0, MOST_LOST))
     name = bot_label(bot) if isinstance(bot, (str, os.PathLike)) else getattr(player, "name",
                                                                                 "bot")
     return Score(name, len(lines), mean, low, high, outside,
                  _noise_floor(lines), {k: 1000.0 * float(np.mean(v)) for k, v in kinds.items()},
-                 tuple(float(v) for v in x), tuple(str(line["id"]) for line in lines))
+                 tuple(float(v) for v in x), tuple(str(line["id"]) for line in lines),
+                 {p: 1000.0 * float(np.mean(phases[p])) for p in GAME_PHASES if p in phases})
