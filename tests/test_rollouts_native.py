@@ -497,6 +497,19 @@ def test_the_shipped_decision_set_is_whole_and_scores_the_bots_in_order_of_stren
     assert 0 <= scores["net"].noise_floor < scores["net"].error_rate
 
 
+def test_the_shipped_decision_set_holds_a_thousand_decisions_of_every_kind_and_phase():
+    """What the set is for: at least 1,000 decisions, about a third of them chain or remainder
+    stages, and openings, contact, races and bear-offs each a real share, as play meets them."""
+    from gulbara.rollouts import benchmark
+    lines = benchmark.load_set()
+    assert len(lines) >= 1000
+    chains = sum(line["kind"] != "plain" for line in lines)
+    assert 0.28 <= chains / len(lines) <= 0.40
+    phases = [benchmark.game_phase(line) for line in lines]
+    for phase in benchmark.GAME_PHASES:
+        assert phases.count(phase) >= 0.02 * len(lines), phase
+
+
 def test_regression_every_rollout_defaults_to_the_net_policy():
     """selfplay.rollout defaulted to greedy, play_games and `gulbara selfplay` to random play
     and the old compare_plays to net: a forgotten policy gave another equity. Now all are net."""
