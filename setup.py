@@ -1,8 +1,8 @@
 """Build gulbara's Cython extensions.
 
 Set ``GULBARA_DEBUG=1`` for a checked build (bounds checks, wrap-around and
-division checks on, no optimisation); ``GULBARA_NATIVE=1`` adds
-``-march=native`` (a build for the building machine's CPU only).
+division checks on, compiled ``-Og``: optimised only as far as debugging allows);
+``GULBARA_NATIVE=1`` adds ``-march=native`` (a build for the building machine's CPU only).
 
 Every other build runs on any CPU of its architecture and picks its code paths
 at import (``gulbara.cpu``, docs/dev/building.md): on x86-64 with GCC or Clang,
@@ -74,7 +74,7 @@ LZCNT_ARGS = ["-mlzcnt"]
 # and nowhere else, whatever the target CPU, so every build gives the same bytes.
 # -g0 in the optimised build: no debug information (Python's own flags ask for it), which made
 # up four fifths of each compiled file; it does not change the machine code.
-compile_args = (["-O0", "-g"] if DEBUG else ["-O3", "-g0"]) + ["-ffp-contract=off"]
+compile_args = (["-Og", "-g"] if DEBUG else ["-O3", "-g0"]) + ["-ffp-contract=off"]
 if NATIVE:
     compile_args.append("-march=native")
 
