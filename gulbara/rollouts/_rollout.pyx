@@ -169,6 +169,8 @@ cdef void luck_rolled(void* context, const GameState* s, int a, int b) noexcept 
     before.game_rolls -= 1                         # changes (RULES §4.5's counts)
     if L.rule != LUCK_FULL and escalates(L.r, before.rolls[before.seat] + 1,
                                          before.game_rolls + 1):
+        for x in range(1, 7):                      # h of each double: its chain unplayed
+            chains += chain_unplayed(L, &before, x)
         if L.rule == LUCK_FAST:                    # others: h's mean over the non-doubles
             for x in range(1, 7):
                 for y in range(x + 1, 7):          # the 15 other rolls, each twice
@@ -176,8 +178,6 @@ cdef void luck_rolled(void* context, const GameState* s, int a, int b) noexcept 
                     others += v
                     if (x == a and y == b) or (x == b and y == a):
                         drawn = v
-                chains += chain_unplayed(L, &before, x)
-            others /= 15.0
         else:
             anchor[0] = roll_value(L, &before, 1, 2)
             anchor[1] = roll_value(L, &before, 3, 4)
@@ -185,8 +185,8 @@ cdef void luck_rolled(void* context, const GameState* s, int a, int b) noexcept 
             for x in range(1, 7):
                 for y in range(x + 1, 7):
                     others += pip_line(anchor, x + y)
-                chains += chain_unplayed(L, &before, x)
-            others /= 15.0
+        others /= 15.0
+        if L.rule == LUCK_PIPS:
             if a != b:                             # the drawn roll's class: its pips
                 for x in range(1, 7):
                     if x < a + b - x <= 6:
