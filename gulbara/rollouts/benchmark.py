@@ -16,9 +16,10 @@ was dropped.
 * :func:`score` is a bot's **error rate**: the mean equity it loses per decision against the
   rollout-best play, in millipoints, with a 95% interval over the decisions (and by kind and
   by :func:`game_phase`). A choice that is not among the rolled-out candidates is charged the
-  largest loss of the candidates (``net2`` ranked it below all of them), and counted. The **noise floor** is what a player that always
-  chose the truly best candidate would be charged, given the rollouts' own error (by simulation
-  from each candidate's equity and standard error). :meth:`Score.against` compares two bots
+  largest loss of the candidates (``net2`` ranked it below all of them), and counted. The
+  **noise floor** is what a player that always chose the truly best candidate would be
+  charged, given the rollouts' own error (by simulation from each candidate's equity and
+  standard error). :meth:`Score.against` compares two bots
   decision by decision (a paired interval, far tighter than the two error rates' own).
 
 >>> import gulbara
@@ -86,7 +87,10 @@ def game_phase(decision: dict) -> str:
     >>> game_phase({"state": gulbara.Game(seed=24).state_code()})
     'opening'
     """
-    game = Game.from_state_code(decision["state"])
+    return _game_phase(Game.from_state_code(decision["state"]))
+
+
+def _game_phase(game: Game) -> str:
     phase = _phase(game)
     if phase != "middle":
         return phase
@@ -132,7 +136,7 @@ def sample(n: int, seed: int = 0, *, per_game: str = "uniform", have: Iterable[d
     stream 2), and at most three a game are kept. Each: ``id``, ``state``, ``kind``, ``phase``.
 
     * ``per_game="uniform"`` keeps three of a game's picks drawn uniformly (stream 3), so each
-      decision play meets is equally likely to be sampled: openings, middle games and
+      decision play meets is equally likely to be sampled: openings, contact, races and
       bear-offs come in the proportion play meets them, and so do chain stages (about a third).
       ``have`` (decisions already in a set, from other seeds) stand in for the first picks of
       their stratum (plain or not, and :func:`game_phase`), and ``n`` is the size of the set
@@ -157,10 +161,11 @@ def sample(n: int, seed: int = 0, *, per_game: str = "uniform", have: Iterable[d
         picked = [_described(game, seed, game_index, decision)
                   for game, decision in _net_game_decisions(seed, game_index, network)
                   if pick.below(8) == 0]
-        for i in range(min(3, len(picked))):            # three of them, uniformly
-            j = i + choose.below(len(picked) - i)
-            picked[i], picked[j] = picked[j], picked[i]
-        for item in sorted(picked[:3], key=lambda d: int(d["id"].rsplit("d", 1)[1])):
+        order = list(range(len(picked)))
+        for i in range(min(3, len(order))):             # three of them, uniformly
+            j = i + choose.below(len(order) - i)
+            order[i], order[j] = order[j], order[i]
+        for item in [picked[i] for i in sorted(order[:3])]:     # in the order play met them
             stratum = _stratum(item)
             if credit[stratum] > 0:                     # one of ``have`` stands in for it
                 credit[stratum] -= 1
@@ -324,6 +329,7 @@ def score(bot, decisions: Union[str, "os.PathLike[str]", Iterable] = DEFAULT_SET
     outside = 0
     for line in lines:
         game = Game.from_state_code(line["state"])
+        phase = _game_phase(game)                   # before a bot's choose() sees the game
         chosen = str(player.choose(game))
         by_play = {c["play"]: -c["difference"] for c in line["candidates"]}
         if chosen in by_play:
@@ -331,9 +337,10 @@ def score(bot, decisions: Union[str, "os.PathLike[str]", Iterable] = DEFAULT_SET
         else:
             outside += 1
             loss = max(by_play.values())
-        losses.append(max(loss, 0.0))
-        kinds.setdefault(line.get("kind", "plain"), []).append(max(loss, 0.0))
-        phases.setdefault(game_phase(line), []).append(max(loss, 0.0))
+        loss = max(loss, 0.0)
+        losses.append(loss)
+        kinds.setdefault(line.get("kind", "plain"), []).append(loss)
+        phases.setdefault(phase, []).append(loss)
     x = 1000.0 * np.array(losses)
     mean, low, high = mean_interval(x.tolist(), bounds=(0.0, MOST_LOST))
     name = bot_label(bot) if isinstance(bot, (str, os.PathLike)) else getattr(player, "name",
