@@ -8,12 +8,19 @@ on one thread, and the equal-time ratio (how much narrower the interval is than 
 rollout's given the same CPU time: sqrt(var_plain * t_plain / (var * t))). Both use the
 quasi-random first two rolls, so the plain column already has those rolls' luck balanced.
 
-    python benchmarks/rollout_precision.py [--games 1296] [--rules full fast pips] [--json out.json]
+With ``--sampled N``, the positions are instead the states of N decisions sampled from the net
+policy's games (``gulbara.rollouts.benchmark.sample(N, seed=11)``, as
+``benchmarks/rollout_unbiased.py``), and a last line gives each rule's smallest and median
+equal-time ratio.
+
+    python benchmarks/rollout_precision.py [--games 1296] [--rules full fast pips model]
+                                           [--sampled N] [--json out.json]
 """
 
 import argparse
 import json
 import math
+import statistics
 import time
 
 import numpy as np
@@ -21,7 +28,8 @@ import numpy as np
 import gulbara
 from gulbara.eval.bearoff import bearoff_table
 from gulbara.net.model import default_net
-from gulbara.rollouts import LUCK_RULES, _rollout
+from gulbara.rollouts import LUCK_RULES, _rollout, benchmark
+from gulbara.rollouts.luckmodel import luck_model
 
 
 def positions():
@@ -48,13 +56,22 @@ def positions():
     return out
 
 
+def sampled(n):
+    """(id, the Game) of each of ``n`` decisions sampled from the net policy's games."""
+    return [(d["id"], gulbara.Game.from_state_code(d["state"]))
+            for d in benchmark.sample(n, seed=11)]
+
+
 def measure(start, games, vr, luck):
     net = default_net(start.rules)
     race = bearoff_table()
+    model = luck_model(start.rules) if luck == "model" else None
     began = time.process_time()
     out = _rollout.rollout_block([start], start.to_move, ("net", "net"), (net.native,) * 2,
                                  net.native, vr, 1, 0, games, 0, True, LUCK_RULES[luck],
-                                 race.dist, race.first_dist)
+                                 race.dist, race.first_dist,
+                                 None if model is None else model.packed(),
+                                 0 if model is None else model.units)
     seconds = time.process_time() - began
     estimate = out["points"][0] - (out["luck"][0] if vr else 0.0)
     assert np.all(np.isfinite(estimate)) and estimate.size == games
@@ -67,11 +84,13 @@ def main():
     parser.add_argument("--json")
     parser.add_argument("--rules", nargs="+", choices=tuple(LUCK_RULES), default=None,
                         help="the luck rules to measure (default: every one)")
+    parser.add_argument("--sampled", type=int, default=0,
+                        help="roll out the states of this many sampled decisions instead")
     args = parser.parse_args()
     rows = []
     print(f"{'position':<14} {'rule':<6} {'mean':>8} {'sd':>6} {'half-width':>10} "
           f"{'seconds':>8} {'equal-time':>10}")
-    for name, start in positions():
+    for name, start in (sampled(args.sampled) if args.sampled else positions()):
         plain = measure(start, args.games, False, "full")
         for rule in ("plain",) + tuple(args.rules or LUCK_RULES):
             mean, sd, seconds = plain if rule == "plain" else measure(start, args.games, True,
@@ -83,6 +102,10 @@ def main():
                          "seconds": seconds, "equal_time_ratio": ratio})
             print(f"{name:<14} {rule:<6} {mean:+8.4f} {sd:6.3f} {half:10.4f} {seconds:8.2f} "
                   f"{ratio:10.2f}", flush=True)
+    for rule in args.rules or LUCK_RULES:
+        ratios = sorted(r["equal_time_ratio"] for r in rows if r["rule"] == rule)
+        print(f"{rule}: equal-time ratio smallest {ratios[0]:.2f}, median "
+              f"{statistics.median(ratios):.2f} over {len(ratios)} positions")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(rows, f, indent=1)

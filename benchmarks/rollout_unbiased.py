@@ -8,7 +8,7 @@ error); the table prints each, and the count of agreements.
 
     python benchmarks/rollout_unbiased.py [--positions 10] [--vr-games 1296]
                                           [--plain-games 50000] [--workers 2]
-                                          [--luck full|fast|pips]
+                                          [--luck full|fast|pips|model]
 """
 
 import argparse

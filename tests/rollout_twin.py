@@ -8,9 +8,12 @@ Game, the rolls)."""
 import numpy as np
 
 from gulbara.bots import GreedyBot
-from gulbara.conventions import DICE_36
+from gulbara.conventions import DICE_36, other_point
 from gulbara.eval.bearoff import bearoff_applies, bearoff_values
+from gulbara.eval.greedy import own_counts
 from gulbara.game.rng import Rng
+from gulbara.net.model import inputs
+from gulbara.rollouts.luckmodel import ROLL_WEIGHTS, ROLLS_21
 
 
 def best_play(game, network, native=False):
@@ -40,8 +43,45 @@ def chain_unplayed(game, network, d):
     return network.after_value(after, after.decision.seat)
 
 
-def luck(game, network, a, b, rule="full", race=True):
-    """The luck of a-b at ``game`` for its roller by ``rule``."""
+def reach(game):
+    """For k = 1..6 and m = 1, 2, 4: the roller's checkers (/ 15) on a point p (own
+    numbering) with p - k, .., p - m k all on the board and none held by the opponent."""
+    me = game.to_move
+    mine, theirs = own_counts(game.position, me), own_counts(game.position, 1 - me)
+    held = [False] + [theirs[other_point(q)] > 0 for q in range(1, 25)]
+    out = []
+    for k in range(1, 7):
+        for m in (1, 2, 4):
+            out.append(sum(mine[p] for p in range(1, 25)
+                           if all(p - j * k >= 1 and not held[p - j * k]
+                                  for j in range(1, m + 1))) / 15.0)
+    return out
+
+
+def model_features(game, network):
+    """The "model" rule's features of ``game`` (a side to roll) and whether doubles
+    escalate: 1, the network's hidden activations (numpy), ``reach``, the unplayed chains."""
+    a = network.arrays
+    hidden = 1 / (1 + np.exp(-(inputs(game) @ a["w1"].astype(np.float64) + a["b1"])))
+    probe = game.copy(auto_roll=False)
+    probe.roll(1, 1)
+    escalating = probe.decision.is_chain
+    chains = [chain_unplayed(game, network, d) if escalating else 0.0 for d in range(1, 7)]
+    return np.concatenate([[1.0], hidden, reach(game), chains]), escalating
+
+
+def model_luck(game, network, model, a, b):
+    """The "model" rule's luck of a-b: h(a-b) minus the mean of h over the 36 rolls."""
+    features, escalating = model_features(game, network)
+    h = model.values(features[None], int(escalating))[0]
+    return h[ROLLS_21.index((min(a, b), max(a, b)))] - h @ ROLL_WEIGHTS / 36
+
+
+def luck(game, network, a, b, rule="full", race=True, model=None):
+    """The luck of a-b at ``game`` for its roller by ``rule`` (``model``: the "model" rule's
+    LuckModel)."""
+    if rule == "model":
+        return model_luck(game, network, model, a, b)
     value = {(x, y): roll_value(game, network, x, y, race)
              for x in range(1, 7) for y in range(x, 7)}
     drawn = value[(min(a, b), max(a, b))]
@@ -88,7 +128,7 @@ def choose(policy, game, network, draws):
 
 
 def play(start, side, policies, network, seed, g, *, vr=True, quasi=True, truncate=0,
-         rule="full", race=True):
+         rule="full", race=True, model=None):
     game = start.copy(auto_roll=False)
     dice, draws = Rng(seed, g, 0), Rng(seed, g, 1)
     given = quasi_rolls(g) if quasi else []
@@ -101,7 +141,7 @@ def play(start, side, policies, network, seed, g, *, vr=True, quasi=True, trunca
                 return None, total, game, rolled
             a, b = given.pop(0) if given else (dice.die() + 1, dice.die() + 1)
             if vr:
-                v = luck(game, network, a, b, rule, race)
+                v = luck(game, network, a, b, rule, race, model)
                 total += v if game.to_move == side else -v
             game.roll(a, b)
             rolled.append((a, b))

@@ -15,7 +15,9 @@ from gulbara.errors import GulBaraError
 from gulbara.eval.bearoff import bearoff_table, race_equity
 from gulbara.net.model import default_net
 from gulbara.rollouts import _rollout
-from gulbara.rollouts import Rollout, load, merge, rollout
+from gulbara.rollouts import LUCK_RULES, Rollout, load, merge, rollout
+from gulbara.rollouts.luckmodel import (ROLL_WEIGHTS, LuckModel, fit_luck_model, luck_model,
+                                        luck_samples)
 
 import rollout_twin
 
@@ -95,6 +97,89 @@ def test_the_pips_luck_rule_is_its_python_twin():
     assert doubles > 0 and len(pips & {5, 6, 8, 9}) > 0    # a double, a class of two rolls
 
 
+def test_the_model_luck_rule_is_its_python_twin():
+    """The twin computes the features with numpy (the hidden activations, the checkers' reach,
+    each chain's value unplayed by a whole forward pass) and the shipped model's function in
+    float64; the native rule in float32, the chains' values from the waiting state's sums."""
+    start = _to_roll(_midgame(seed=2, plies=24))
+    side = start.to_move
+    network = default_net(start.rules)
+    model = luck_model()
+    out = _native(start, side, "greedy", 5, 0, 4, truncate=8, luck_rule=LUCK_RULES["model"],
+                  luck_model=model.packed(), luck_units=model.units)
+    doubles = 0
+    for g in range(4):
+        points, luck, _, rolled = rollout_twin.play(start, side, ("greedy", "greedy"), network,
+                                                    5, g, truncate=8, rule="model", model=model)
+        assert out["luck"][0, g] == pytest.approx(luck, abs=1e-4)
+        assert luck != 0.0
+        doubles += sum(a == b for a, b in rolled)
+    assert doubles > 0
+
+
+def test_the_model_luck_rule_refuses_arrays_of_another_shape():
+    start = _to_roll(_midgame())
+    model = luck_model()
+    with pytest.raises(GulBaraError, match="packed floats"):
+        _native(start, 0, "greedy", 1, 0, 1, luck_rule=LUCK_RULES["model"],
+                luck_model=np.ascontiguousarray(model.packed()[:, :-1]),
+                luck_units=model.units)
+    with pytest.raises(GulBaraError, match="packed floats"):
+        _native(start, 0, "greedy", 1, 0, 1, luck_rule=LUCK_RULES["model"])
+    with pytest.raises(GulBaraError, match="units"):
+        _native(start, 0, "greedy", 1, 0, 1, luck_rule=LUCK_RULES["model"],
+                luck_model=model.packed(), luck_units=-1)
+
+
+def test_a_model_fitted_to_luck_removes_most_of_it():
+    """Fitted on a few games' rolls, the model's h predicts each roll's luck by the full rule
+    better than no h at all on the rolls of other games (what makes the rule narrow)."""
+    model = fit_luck_model(games=40, seed=3, units=8, epochs=5)
+    rows = luck_samples(20, seed=4)
+    w = ROLL_WEIGHTS / 36
+    luck = rows["values"] - (rows["values"] @ w)[:, None]
+    escalating = rows["block"] == 1
+    h = model.values(rows["features"][escalating], 1)
+    h -= (h @ w)[:, None]
+    left = (((luck[escalating] - h) ** 2) @ w).mean()
+    assert left < 0.5 * ((luck[escalating] ** 2) @ w).mean()
+
+
+def test_a_luck_model_saves_and_loads_and_refuses_other_files(tmp_path):
+    model = fit_luck_model(games=3, seed=1, units=4, epochs=1)
+    path = str(tmp_path / "luck.npz")
+    model.save(path)
+    back = LuckModel.load(path)
+    assert np.array_equal(back.packed(), model.packed()) and back.network == model.network
+    np.savez(str(tmp_path / "other.npz"), linear=np.zeros((2, 3, 4)))
+    with pytest.raises(GulBaraError, match="not a luck model"):
+        LuckModel.load(str(tmp_path / "other.npz"))
+
+
+def test_the_model_rule_needs_a_model_fitted_to_the_network(tmp_path, monkeypatch):
+    from gulbara.rollouts import luckmodel
+    game = gulbara.Game(seed=3)
+    monkeypatch.setattr(luckmodel, "shipped_luck_path", lambda rules=None: str(tmp_path / "no"))
+    with pytest.raises(GulBaraError, match="no luck model ships"):
+        rollout(game, 36, luck="model")
+    other = fit_luck_model(games=2, seed=1, units=2, epochs=1,
+                           rules=gulbara.Rules.preset("plain-doubles"))
+    other.save(str(tmp_path / "no"))
+    with pytest.raises(GulBaraError, match="another network"):
+        rollout(game, 36, luck="model")
+    assert rollout(game, 36, luck="model", vr=False).games == 36     # no luck: not needed
+
+
+def test_the_luck_command_fits_and_saves_a_model(tmp_path, capsys):
+    from gulbara.cli import main
+    out = str(tmp_path / "luck.npz")
+    assert main(["luck", out, "--games", "4", "--units", "4", "--epochs", "1"]) == 0
+    model = LuckModel.load(out)
+    assert model.units == 4 and model.games == 4 and model.network == default_net().sha256()
+    assert main(["luck", out, "--games", "0"]) == 2
+    assert "games" in capsys.readouterr().err
+
+
 def test_every_luck_rule_has_mean_zero_at_a_position():
     """Each luck rule's luck, averaged over the 36 rolls of one position with the doubles
     escalating, is zero: the estimator subtracts no bias (docs/user/rollouts.md)."""
@@ -103,8 +188,9 @@ def test_every_luck_rule_has_mean_zero_at_a_position():
     probe = start.copy(auto_roll=False)
     probe.roll(1, 1)
     assert probe.decision.is_chain                               # the rules' classes apply
-    for rule in ("full", "fast", "pips"):
-        lucks = [rollout_twin.luck(start, network, a, b, rule) for a, b in DICE_36]
+    for rule in ("full", "fast", "pips", "model"):
+        lucks = [rollout_twin.luck(start, network, a, b, rule, model=luck_model())
+                 for a, b in DICE_36]
         assert abs(np.mean(lucks)) < 1e-9, rule
         assert np.std(lucks) > 0.01, rule
 

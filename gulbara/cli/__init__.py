@@ -61,6 +61,10 @@ SUBCOMMANDS = [
      "Score bots on the rolled-out benchmark of Gul Bara decisions: the mean equity each "
      "loses per decision against the rollout-best play, in millipoints, with a 95% interval; "
      "or, with --build FILE, sample decisions and roll them out into FILE (resumable)."),
+    ("luck", "fit the model luck rule's function for a rule set's network",
+     "Play games of the net policy, value every roll's luck by the full rule and fit the model "
+     "luck rule's function of what the network sees before a roll to it; write it to OUT "
+     "(docs/user/rollouts.md)."),
     ("verify", "check another engine against gulbara over `gulbara ends`",
      "Start CMD, an engine that speaks the gulbara ends protocol (docs/user/verify.md), send it "
      "the peer vectors, edge cases, named suites and positions from seeded play, and report "
@@ -100,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: The commands that start workers or run long: the first Ctrl-C or SIGTERM stops them at once
 #: with one line on stderr (:func:`gulbara.workers.stop_on_signals`; README, "Stopping").
-STOPPABLE = frozenset({"selfplay", "rollout", "arena", "train", "bench", "benchmark", "verify",
+STOPPABLE = frozenset({"selfplay", "rollout", "arena", "train", "bench", "benchmark", "luck", "verify",
                        "perft"})
 
 

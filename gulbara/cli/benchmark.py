@@ -6,7 +6,7 @@ its choices were outside the rolled-out candidates, and the set's noise floor; w
 bots, each one's difference to the best of them, decision by decision, with its 95% interval.
 
 ``gulbara benchmark --build FILE --decisions N [--sample-seed S] [--per-game uniform|first]
-[--games G] [--target-se SE] [--luck full|fast|pips] [--workers W]`` samples decisions from the
+[--games G] [--target-se SE] [--luck full|fast|pips|model] [--workers W]`` samples decisions from the
 net policy's games, enough to top ``FILE`` up to ``N`` in the proportion play meets them, and
 rolls out each one ``FILE`` does not have yet, appending it (resumable; docs/user/rollouts.md).
 """
@@ -24,6 +24,7 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser) -> None:
+    from gulbara.rollouts import LUCK_RULES
     parser.add_argument("bots", nargs="*", metavar="BOT",
                         help="bots to score (names of gulbara.bots.REGISTRY or .npz networks)")
     parser.add_argument("--set", metavar="FILE", default=None,
@@ -43,7 +44,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--target-se", type=float, default=0.005,
                         help="with --build: stop a decision at this standard error (default "
                              "0.005, about 0.01 at 95%%)")
-    parser.add_argument("--luck", choices=("full", "fast", "pips"), default="full",
+    parser.add_argument("--luck", choices=tuple(LUCK_RULES), default="full",
                         help="with --build: the luck rule of the rollouts (default full)")
     parser.add_argument("--workers", "-w", type=int, default=1,
                         help="with --build: threads per rollout (default 1)")

@@ -1,7 +1,7 @@
 """``gulbara rollout``: roll a state out, or the candidate plays of a decision.
 
 ``gulbara rollout STATE [--seat SIDE] [--games N] [--policy P] [--vr | --no-vr]
-[--luck full|fast|pips] [--truncate T] [--candidates K | --plays PLAY ...] [--target-se SE] [--seed S]
+[--luck full|fast|pips|model] [--truncate T] [--candidates K | --plays PLAY ...] [--target-se SE] [--seed S]
 [--workers W] [--backend local|ray] [--resume FILE] [--out FILE] [--json] [--quiet]``
 
 STATE is a state code (docs/user/state-codes.md) or a position code (or ``start``) with
@@ -28,7 +28,7 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser) -> None:
     from gulbara.net._play import NATIVE_POLICIES
-    from gulbara.rollouts import BLOCK_GAMES, DEFAULT_POLICY
+    from gulbara.rollouts import BLOCK_GAMES, DEFAULT_POLICY, LUCK_RULES
     parser.add_argument("state", metavar="STATE",
                         help="a game state code, or a position code (or 'start') with --seat")
     parser.add_argument("--seat", type=seat_type, default=None, metavar="SIDE",
@@ -43,11 +43,13 @@ def add_arguments(parser) -> None:
                              f"network's .npz path (default {DEFAULT_POLICY})")
     parser.add_argument("--vr", action=argparse.BooleanOptionalAction, default=True,
                         help="subtract each roll's luck (default: on)")
-    parser.add_argument("--luck", choices=("full", "fast", "pips"), default="full",
+    parser.add_argument("--luck", choices=tuple(LUCK_RULES), default="full",
                         help="how a roll's luck is found: full (all 36 rolls valued by their "
                              "whole turns before every roll), fast (the chains played out "
-                             "only when a double is drawn) or pips (as fast, and of the "
-                             "non-doubles only 1-2, 3-4, 5-6 and the drawn roll's pip total); "
+                             "only when a double is drawn), pips (as fast, and of the "
+                             "non-doubles only 1-2, 3-4, 5-6 and the drawn roll's pip total) "
+                             "or model (nothing played out: a fitted function of the "
+                             "network's view before the roll; the cheapest); "
                              "docs/user/rollouts.md")
     parser.add_argument("--quasi", action=argparse.BooleanOptionalAction, default=True,
                         help="quasi-random first two rolls (default: on)")

@@ -13,6 +13,11 @@ the best ends, every roll); :func:`continuation_values` plays the rest of the tu
 each end stage by stage by the network (with a memo: ends whose continuations meet share
 them).
 
+**Before a roll** (the rollouts' "model" luck rule, ``gulbara/rollouts/_rollout.pyx``):
+``waiting_features`` gives the hidden activations of a state waiting for its roll and the
+network's value of each double's chain begun and unplayed; ``dense_head`` is the small
+dense function of such features that the rule fits.
+
 The leaves are valued by the network, a finished game by its result (``_net.pxd``'s
 ``equity`` and ``result_value``), with ``_inputs.pxd``'s encoder and ``_forward.pxd``'s
 forward pass compiled in; each stage's choice is ``net_choose``.
@@ -21,6 +26,7 @@ forward pass compiled in; each stage's choice is ``net_choose``.
 from libc.stdint cimport int8_t, uint8_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcmp, memcpy, memset
+from libc.math cimport fabsf
 
 from gulbara.core._types cimport StageEnd, Key96
 from gulbara.core._keys cimport key_hash, pos_mover_key
@@ -28,10 +34,11 @@ from gulbara.core._rows cimport read_board, ROW_OK
 from gulbara.game._state cimport (GameRules, GameState, PH_ROLL, PH_STAGE, PH_OVER, K_PLAIN,
                                   K_REMAINDER, begin_roll, play_end, read_rules, read_game)
 from gulbara.game._playloop cimport alloc_ends, pending_ends
-from gulbara.net._inputs cimport Sparse, encode
+from gulbara.net._inputs cimport Sparse, encode, rest_tail, IN_ESCALATES, N_TAIL
 from gulbara.net._net cimport (Net, Network, MAX_HIDDEN, N_OUT, equity, result_value, to_white,
                                result_white, follow_simd_level)
-from gulbara.net._forward cimport forward, simd_cell
+from gulbara.net._forward cimport (forward, outputs, gulbara_hidden, gulbara_sigmoid_n,
+                                   simd_cell)
 from gulbara.net._choose cimport net_choose, _Decision, decision_values
 
 import numpy as np
@@ -59,6 +66,74 @@ cdef void state_outputs(const Net* net, const GameRules* r, const GameState* s,
     cdef float h[MAX_HIDDEN]
     encode(r, s, &x)
     forward(net, &x, h, out)
+
+
+cdef void dense_head(const float* layer1, const float* layer2, int n, int units,
+                     const float* f, float* out) noexcept nogil:
+    """``out`` (HEAD_OUT values) = ``f @ B + softsign(f @ A) @ layer2`` for the ``n``
+    features ``f``: ``layer1`` is ``n x head_width(units)``, each row A's ``units`` values,
+    zeros to ``head_offset(units)``, then B's HEAD_OUT; ``layer2`` is ``units x HEAD_OUT``;
+    ``softsign(z) = z / (1 + |z|)`` (the rollouts' "model" luck rule,
+    ``gulbara.rollouts.luckmodel``; widths in whole SIMD blocks). At most MAX_HEAD inputs
+    and units."""
+    cdef int idx[MAX_HEAD]
+    cdef float zero[MAX_HEAD + HEAD_OUT + 16]
+    cdef float z[MAX_HEAD + HEAD_OUT + 16]
+    cdef float a[MAX_HEAD]
+    cdef int i, width = head_width(units), offset = head_offset(units)
+    for i in range(n if n > width else width):
+        idx[i] = i
+        zero[i] = 0.0
+    gulbara_hidden(zero, idx, f, n, layer1, width, z, 0)
+    for i in range(units):
+        a[i] = z[i] / (1.0 + fabsf(z[i]))
+    gulbara_hidden(&z[offset], idx, a, units, layer2, HEAD_OUT, out, 0)
+
+
+cdef void waiting_features(const Net* net, const GameRules* r, const GameState* before,
+                           bint chains, float* h, double* unplayed) noexcept nogil:
+    """The hidden activations ``h`` of ``before`` waiting for its roll (its phase is read as
+    PH_ROLL), and with ``chains`` the network's equity, for the roller, of each double d-d's
+    chain begun and not played (``unplayed[d - 1]``). Such a state differs from ``before``
+    only in the inputs from IN_ESCALATES on (the pending chain), so each adds the rows of
+    those to the first layer's sums of ``before`` instead of a whole pass."""
+    cdef GameState p = before[0], c
+    cdef Sparse x
+    cdef float z[MAX_HIDDEN]
+    cdef float hu[MAX_HIDDEN]
+    cdef float o[N_OUT]
+    cdef float t0[N_TAIL]
+    cdef float t1[N_TAIL]
+    cdef int idx[N_TAIL]
+    cdef float val[N_TAIL]
+    cdef int d, q, n, H = net.hidden
+    cdef float e
+    p.phase = PH_ROLL
+    encode(r, &p, &x)
+    gulbara_hidden(net.b1, x.idx, x.val, x.n, net.w1, H, z, 0)
+    memcpy(h, z, H * sizeof(float))
+    gulbara_sigmoid_n(h, H)
+    if not chains:
+        return
+    rest_tail(r, &p, t0)
+    for d in range(1, 7):
+        c = before[0]
+        begin_roll(r, &c, d, d, False)
+        if c.phase == PH_STAGE and c.seat == p.seat:  # the roller's chain: same points
+            rest_tail(r, &c, t1)
+            n = 0
+            for q in range(N_TAIL):
+                if t1[q] != t0[q]:
+                    idx[n] = IN_ESCALATES + q
+                    val[n] = t1[q] - t0[q]
+                    n += 1
+            gulbara_hidden(z, idx, val, n, net.w1, H, hu, 1)
+            outputs(net, hu, o)
+            e = equity(o, r.mars)
+        else:                                          # (not reached: a whole pass)
+            state_outputs(net, r, &c, o)
+            e = equity(o, r.mars) if c.seat == p.seat else -equity(o, r.mars)
+        unplayed[d - 1] = e
 
 
 # ---------------------------------------------------------------------------

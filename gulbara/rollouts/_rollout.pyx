@@ -12,14 +12,17 @@ the same dice (common random numbers), by the one native game loop (``_playloop.
   stopped);
 * with a luck network, the **luck** of every roll of the game, summed from the side's view
   (``luck_rolled``): each roll valued by its roller at one ply, by where its whole turn leads
-  with every stage played as the native ``net`` policy plays it (``roll_value``).
+  with every stage played as the native ``net`` policy plays it (``roll_value``), or by the
+  "model" rule's fitted function of what the network sees before the roll (``luck_model``).
   docs/user/rollouts.md shows the estimator ``points - luck`` is unbiased whatever the policy;
 * with ``quasi``, the first two rolls after the start (not the opening) are not drawn: game
   ``g``'s are ``DICE_36[g % 36]`` and ``DICE_36[(g % 36 + g // 36) % 36]``, so every 36
   consecutive games see each first roll once and every 1,296 each pair of rolls once.
 
+:func:`luck_samples` gives the rows that function is fitted to.
+
 Memory: two stage buffers (17,600 ends each), their values (70 KB) and the output arrays
-(about 50 bytes a game a start). The GIL is released during each game; Ctrl-C stops between games.
+(about 50 bytes a game a start); ``luck_samples``, about 1 KB a roll it returns. The GIL is released during each game; Ctrl-C stops between games.
 """
 
 from libc.stdint cimport uint8_t, int8_t, int32_t, uint32_t, uint64_t
@@ -27,7 +30,9 @@ from libc.stdlib cimport malloc, free
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from gulbara.core._types cimport Pos, StageEnd, STAGE_CAPACITY, HOME_BITS
+from gulbara.core._types cimport Pos, StageEnd, STAGE_CAPACITY, HOME_BITS, BOARD_BITS
+from gulbara.core._masks cimport rotate12
+from gulbara.core._bits cimport pop_top
 from gulbara.core._keys cimport pos_set_mover_key
 from gulbara.eval._bearoff cimport rank_counts, race_chances, race_points
 from gulbara.game._state cimport (GameRules, GameState, PH_OVER, PH_STAGE, K_CHAIN, begin_roll,
@@ -35,9 +40,10 @@ from gulbara.game._state cimport (GameRules, GameState, PH_OVER, PH_STAGE, K_CHA
 from gulbara.game._rng cimport Rng, rng_seed
 from gulbara.game._playloop cimport (Policy, Watcher, GameEnd, play_game, game_end_start,
                                      pending_ends, alloc_ends, GAME_PLAYED)
-from gulbara.net._net cimport Net, Network, N_OUT, equity
+from gulbara.net._net cimport Net, Network, N_OUT, MAX_HIDDEN, equity
 from gulbara.net._choose cimport net_choose
-from gulbara.net._search cimport state_outputs
+from gulbara.net._search cimport (state_outputs, waiting_features, dense_head, head_width,
+                                   MAX_HEAD, HEAD_OUT)
 from gulbara.net._play cimport resolve_policy
 
 import numpy as np
@@ -53,11 +59,17 @@ cdef enum:
     LUCK_FULL = 0              # the luck rules (LUCK_RULES)
     LUCK_FAST = 1
     LUCK_PIPS = 2
+    LUCK_MODEL = 3
+    N_ROLLS = 21               # the rolls a-b with a <= b, in order 1-1, 1-2, .., 1-6, 2-2, ..
+    N_REACH = 18               # model_features: checkers that can go 1, 2 and 4 steps of each die
+    MAX_FEATURES = 1 + MAX_HIDDEN + N_REACH + 6
+    MAX_UNITS = 256            # gulbara.rollouts.luckmodel: a model's most units (MAX_HEAD)
+    SAMPLE_ROWS = 1000         # luck_samples: the most rolls of one game it records
     N_RACE = 54264             # one side's bear-off positions (gulbara.eval.bearoff.N_BEAROFF)
 
 
 #: The luck rules by name (``luck_rolled``): ``rollout_block``'s ``luck_rule``.
-LUCK_RULES = {"full": LUCK_FULL, "fast": LUCK_FAST, "pips": LUCK_PIPS}
+LUCK_RULES = {"full": LUCK_FULL, "fast": LUCK_FAST, "pips": LUCK_PIPS, "model": LUCK_MODEL}
 
 
 ctypedef struct Race:
@@ -71,7 +83,11 @@ ctypedef struct Luck:
     const GameRules* r
     Race race
     int side                   # the side rolled out
-    int rule                   # LUCK_FULL, LUCK_FAST or LUCK_PIPS (luck_rolled)
+    int rule                   # LUCK_FULL, LUCK_FAST, LUCK_PIPS or LUCK_MODEL (luck_rolled)
+    const float* model         # LUCK_MODEL: the packed arrays of each block (luck_model),
+    Py_ssize_t model_stride    # ``model_stride`` floats apart,
+    int units                  # with ``units`` softsign units
+    int n_features             # 1 + the network's hidden units + N_REACH + 6
     StageEnd* ends             # scratch: a stage's ends
     float* values              # scratch: their values
     double total               # the game's luck so far, for ``side``
@@ -148,6 +164,73 @@ cdef inline double pip_line(const double* anchor, int pips) noexcept nogil:
     return anchor[1] + (pips - 7) * (anchor[2] - anchor[1]) / 4.0
 
 
+cdef int model_features(Luck* L, const GameState* before, float* f) noexcept nogil:
+    """The "model" rule's features of ``before`` (a side to roll): 1; the network's hidden
+    activations of it; for each die k and m in 1, 2 and 4, the roller's checkers (/ 15) that
+    could go m steps of k, each landing on a point the opponent does not hold (``reach``);
+    and the network's value of each double's chain begun and not played when doubles
+    escalate (else 0; ``waiting_features``). Returns the block of the function that
+    applies: 1 when doubles escalate, else 0."""
+    cdef float h[MAX_HIDDEN]
+    cdef double chains[6]
+    cdef int i, hidden = L.net.hidden
+    cdef bint esc = escalates(L.r, before.rolls[before.seat] + 1, before.game_rolls + 1)
+    waiting_features(L.net, L.r, before, esc, h, chains)
+    f[0] = 1.0
+    for i in range(hidden):
+        f[1 + i] = h[i]
+    reach(&before.pos, before.seat, &f[1 + hidden])
+    for i in range(6):
+        f[1 + hidden + N_REACH + i] = <float>chains[i] if esc else 0.0
+    return 1 if esc else 0
+
+
+cdef void reach(const Pos* pos, int me, float* f) noexcept nogil:
+    """For k = 1..6 and m = 1, 2, 4 (``f[3 (k - 1) + j]``, j = 0, 1, 2): the checkers of
+    ``me`` (/ 15) on a point p with p - k, .., p - m k all on the board (own numbering,
+    RULES §1.2) and none held by the opponent (RULES §2)."""
+    cdef uint32_t free = ~rotate12(pos.occ[1 - me]) & BOARD_BITS
+    cdef uint32_t ok, bits
+    cdef int k, j, m, p, total
+    for k in range(1, 7):
+        ok = pos.occ[me]
+        m = 0
+        for j in range(3):
+            while m < (1 << j):                    # 1, 2, 4 steps
+                m += 1
+                ok &= (free << (m * k)) & BOARD_BITS
+            total = 0
+            bits = ok
+            while bits:
+                p = pop_top(&bits)
+                total += pos.cnt[me][p]
+            f[3 * (k - 1) + j] = total / 15.0
+
+
+cdef double luck_model(Luck* L, const GameState* before, int a, int b) noexcept nogil:
+    """The "model" rule's luck of a-b at ``before``: ``h(a-b)`` minus the mean of ``h`` over
+    the 36 rolls, ``h`` the fitted function of ``model_features`` (``f @ linear + softsign(f
+    @ first) @ second``, ``softsign(z) = z / (1 + |z|)``: ``dense_head``,
+    ``gulbara.rollouts.luckmodel.LuckModel``). Of mean zero whatever ``h`` is; nothing is
+    played out."""
+    cdef float f[MAX_FEATURES]
+    cdef float h[HEAD_OUT]
+    cdef double mean = 0.0
+    cdef int n = L.n_features, K = L.units, block, k, x, y, drawn = 0
+    cdef const float* layer1
+    block = model_features(L, before, f)
+    layer1 = L.model + block * L.model_stride
+    dense_head(layer1, layer1 + n * head_width(K), n, K, f, h)
+    k = 0
+    for x in range(1, 7):
+        for y in range(x, 7):
+            mean += h[k] if x == y else 2.0 * h[k]
+            if (x == a and y == b) or (x == b and y == a):
+                drawn = k
+            k += 1
+    return h[drawn] - mean / 36.0
+
+
 cdef void luck_rolled(void* context, const GameState* s, int a, int b) noexcept nogil:
     """The watcher: the luck of the roll a-b just begun in ``s``, for the side rolled out.
 
@@ -167,7 +250,9 @@ cdef void luck_rolled(void* context, const GameState* s, int a, int b) noexcept 
     cdef GameState before = s[0]                   # the side to roll, before the roll:
     before.rolls[s.roller] -= 1                    # begin_roll sets every other field it
     before.game_rolls -= 1                         # changes (RULES §4.5's counts)
-    if L.rule != LUCK_FULL and escalates(L.r, before.rolls[before.seat] + 1,
+    if L.rule == LUCK_MODEL:
+        v = luck_model(L, &before, a, b)
+    elif L.rule != LUCK_FULL and escalates(L.r, before.rolls[before.seat] + 1,
                                          before.game_rolls + 1):
         for x in range(1, 7):                      # h of each double: its chain unplayed
             chains += chain_unplayed(L, &before, x)
@@ -279,7 +364,8 @@ cdef bint bearing_off(const GameRules* r, const GameState* s) noexcept nogil:
 def rollout_block(starts, int side, policies, networks, Network scorer not None, bint vr,
                   uint64_t seed, uint64_t first, Py_ssize_t count, int32_t truncate=0,
                   bint quasi=True, int luck_rule=LUCK_FULL,
-                  const double[:, ::1] race_dist=None, const double[:, ::1] race_first=None):
+                  const double[:, ::1] race_dist=None, const double[:, ::1] race_first=None,
+                  const float[:, ::1] luck_model=None, int luck_units=0):
     """Games ``first .. first + count - 1`` of the run seeded ``seed`` from each state of
     ``starts`` (a list of :class:`gulbara.Game`, all of one rules), ``side`` rolled out.
 
@@ -289,6 +375,9 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
     (0: played out, at most :data:`MAX_ROLLS`). ``race_dist`` and ``race_first``
     (:class:`gulbara.eval.bearoff.BearoffTable`'s ``dist`` and ``first_dist``), when given,
     value bear-offs exactly instead: a roll's turn there and a game stopped there.
+    ``luck_model`` and ``luck_units``: the "model" rule's arrays
+    (``gulbara.rollouts.luckmodel.LuckModel.packed`` and ``.units``), needed by that rule
+    only.
     Returns a dict of ``K x count`` arrays: ``points``, ``luck``, ``win``, ``win_mars``,
     ``lose_mars`` (float64, for ``side``), ``draw`` and ``stopped`` (uint8) and ``rolls``
     (int32).
@@ -314,19 +403,12 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
         raise GulBaraError(f"count must be >= 0, got {count}")
     if truncate < 0:
         raise GulBaraError(f"truncate must be >= 0, got {truncate}")
-    if (race_dist is None) != (race_first is None) or (race_dist is not None and (
-            race_dist.shape[0] != N_RACE or race_first.shape[0] != N_RACE
-            or race_dist.shape[1] < 1 or race_first.shape[1] != race_dist.shape[1])):
-        raise GulBaraError(f"race_dist and race_first must both be {N_RACE} x L distributions "
-                           f"(BearoffTable's dist and first_dist), or both None")
-    policies = tuple(policies)
-    networks = tuple(networks)
-    if len(policies) != 2 or len(networks) != 2:
-        raise GulBaraError("give (White's, Black's) policies and networks")
-    resolve_policy(policies[0], networks[0], &seats[0])
-    resolve_policy(policies[1], networks[1], &seats[1])
-    if luck_rule not in (LUCK_FULL, LUCK_FAST, LUCK_PIPS):
+    check_race(race_dist, race_first)
+    resolve_pair(policies, networks, seats)
+    if luck_rule not in (LUCK_FULL, LUCK_FAST, LUCK_PIPS, LUCK_MODEL):
         raise GulBaraError(f"luck_rule must be one of {LUCK_RULES}, got {luck_rule}")
+    if vr and luck_rule == LUCK_MODEL:
+        check_model(luck_model, luck_units, scorer)
     starts = list(starts)
     K = len(starts)
     if K < 1:
@@ -356,12 +438,14 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
         luck.r = &r
         luck.side = side
         luck.rule = luck_rule
-        luck.race.dist = luck.race.first = NULL
-        luck.race.length = 0
-        if race_dist is not None:
-            luck.race.dist = &race_dist[0, 0]
-            luck.race.first = &race_first[0, 0]
-            luck.race.length = <int>race_dist.shape[1]
+        luck.model = NULL
+        luck.n_features = 1 + scorer.hidden + N_REACH + 6
+        luck.units = luck_units
+        luck.model_stride = 0
+        if vr and luck_rule == LUCK_MODEL:
+            luck.model = &luck_model[0, 0]
+            luck.model_stride = luck_model.shape[1]
+        set_race(&luck.race, race_dist, race_first)
         w.rolled = NULL
         if vr:
             w.rolled = luck_rolled
@@ -416,3 +500,163 @@ def rollout_block(starts, int side, policies, networks, Network scorer not None,
         free(luck.ends)
         free(luck.values)
     return out
+
+
+def check_race(const double[:, ::1] race_dist, const double[:, ::1] race_first):
+    """Refuse a bear-off database that is not BearoffTable's ``dist`` and ``first_dist``."""
+    if (race_dist is None) != (race_first is None) or (race_dist is not None and (
+            race_dist.shape[0] != N_RACE or race_first.shape[0] != N_RACE
+            or race_dist.shape[1] < 1 or race_first.shape[1] != race_dist.shape[1])):
+        raise GulBaraError(f"race_dist and race_first must both be {N_RACE} x L distributions "
+                           f"(BearoffTable's dist and first_dist), or both None")
+
+
+cdef int resolve_pair(policies, networks, Policy* seats) except -1:
+    """(White's, Black's) native policies and their networks into ``seats[0]``, ``seats[1]``."""
+    policies = tuple(policies)
+    networks = tuple(networks)
+    if len(policies) != 2 or len(networks) != 2:
+        raise GulBaraError("give (White's, Black's) policies and networks")
+    resolve_policy(policies[0], networks[0], &seats[0])
+    resolve_policy(policies[1], networks[1], &seats[1])
+    return 0
+
+
+cdef void set_race(Race* race, const double[:, ::1] race_dist,
+                   const double[:, ::1] race_first):
+    """``race`` reading the database checked by ``check_race`` (or none)."""
+    race.dist = race.first = NULL
+    race.length = 0
+    if race_dist is not None:
+        race.dist = &race_dist[0, 0]
+        race.first = &race_first[0, 0]
+        race.length = <int>race_dist.shape[1]
+
+
+def check_model(const float[:, ::1] luck_model, int units, Network scorer):
+    """Refuse arrays that are not the "model" rule's for ``scorer``'s hidden units."""
+    cdef Py_ssize_t n = 1 + scorer.hidden + N_REACH + 6
+    cdef Py_ssize_t size
+    if not 0 <= units <= MAX_UNITS:
+        raise GulBaraError(f"the model luck rule's units are 0 .. {MAX_UNITS}, got {units}")
+    size = n * head_width(units) + units * HEAD_OUT
+    got = None if luck_model is None else (luck_model.shape[0], luck_model.shape[1])
+    if got != (2, size):
+        raise GulBaraError(f"the model luck rule needs 2 x {size} packed floats for this "
+                           f"network's {scorer.hidden} hidden units and {units} units, "
+                           f"got {got}")
+    if not np.all(np.isfinite(np.asarray(luck_model))):
+        raise GulBaraError("the model luck rule's arrays must be finite")
+
+
+ctypedef struct Samples:
+    Luck* luck
+    double* features           # SAMPLE_ROWS x n_features
+    double* values             # SAMPLE_ROWS x N_ROLLS: each roll's value (roll_value)
+    uint8_t* block             # SAMPLE_ROWS: model_features' block
+    int n
+
+
+cdef void sample_rolled(void* context, const GameState* s, int a, int b) noexcept nogil:
+    """The watcher of ``luck_samples``: the features and the 21 roll values of the state
+    before the roll a-b just begun in ``s`` (the first SAMPLE_ROWS rolls of a game)."""
+    cdef Samples* S = <Samples*>context
+    cdef GameState before = s[0]                   # as luck_rolled
+    cdef float f[MAX_FEATURES]
+    cdef int x, y, k = 0
+    if S.n >= SAMPLE_ROWS:
+        return
+    before.rolls[s.roller] -= 1
+    before.game_rolls -= 1
+    S.block[S.n] = <uint8_t>model_features(S.luck, &before, f)
+    for k in range(S.luck.n_features):
+        S.features[S.n * S.luck.n_features + k] = f[k]
+    k = 0
+    for x in range(1, 7):
+        for y in range(x, 7):
+            S.values[S.n * N_ROLLS + k] = roll_value(S.luck, &before, x, y)
+            k += 1
+    S.n += 1
+
+
+def luck_samples(start, policies, networks, Network scorer not None, uint64_t seed,
+                 uint64_t first, Py_ssize_t count, const double[:, ::1] race_dist=None,
+                 const double[:, ::1] race_first=None):
+    """The training rows of the "model" luck rule: games ``first .. first + count - 1`` of
+    the run seeded ``seed`` from ``start`` (a :class:`gulbara.Game`), played as
+    ``rollout_block`` plays them (plain dice, no quasi-random rolls); before each roll (the
+    first SAMPLE_ROWS of a game), its ``model_features`` and the value of each of the 21
+    rolls (``roll_value``, as the "full" rule values them). Returns ``features`` (rows x
+    (1 + scorer.hidden + N_REACH + 6), float64), ``values`` (rows x 21) and ``block`` (rows,
+    uint8: 1 when doubles escalate)."""
+    cdef GameRules r
+    cdef GameState s0, s
+    cdef Policy seats[2]
+    cdef StageEnd* ends = NULL
+    cdef Luck luck
+    cdef Samples S
+    cdef Watcher w
+    cdef GameEnd end
+    cdef Rng dice, rng
+    cdef Py_ssize_t g
+    cdef int status = GAME_PLAYED
+    cdef int32_t max_rolls = MAX_ROLLS
+    if count < 0:
+        raise GulBaraError(f"count must be >= 0, got {count}")
+    check_race(race_dist, race_first)
+    resolve_pair(policies, networks, seats)
+    read_game(start, &s0, &r)
+    n_features = 1 + scorer.hidden + N_REACH + 6
+    features, values, blocks = [], [], []
+    S.features = <double*>malloc(SAMPLE_ROWS * n_features * sizeof(double))
+    S.values = <double*>malloc(SAMPLE_ROWS * N_ROLLS * sizeof(double))
+    S.block = <uint8_t*>malloc(SAMPLE_ROWS)
+    luck.values = <float*>malloc(STAGE_CAPACITY * sizeof(float))
+    luck.ends = NULL
+    try:
+        if S.features == NULL or S.values == NULL or S.block == NULL or luck.values == NULL:
+            raise MemoryError("no memory for luck samples")
+        ends = alloc_ends()
+        luck.ends = alloc_ends()
+        luck.net = &scorer.net
+        luck.r = &r
+        luck.side = 0
+        luck.rule = LUCK_FULL
+        luck.model = NULL
+        luck.model_stride = 0
+        luck.units = 0
+        luck.n_features = n_features
+        set_race(&luck.race, race_dist, race_first)
+        S.luck = &luck
+        w.rolled = sample_rolled
+        w.played = NULL
+        w.context = &S
+        for g in range(count):
+            PyErr_CheckSignals()                        # Ctrl-C between games
+            S.n = 0
+            luck.failed = 0
+            with nogil:
+                s = s0
+                rng_seed(&dice, seed, first + <uint64_t>g, 0)
+                rng_seed(&rng, seed, first + <uint64_t>g, 1)
+                game_end_start(&end, &s)
+                status = play_game(&r, &s, seats, &dice, &rng, ends, max_rolls, &w, &end)
+            if status != GAME_PLAYED or luck.failed:
+                raise RuntimeError(f"game {first + g} failed (status {status}): a stage "
+                                   f"overflowed or a policy failed")
+            features.append(np.asarray(<double[:S.n * n_features]>S.features).reshape(
+                S.n, n_features).copy() if S.n else np.zeros((0, n_features)))
+            values.append(np.asarray(<double[:S.n * N_ROLLS]>S.values).reshape(
+                S.n, N_ROLLS).copy() if S.n else np.zeros((0, N_ROLLS)))
+            blocks.append(np.asarray(<uint8_t[:S.n]>S.block).copy() if S.n
+                          else np.zeros(0, np.uint8))
+    finally:
+        free(S.features)
+        free(S.values)
+        free(S.block)
+        free(ends)
+        free(luck.ends)
+        free(luck.values)
+    return {"features": np.concatenate(features) if features else np.zeros((0, n_features)),
+            "values": np.concatenate(values) if values else np.zeros((0, N_ROLLS)),
+            "block": np.concatenate(blocks) if blocks else np.zeros(0, np.uint8)}
