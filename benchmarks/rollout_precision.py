@@ -8,13 +8,15 @@ on one thread, and the equal-time ratio (how much narrower the interval is than 
 rollout's given the same CPU time: sqrt(var_plain * t_plain / (var * t))). Both use the
 quasi-random first two rolls, so the plain column already has those rolls' luck balanced.
 
-With ``--sampled N``, the positions are instead the states of N decisions sampled from the net
+With ``--rounds R``, each rule is timed R times (the rules in turn) and its median CPU
+seconds kept; the games, and so the means and deviations, are the same every time. With
+``--sampled N``, the positions are instead the states of N decisions sampled from the net
 policy's games (``gulbara.rollouts.benchmark.sample(N, seed=11)``, as
 ``benchmarks/rollout_unbiased.py``), and a last line gives each rule's smallest and median
 equal-time ratio.
 
     python benchmarks/rollout_precision.py [--games 1296] [--rules full fast pips model]
-                                           [--sampled N] [--json out.json]
+                                           [--sampled N] [--rounds R] [--json out.json]
 """
 
 import argparse
@@ -86,15 +88,25 @@ def main():
                         help="the luck rules to measure (default: every one)")
     parser.add_argument("--sampled", type=int, default=0,
                         help="roll out the states of this many sampled decisions instead")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="time every rule this many times, the rules in turn, and take "
+                             "each one's median CPU seconds (default 1)")
     args = parser.parse_args()
     rows = []
     print(f"{'position':<14} {'rule':<6} {'mean':>8} {'sd':>6} {'half-width':>10} "
           f"{'seconds':>8} {'equal-time':>10}")
+    rules = ("plain",) + tuple(args.rules or LUCK_RULES)
     for name, start in (sampled(args.sampled) if args.sampled else positions()):
-        plain = measure(start, args.games, False, "full")
-        for rule in ("plain",) + tuple(args.rules or LUCK_RULES):
-            mean, sd, seconds = plain if rule == "plain" else measure(start, args.games, True,
-                                                                      rule)
+        runs = {rule: [] for rule in rules}
+        for _ in range(args.rounds):                 # the rules in turn, round after round
+            for rule in rules:
+                runs[rule].append(measure(start, args.games, rule != "plain",
+                                          "full" if rule == "plain" else rule))
+        timed = {rule: (got[0][0], got[0][1], statistics.median(t for _, _, t in got))
+                 for rule, got in runs.items()}
+        plain = timed["plain"]
+        for rule in rules:
+            mean, sd, seconds = timed[rule]
             ratio = math.sqrt(plain[1] ** 2 * plain[2] / (sd * sd * seconds))
             half = 1.959964 * sd / math.sqrt(args.games)
             rows.append({"position": name, "state": start.state_code(), "rule": rule,

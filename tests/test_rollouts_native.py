@@ -170,6 +170,21 @@ def test_the_model_rule_needs_a_model_fitted_to_the_network(tmp_path, monkeypatc
     assert rollout(game, 36, luck="model", vr=False).games == 36     # no luck: not needed
 
 
+def test_a_luck_model_ships_for_each_network_and_narrows_its_rollouts():
+    """Under rules without escalation (their own network, block 0 of the function only) as
+    under the default rules: the model rule removes luck, the same games as without it."""
+    for rules in (gulbara.Rules(), gulbara.Rules.preset("plain-doubles")):
+        model = luck_model(rules)
+        assert model.network == default_net(rules).sha256() and model.units == 32
+        game = _to_roll(_midgame(seed=4, plies=6) if rules.escalation else
+                        Game(rules=rules, seed=4))
+        plain = rollout(game, 144, vr=False, seed=2, rules=rules)
+        lucky = rollout(game, 144, luck="model", seed=2, rules=rules)
+        assert lucky.candidates[0].tally.interval("points") == \
+            plain.candidates[0].tally.interval("points")
+        assert lucky.equity.se < plain.equity.se
+
+
 def test_the_luck_command_fits_and_saves_a_model(tmp_path, capsys):
     from gulbara.cli import main
     out = str(tmp_path / "luck.npz")
