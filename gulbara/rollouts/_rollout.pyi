@@ -9,6 +9,7 @@ from gulbara.net._net import Network
 
 MAX_ROLLS: int
 LUCK_RULES: Dict[str, int]
+MAX_MODEL_UNITS: int
 
 def rollout_block(starts: List[Game], side: int, policies: Sequence[str],
                   networks: Sequence[Optional[Network]], scorer: Network, vr: bool, seed: int,

@@ -68,6 +68,9 @@ cdef enum:
     N_RACE = 54264             # one side's bear-off positions (gulbara.eval.bearoff.N_BEAROFF)
 
 
+#: The most softsign units a "model" rule's function may have (``check_model``).
+MAX_MODEL_UNITS = MAX_UNITS
+
 #: The luck rules by name (``luck_rolled``): ``rollout_block``'s ``luck_rule``.
 LUCK_RULES = {"full": LUCK_FULL, "fast": LUCK_FAST, "pips": LUCK_PIPS, "model": LUCK_MODEL}
 
@@ -188,7 +191,8 @@ cdef int model_features(Luck* L, const GameState* before, float* f) noexcept nog
 cdef void reach(const Pos* pos, int me, float* f) noexcept nogil:
     """For k = 1..6 and m = 1, 2, 4 (``f[3 (k - 1) + j]``, j = 0, 1, 2): the checkers of
     ``me`` (/ 15) on a point p with p - k, .., p - m k all on the board (own numbering,
-    RULES §1.2) and none held by the opponent (RULES §2)."""
+    RULES §1.2; the opponent's points mapped by §1.3) and none held by the opponent
+    (§2.2; each die a separate step, §2.4). Bearing off (§2.3) is not counted."""
     cdef uint32_t free = ~rotate12(pos.occ[1 - me]) & BOARD_BITS
     cdef uint32_t ok, bits
     cdef int k, j, m, p, total

@@ -171,7 +171,7 @@ def fit_luck_model(games: int = 12000, seed: int = 0, *, rules: Optional[Rules] 
     units together by ``epochs`` passes of Adam over batches of 512 rows (the features
     standardized while fitting, the scaling folded into the arrays after), the loss the
     squared error of ``h - mean(h)`` averaged over the 36 rolls. Seeded by ``seed``."""
-    units = checked_int(units, "units", 0, 256)
+    units = checked_int(units, "units", 0, _rollout.MAX_MODEL_UNITS)
     epochs = checked_int(epochs, "epochs", 0, 10_000)
     rows = luck_samples(games, seed, rules=rules, workers=workers)
     n = rows["features"].shape[1]
@@ -217,7 +217,7 @@ def _fit_block(features, values, units, epochs, rng, batch=512, rate=1e-3):
             h = xb @ params[0] + t @ params[2]
             err = h - (h @ weights)[:, None] - luck[rows]
             g = 2.0 * err * weights / len(rows)          # d loss / d (h - mean h)
-            g -= (g.sum(axis=1) * 1.0)[:, None] * weights  # through the mean (weights sum 1)
+            g -= g.sum(axis=1)[:, None] * weights        # through the mean (weights sum 1)
             grads = [xb.T @ g, xb.T @ ((g @ params[2].T) / (1.0 + np.abs(z)) ** 2), t.T @ g]
             step += 1
             for p, gr, m, v in zip(params, grads, moments, squares):
@@ -254,7 +254,7 @@ def luck_model(rules: Optional[Rules] = None) -> LuckModel:
     path = shipped_luck_path(rules)
     if not os.path.exists(path):
         raise GulBaraError(f"no luck model ships for {os.path.basename(shipped_net_path(rules))}"
-                           f": use another luck rule, or fit one (gulbara.rollouts.luckmodel)")
+                           f": use another luck rule, or fit one with `gulbara luck`")
     model = _load_cached(path, os.stat(path).st_mtime_ns)
     if model.network != default_net(rules).sha256():
         raise GulBaraError(f"{path} was fitted to another network than "
